@@ -1,0 +1,49 @@
+# The two commands of the README: `make lab` and `make test`. Both create .venv when it is missing.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+TOOLS := .tools
+ANVIL := $(TOOLS)/node_modules/.bin/anvil
+
+.PHONY: lab test lint format tools anvil browser bench clean
+
+$(PY):
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...)")'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+# Stamp files make re-runs fast: reinstall only when pyproject.toml changes.
+$(VENV)/.lab-installed: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[lab]'
+	@touch $@
+
+$(VENV)/.dev-installed: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+lab: $(VENV)/.lab-installed
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
+
+# Anvil (Foundry's EVM node) from npm into a project-local folder, for the real-node tests.
+$(ANVIL):
+	@command -v npm >/dev/null || { echo "npm not found: the Anvil tests will be skipped"; exit 0; }
+	npm install --silent --no-audit --no-fund --prefix $(TOOLS) @foundry-rs/anvil
+
+anvil: $(ANVIL)
+
+lint: $(VENV)/.dev-installed
+	$(VENV)/bin/ruff check toolkit tests bench
+	$(VENV)/bin/ruff format --check toolkit tests bench
+
+format: $(VENV)/.dev-installed
+	$(VENV)/bin/ruff check --fix toolkit tests bench
+	$(VENV)/bin/ruff format toolkit tests bench
+
+test: $(VENV)/.dev-installed anvil lint
+	$(PY) -m pytest
+
+bench: $(VENV)/.dev-installed anvil
+	$(PY) bench/run_all.py
+
+clean:
+	rm -rf $(VENV) $(TOOLS) .pytest_cache .ruff_cache

@@ -1,0 +1,891 @@
+"""The method catalog: every method and path of the gateway spec, declared once as data.
+
+Each `Method` names its chains, surface (JSON-RPC, REST POST/GET, platform), path, parameters
+(kind, default, limits), cross-parameter rules, result kind and RU rule. Everything else reads it:
+validation (`Method.bind`), the RU estimator, the client helpers, the widgets' forms, the sandbox's
+routes and the README's method table. Adding a method is adding one entry here.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from . import _encoding as enc
+from ._errors import ValidationError
+from ._pricing import PUBLIC, SPEC, ArchiveByBlock, Fixed, Rule
+
+BLOCK_TAGS = ("latest", "safe", "finalized", "earliest", "pending")
+DEBUG_PRINT_BLOCK_FLOOR = 22_207_815
+MAX_LATEST_BLOCKS = 100
+
+
+class Surface(StrEnum):
+    JSONRPC = "jsonrpc"  # JSON-RPC 2.0, positional params, at the node's RPC path (or `path`)
+    JSONRPC_NAMED = "jsonrpc-named"  # JSON-RPC 2.0 with an object of named params (TON)
+    REST_POST = "rest-post"  # JSON body
+    REST_GET = "rest-get"  # query parameters
+    PLATFORM = "platform"  # GET on the platform API, Bearer auth
+
+
+class Broken(ValueError):
+    """Raised by kind checks; `bind` turns it into a ValidationError that names the parameter."""
+
+    def __init__(self, rule: str, message: str):
+        self.rule = rule
+        super().__init__(message)
+
+
+# --- parameter kinds --------------------------------------------------------------------------
+# A kind check takes the user's value and returns the wire value, or raises Broken(rule, message).
+
+
+def _as_int(value: Any, *, what: str = "an integer") -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Broken("type", f"must be {what}, got {type(value).__name__} {value!r}")
+    return value
+
+
+def _check_block(value: Any) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 0:
+            raise Broken("min", f"block number must not be negative, got {value}")
+        return enc.to_quantity(value)
+    if not isinstance(value, str):
+        raise Broken("type", f"must be a block tag or a 0x hex block number, got {value!r}")
+    if value in BLOCK_TAGS:
+        return value
+    if value.isdigit():
+        raise Broken(
+            "hex-prefix",
+            f"block number {value!r} must be hex with the 0x prefix "
+            f"(for example {hex(int(value))!r}), or pass a Python int",
+        )
+    if not enc.is_hex_quantity(value):
+        raise Broken(
+            "block",
+            f"must be a 0x hex block number or one of the tags {', '.join(BLOCK_TAGS)}; "
+            f"got {value!r}",
+        )
+    return value
+
+
+def _check_block_number(value: Any) -> str:
+    """A block number (int or 0x hex, sent as 0x hex); tags are not numbers."""
+    if isinstance(value, str) and value in BLOCK_TAGS:
+        raise Broken("block-number", f"must be a block number, not the tag {value!r}")
+    return _check_block(value)
+
+
+def _check_quantity(value: Any) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 0:
+            raise Broken("min", f"must not be negative, got {value}")
+        return enc.to_quantity(value)
+    if isinstance(value, str) and value.startswith("0x") and 2 < len(value) <= 66:
+        try:
+            int(value, 16)
+        except ValueError:
+            pass
+        else:
+            return value
+    if isinstance(value, str) and value.isdigit():
+        raise Broken("hex-prefix", f"quantity {value!r} must be hex with the 0x prefix")
+    raise Broken("quantity", f"must be a 0x hex quantity or a non-negative int, got {value!r}")
+
+
+def _check_hex_data(value: Any) -> str:
+    if isinstance(value, bytes):
+        return "0x" + value.hex()
+    if not isinstance(value, str) or not enc.is_hex_data(value):
+        raise Broken("hex-data", f"must be 0x followed by whole bytes of hex, got {value!r}")
+    return value
+
+
+def _from_encoding(check: Callable[[Any], Any], rule: str) -> Callable[[Any], Any]:
+    def checked(value: Any) -> Any:
+        try:
+            return check(value)
+        except ValueError as error:
+            raise Broken(rule, str(error)) from None
+
+    return checked
+
+
+def _check_int(value: Any) -> int:
+    return _as_int(value)
+
+
+def _check_bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise Broken("type", f"must be true or false, got {value!r}")
+    return value
+
+
+def _check_text(value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise Broken("type", f"must be a non-empty string, got {value!r}")
+    return value
+
+
+def _check_asset_id(value: Any) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or not value.isdigit():
+        raise Broken("asset-id", f"a TRC-10 token id is a string of digits, got {value!r}")
+    return value
+
+
+def _check_object(value: Any) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise Broken("type", f"must be an object (dict), got {type(value).__name__}")
+    return value
+
+
+def _check_address_list(value: Any) -> list[str]:
+    if isinstance(value, str) or not isinstance(value, list | tuple):
+        raise Broken("type", f"must be a list of base58 addresses, got {value!r}")
+    checked = []
+    for position, item in enumerate(value):
+        try:
+            checked.append(enc.check_solana_pubkey(item))
+        except ValueError as error:
+            raise Broken("address", f"item {position}: {error}") from None
+    return checked
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A parameter type: its name in docs and forms, and the check that makes the wire value."""
+
+    name: str
+    check: Callable[[Any], Any]
+    doc: str
+
+
+BLOCK = Kind("block", _check_block, "0x hex block number, a Python int, or a tag")
+BLOCK_NUMBER = Kind("block-number", _check_block_number, "0x hex block number or a Python int")
+QUANTITY = Kind("quantity", _check_quantity, "0x hex quantity or a Python int")
+HEX_DATA = Kind("hex", _check_hex_data, "0x-prefixed hex bytes")
+INT = Kind("int", _check_int, "integer")
+BOOL = Kind("bool", _check_bool, "true or false")
+TEXT = Kind("text", _check_text, "string")
+OBJECT = Kind("object", _check_object, "object")
+EVM_ADDRESS = Kind(
+    "evm-address", _from_encoding(enc.check_evm_address, "address"), "0x + 40 hex digits"
+)
+TRON_ADDRESS = Kind(
+    "tron-address", _from_encoding(enc.tron_to_hex, "address"), "base58 T... or hex 41..."
+)
+TON_ADDRESS = Kind(
+    "ton-address", _from_encoding(enc.ton_address, "address"), "raw 0:<hex> or user-friendly"
+)
+ASSET_ID = Kind("asset-id", _check_asset_id, "TRC-10 token id (digits)")
+SOLANA_TX = Kind("solana-tx", _check_text, "encoded transaction (base64 or base58)")
+ADDRESS_LIST = Kind("address-list", _check_address_list, "list of base58 addresses")
+
+_NO_DEFAULT: Any = type("NoDefault", (), {"__repr__": lambda self: "<no default>"})()
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter. `default` is filled in and sent when the caller omits the parameter;
+    `server_default` is what the gateway assumes when it is not sent (documentation only)."""
+
+    name: str
+    kind: Kind
+    doc: str
+    required: bool = True
+    default: Any = _NO_DEFAULT
+    server_default: Any = _NO_DEFAULT
+    choices: tuple[Any, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+    fields: tuple[Param, ...] = ()  # for object parameters
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not _NO_DEFAULT
+
+    @property
+    def has_server_default(self) -> bool:
+        return self.server_default is not _NO_DEFAULT
+
+    def check(self, value: Any, path: str) -> Any:
+        wire = self.kind.check(value)
+        if self.choices and wire not in self.choices:
+            allowed = ", ".join(repr(c) for c in self.choices)
+            raise ValidationError(
+                f"must be one of {allowed}; got {value!r}", param=path, rule="choice"
+            )
+        if self.minimum is not None and wire < self.minimum:
+            raise ValidationError(
+                f"must be at least {self.minimum}, got {wire}", param=path, rule="min"
+            )
+        if self.maximum is not None and wire > self.maximum:
+            raise ValidationError(
+                f"must be at most {self.maximum:,}, got {wire:,}", param=path, rule="max"
+            )
+        if self.fields:
+            wire = _bind_fields(self.fields, wire, path)
+        return wire
+
+
+def _bind_fields(fields: tuple[Param, ...], value: Mapping[str, Any], path: str) -> dict:
+    known = {f.name: f for f in fields}
+    for key in value:
+        if key not in known:
+            close = difflib.get_close_matches(str(key), known, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(known)}"
+            raise ValidationError(f"unknown field {key!r}{hint}", param=path, rule="unknown-field")
+    wire = {}
+    for name, spec in known.items():
+        sub = f"{path}.{name}"
+        if name in value and value[name] is not None:
+            wire[name] = _checked(spec, value[name], sub)
+        elif spec.required:
+            raise ValidationError("is required", param=sub, rule="required")
+    return wire
+
+
+def _checked(param: Param, value: Any, path: str) -> Any:
+    try:
+        return param.check(value, path)
+    except Broken as broken:
+        raise ValidationError(str(broken), param=path, rule=broken.rule) from None
+
+
+# --- methods ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BoundCall:
+    """A validated call: `arguments` by parameter name, in wire form, ready to send and price."""
+
+    method: Method
+    arguments: dict[str, Any]
+
+    @property
+    def wire_params(self) -> list[Any] | dict[str, Any]:
+        """JSON-RPC params (positional list, trailing omissions dropped) or the REST body/query."""
+        if self.method.surface is Surface.JSONRPC:
+            return [self.arguments[p.name] for p in self.method.params if p.name in self.arguments]
+        if self.method.surface is Surface.JSONRPC_NAMED:
+            return dict(self.arguments.get("params", {}))
+        return dict(self.arguments)
+
+    @property
+    def rpc_method(self) -> str:
+        """The JSON-RPC `method` field: the catalog name, or the inner method for TON's jsonRPC."""
+        if self.method.surface is Surface.JSONRPC_NAMED:
+            return self.arguments["method"]
+        return self.method.name
+
+    def argument(self, key: str | int) -> Any:
+        """An argument by parameter name or position (how RU rules name their block parameter)."""
+        if isinstance(key, int):
+            params = self.wire_params
+            return params[key] if isinstance(params, list) and key < len(params) else None
+        return self.arguments.get(key)
+
+
+Check = Callable[[dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str  # the exact spec name: JSON-RPC method, or REST path without leading slash
+    chains: tuple[str, ...]
+    surface: Surface
+    params: tuple[Param, ...]
+    result: str  # result kind, read by helpers and frames
+    ru: Rule
+    summary: str
+    helper: str  # the typed helper's name on the chain client
+    section: str  # the spec's section letter
+    path: str = ""  # REST path, or a fixed JSON-RPC path like /jsonrpc; "" = node's RPC path
+    checks: tuple[Check, ...] = ()  # cross-parameter rules; they may normalise arguments
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def http_method(self) -> str:
+        return "GET" if self.surface in (Surface.REST_GET, Surface.PLATFORM) else "POST"
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def bind(self, *args: Any, **kwargs: Any) -> BoundCall:
+        """Validate a call and return it in wire form; raise ValidationError naming the rule.
+
+        Positional arguments follow the spec's parameter order; keywords use the spec's names.
+        A keyword that is a field of exactly one object parameter (``encoding`` for
+        simulateTransaction's ``config``) goes into that object.
+        """
+        if len(args) > len(self.params):
+            raise ValidationError(
+                f"takes at most {len(self.params)} parameters "
+                f"({', '.join(p.name for p in self.params)}), got {len(args)}",
+                method=self.name,
+                rule="arity",
+            )
+        given: dict[str, Any] = {p.name: v for p, v in zip(self.params, args, strict=False)}
+        for key, value in kwargs.items():
+            self._place_keyword(given, key, value)
+        arguments: dict[str, Any] = {}
+        try:
+            for p in self.params:
+                value = given.get(p.name)
+                if value is None and p.has_default:
+                    value = p.default
+                if value is None:
+                    if p.required:
+                        raise ValidationError("is required", param=p.name, rule="required")
+                    continue
+                arguments[p.name] = _checked(p, value, p.name)
+            for check in self.checks:
+                check(arguments)
+        except ValidationError as error:
+            error.method = self.name
+            raise
+        return BoundCall(self, arguments)
+
+    def _place_keyword(self, given: dict[str, Any], key: str, value: Any) -> None:
+        names = {p.name for p in self.params}
+        if key in names:
+            if key in given:
+                raise ValidationError(
+                    "given both by position and by keyword", param=key, rule="arity"
+                )
+            given[key] = value
+            return
+        owners = [p for p in self.params if any(f.name == key for f in p.fields)]
+        if len(owners) == 1:
+            owner = owners[0].name
+            inner = dict(given.get(owner) or {})
+            inner[key] = value
+            given[owner] = inner
+            return
+        close = difflib.get_close_matches(key, names, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else f"; it takes {', '.join(names)}"
+        raise ValidationError(
+            f"unknown parameter {key!r}{hint}", param=key, rule="unknown-param", method=self.name
+        )
+
+
+# --- cross-parameter rules --------------------------------------------------------------------
+
+
+def _debug_print_block_floor(arguments: dict[str, Any]) -> None:
+    number = int(arguments["number"], 16)
+    if number < DEBUG_PRINT_BLOCK_FLOOR:
+        raise ValidationError(
+            f"block {number:,} is below {DEBUG_PRINT_BLOCK_FLOOR:,}: debug_printBlock works only "
+            f"for blocks {DEBUG_PRINT_BLOCK_FLOOR:,} and later; use the arbtrace_* methods "
+            "(call_raw) for earlier blocks",
+            param="number",
+            rule="floor",
+        )
+
+
+def _root_hash_range(arguments: dict[str, Any]) -> None:
+    if arguments["from"] > arguments["to"]:
+        raise ValidationError(
+            f"range start {arguments['from']:,} is after its end {arguments['to']:,}",
+            param="from",
+            rule="range",
+        )
+
+
+def _simulate_rules(arguments: dict[str, Any]) -> None:
+    config = arguments.get("config", {})
+    if config.get("sigVerify") and config.get("replaceRecentBlockhash"):
+        raise ValidationError(
+            "sigVerify and replaceRecentBlockhash cannot both be true",
+            param="config.sigVerify",
+            rule="conflict",
+        )
+    encoding = config.get("encoding", "base58")
+    try:
+        raw = enc.decode_transaction(arguments["transaction"], encoding)
+    except ValueError as error:
+        default = "" if "encoding" in config else ", the spec default"
+        raise ValidationError(
+            f"{error} (encoding {encoding!r}{default})",
+            param="transaction",
+            rule="encoding",
+        ) from None
+    if len(raw) > SOLANA_MAX_TRANSACTION_BYTES:
+        raise ValidationError(
+            f"is {len(raw):,} bytes; a Solana transaction is at most "
+            f"{SOLANA_MAX_TRANSACTION_BYTES:,}",
+            param="transaction",
+            rule="max",
+        )
+
+
+SOLANA_MAX_TRANSACTION_BYTES = 1232
+
+
+def _tron_text_value(default_visible: bool) -> Check:
+    """`value` is plain text when visible is true and hex of UTF-8 when it is false."""
+
+    def check(arguments: dict[str, Any]) -> None:
+        visible = arguments.get("visible", default_visible)
+        value = arguments["value"]
+        if not visible:
+            try:
+                bytes.fromhex(value)
+            except ValueError:
+                raise ValidationError(
+                    f"{value!r} must be hex of UTF-8 when visible is false (for example "
+                    f"{enc.utf8_to_hex(value)!r}); or pass visible=True, or use the helper, "
+                    "which encodes for you",
+                    param="value",
+                    rule="hex-text",
+                ) from None
+
+    return check
+
+
+def _tron_address_form(arguments: dict[str, Any]) -> None:
+    """Send owner_address in the form `visible` says the node expects (base58 or hex)."""
+    if arguments.get("visible"):
+        arguments["owner_address"] = enc.tron_to_base58(arguments["owner_address"])
+
+
+def _ton_inner_method(arguments: dict[str, Any]) -> None:
+    if arguments["method"] == "unpackAddress":
+        address = arguments.get("params", {}).get("address")
+        try:
+            enc.ton_address(address)
+        except ValueError as error:
+            raise ValidationError(str(error), param="params.address", rule="address") from None
+
+
+# --- the catalog ------------------------------------------------------------------------------
+
+EVM_CHAINS = ("ethereum", "arbitrum", "polygon", "hyperliquid")
+ARCHIVE_NOTE = "archive rule: 2 RU at a block 128+ behind the head, else 1 RU (spec, Limits)"
+
+_ADDRESS = Param("address", EVM_ADDRESS, "account address")
+_BLOCK = Param("block", BLOCK, "block number or tag", default="latest")
+
+CALL_OBJECT_FIELDS = (
+    Param("to", EVM_ADDRESS, "wallet or contract"),
+    Param("from", EVM_ADDRESS, "sender", required=False),
+    Param("gas", QUANTITY, "maximum gas", required=False),
+    Param("gasprice", QUANTITY, "gas price in wei", required=False),
+    Param("value", QUANTITY, "value sent, in wei", required=False),
+    Param("data", HEX_DATA, "function selector and ABI-encoded arguments", required=False),
+)
+
+SIMULATE_CONFIG_FIELDS = (
+    Param(
+        "encoding",
+        TEXT,
+        "transaction encoding (base58 is deprecated)",
+        required=False,
+        server_default="base58",
+        choices=("base58", "base64"),
+    ),
+    Param(
+        "commitment",
+        TEXT,
+        "bank state to simulate against",
+        required=False,
+        server_default="finalized",
+        choices=("processed", "confirmed", "finalized"),
+    ),
+    Param("sigVerify", BOOL, "verify signatures", required=False, server_default=False),
+    Param(
+        "replaceRecentBlockhash",
+        BOOL,
+        "replace the blockhash with the bank's most recent one",
+        required=False,
+        server_default=False,
+    ),
+    Param("minContextSlot", INT, "minimum slot to evaluate at", required=False, minimum=0),
+    Param(
+        "innerInstructions",
+        BOOL,
+        "include inner instructions",
+        required=False,
+        server_default=False,
+    ),
+    Param(
+        "accounts",
+        OBJECT,
+        "accounts to return after simulation",
+        required=False,
+        fields=(
+            Param("addresses", ADDRESS_LIST, "addresses to return"),
+            Param(
+                "encoding",
+                TEXT,
+                "account data encoding",
+                required=False,
+                choices=("base64", "base64+zstd", "jsonParsed"),
+            ),
+        ),
+    ),
+)
+
+_VISIBLE_FALSE = Param(
+    "visible",
+    BOOL,
+    "addresses as base58 (true) or hex (false)",
+    required=False,
+    server_default=False,
+)
+
+METHODS: tuple[Method, ...] = (
+    # A. EVM JSON-RPC
+    Method(
+        "eth_blockNumber",
+        EVM_CHAINS,
+        Surface.JSONRPC,
+        (),
+        "quantity",
+        Fixed(1, PUBLIC + ": calls without a block parameter are 1 RU"),
+        "Latest block number.",
+        "block_number",
+        "A",
+    ),
+    Method(
+        "eth_getBalance",
+        EVM_CHAINS,
+        Surface.JSONRPC,
+        (_ADDRESS, _BLOCK),
+        "quantity",
+        ArchiveByBlock("block", SPEC + ": archive billing for eth_getBalance"),
+        "Balance in wei at a block.",
+        "get_balance",
+        "A",
+    ),
+    Method(
+        "eth_getStorageAt",
+        EVM_CHAINS,
+        Surface.JSONRPC,
+        (
+            Param("address", EVM_ADDRESS, "contract address"),
+            Param("slot", QUANTITY, "storage position"),
+            _BLOCK,
+        ),
+        "data",
+        ArchiveByBlock("block", SPEC + ": archive billing for eth_getStorageAt"),
+        "The 32-byte word at a storage slot.",
+        "get_storage_at",
+        "A",
+    ),
+    Method(
+        "eth_call",
+        EVM_CHAINS,
+        Surface.JSONRPC,
+        (Param("call", OBJECT, "call object", fields=CALL_OBJECT_FIELDS), _BLOCK),
+        "data",
+        ArchiveByBlock("block", SPEC + ": archive billing for eth_call"),
+        "Execute a call without a transaction; returns the return data.",
+        "call_contract",
+        "A",
+    ),
+    Method(
+        "web3_clientVersion",
+        EVM_CHAINS,
+        Surface.JSONRPC,
+        (),
+        "text",
+        Fixed(1, PUBLIC + ": calls without a block parameter are 1 RU"),
+        "The node's client version.",
+        "client_version",
+        "A",
+    ),
+    Method(
+        "debug_printBlock",
+        ("arbitrum",),
+        Surface.JSONRPC,
+        (Param("number", BLOCK_NUMBER, f"block number, {DEBUG_PRINT_BLOCK_FLOOR:,} or later"),),
+        "text",
+        Fixed(2, PUBLIC + ": every debug_* method is 2 RU"),
+        "A verbose dump of a whole block (Arbitrum; needs the debug namespace).",
+        "print_block",
+        "A",
+        checks=(_debug_print_block_floor,),
+    ),
+    # B. Polygon bridge client
+    Method(
+        "bor_getRootHash",
+        ("polygon",),
+        Surface.JSONRPC,
+        (
+            Param("from", INT, "first block of the range", minimum=0),
+            Param("to", INT, "last block of the range", minimum=0),
+        ),
+        "root-hash",
+        Fixed(1, PUBLIC + ": calls without a block parameter are 1 RU"),
+        "Root hash of a block range (64 hex digits, no 0x).",
+        "get_root_hash",
+        "B",
+        checks=(_root_hash_range,),
+        notes=("The range is capped by a node-configured limit the spec does not give.",),
+    ),
+    # C. Solana
+    Method(
+        "simulateTransaction",
+        ("solana",),
+        Surface.JSONRPC,
+        (
+            Param("transaction", SOLANA_TX, "encoded transaction"),
+            Param("config", OBJECT, "options", required=False, fields=SIMULATE_CONFIG_FIELDS),
+        ),
+        "simulation",
+        Fixed(1, "toolkit assumption: 1 RU, the spec gives no archive rule for Solana"),
+        "Execute a transaction without sending it and report logs, units, balances.",
+        "simulate_transaction",
+        "C",
+        checks=(_simulate_rules,),
+    ),
+    # D. TRON
+    Method(
+        "wallet/getassetissuebyname",
+        ("tron",),
+        Surface.REST_POST,
+        (
+            Param("value", TEXT, "token name (hex of UTF-8 when visible is false)"),
+            _VISIBLE_FALSE,
+        ),
+        "asset-issue",
+        Fixed(1, PUBLIC + ": TRON requests are 1 RU each"),
+        "A TRC-10 asset by its name (an error when the name is not unique).",
+        "get_asset_issue_by_name",
+        "D",
+        path="/wallet/getassetissuebyname",
+        checks=(_tron_text_value(default_visible=False),),
+    ),
+    Method(
+        "wallet/getassetissuelistbyname",
+        ("tron",),
+        Surface.REST_POST,
+        (
+            Param("value", TEXT, "token name or pattern (hex of UTF-8 when visible is false)"),
+            Param("visible", BOOL, "plain-text value", required=False, server_default=True),
+        ),
+        "asset-issue-list",
+        Fixed(1, PUBLIC + ": TRON requests are 1 RU each"),
+        "All TRC-10 assets matching a name.",
+        "get_asset_issue_list_by_name",
+        "D",
+        path="/wallet/getassetissuelistbyname",
+        checks=(_tron_text_value(default_visible=True),),
+    ),
+    Method(
+        "wallet/getassetissuebyid",
+        ("tron",),
+        Surface.REST_POST,
+        (Param("value", ASSET_ID, "token id"),),
+        "asset-issue",
+        Fixed(1, PUBLIC + ": TRON requests are 1 RU each"),
+        "A TRC-10 asset by its unique id.",
+        "get_asset_issue_by_id",
+        "D",
+        path="/wallet/getassetissuebyid",
+    ),
+    Method(
+        "wallet/gettransactioninfobyblocknum",
+        ("tron",),
+        Surface.REST_POST,
+        (Param("num", INT, "block number", minimum=0), _VISIBLE_FALSE),
+        "transaction-info-list",
+        Fixed(1, PUBLIC + ": TRON requests are 1 RU each"),
+        "Transaction info (fees, receipts, logs) of every transaction in a block.",
+        "get_transaction_info_by_block_num",
+        "D",
+        path="/wallet/gettransactioninfobyblocknum",
+    ),
+    Method(
+        "wallet/getblockbylatestnum",
+        ("tron",),
+        Surface.REST_POST,
+        (
+            Param("num", INT, "how many latest blocks", minimum=1, maximum=MAX_LATEST_BLOCKS),
+            _VISIBLE_FALSE,
+        ),
+        "block-list",
+        Fixed(1, PUBLIC + ": TRON requests are 1 RU each"),
+        f"The latest blocks (at most {MAX_LATEST_BLOCKS}).",
+        "get_block_by_latest_num",
+        "D",
+        path="/wallet/getblockbylatestnum",
+    ),
+    Method(
+        "wallet/proposaldelete",
+        ("tron",),
+        Surface.REST_POST,
+        (
+            Param("owner_address", TRON_ADDRESS, "the proposal's creator (base58 or hex)"),
+            Param("proposal_id", INT, "proposal id", minimum=1),
+            _VISIBLE_FALSE,
+        ),
+        "unsigned-transaction",
+        Fixed(1, PUBLIC + ": TRON requests are 1 RU each"),
+        "An unsigned transaction deleting a proposal (sign and broadcast it yourself).",
+        "proposal_delete",
+        "D",
+        path="/wallet/proposaldelete",
+        checks=(_tron_address_form,),
+    ),
+    Method(
+        "web3_sha3",
+        ("tron",),
+        Surface.JSONRPC,
+        (Param("data", HEX_DATA, "bytes to hash"),),
+        "data",
+        Fixed(1, PUBLIC + ": TRON requests are 1 RU each"),
+        "Keccak-256 of the given bytes (TRON /jsonrpc).",
+        "sha3",
+        "D",
+        path="/jsonrpc",
+    ),
+    # E. TON
+    Method(
+        "api/v2/getTokenData",
+        ("ton",),
+        Surface.REST_GET,
+        (Param("address", TON_ADDRESS, "token contract address"),),
+        "token-data",
+        Fixed(1, SPEC + ": getTokenData is always a full request, 1 RU"),
+        "Token (jetton) data: name, symbol, decimals, supply.",
+        "get_token_data",
+        "E",
+        path="/api/v2/getTokenData",
+    ),
+    Method(
+        "api/v2/jsonRPC",
+        ("ton",),
+        Surface.JSONRPC_NAMED,
+        (
+            Param("method", TEXT, "inner method, for example unpackAddress"),
+            Param("params", OBJECT, "named parameters", required=False, default={}),
+        ),
+        "any",
+        Fixed(1, "toolkit assumption: 1 RU, like every other TON request"),
+        "TON JSON-RPC with named parameters (for example unpackAddress).",
+        "json_rpc",
+        "E",
+        path="/api/v2/jsonRPC",
+        checks=(_ton_inner_method,),
+    ),
+    # F. Platform
+    Method(
+        "v2/nodes/",
+        ("platform",),
+        Surface.PLATFORM,
+        (
+            Param(
+                "ordering",
+                TEXT,
+                "sort order",
+                required=False,
+                choices=("name", "-name", "created_at", "-created_at"),
+            ),
+            Param("page", INT, "page number", required=False, minimum=1),
+        ),
+        "node-page",
+        Fixed(0, "toolkit assumption: the platform API is not a node request and costs no RU"),
+        "One page of the organization's nodes.",
+        "list_nodes_page",
+        "F",
+        path="/v2/nodes/",
+    ),
+)
+
+CATALOG: dict[str, Method] = {m.name: m for m in METHODS}
+
+
+def lookup(name: str) -> Method:
+    """The catalog entry for a spec name; a leading slash on REST paths is accepted."""
+    method = CATALOG.get(name) or CATALOG.get(name.lstrip("/"))
+    if method is None:
+        close = difflib.get_close_matches(name, CATALOG, n=2)
+        hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+        raise ValidationError(
+            f"{name!r} is not a method of the spec.{hint} "
+            "Use call_raw for JSON-RPC methods outside the spec.",
+            rule="unknown-method",
+        )
+    return method
+
+
+# --- chains -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Chain:
+    """A chain profile: its family, where JSON-RPC is served, its units and finality depth."""
+
+    name: str
+    family: str  # evm, solana, tron, ton, platform
+    rpc_path: str = ""
+    unit: str = ""
+    decimals: int = 0
+    finality_depth: int = 0  # blocks after which an answer cannot change (for the cache)
+    block_time_s: float = 0.0
+
+    @property
+    def methods(self) -> tuple[Method, ...]:
+        return tuple(m for m in METHODS if self.name in m.chains)
+
+
+CHAINS: dict[str, Chain] = {
+    c.name: c
+    for c in (
+        Chain("ethereum", "evm", unit="ETH", decimals=18, finality_depth=96, block_time_s=12),
+        Chain("arbitrum", "evm", unit="ETH", decimals=18, finality_depth=4800, block_time_s=0.25),
+        Chain("polygon", "evm", unit="POL", decimals=18, finality_depth=256, block_time_s=2),
+        Chain(
+            "hyperliquid",
+            "evm",
+            rpc_path="/evm",
+            unit="HYPE",
+            decimals=18,
+            finality_depth=32,
+            block_time_s=1,
+        ),
+        Chain("solana", "solana", unit="SOL", decimals=9, finality_depth=32, block_time_s=0.4),
+        Chain("tron", "tron", unit="TRX", decimals=6, finality_depth=20, block_time_s=3),
+        Chain("ton", "ton", unit="TON", decimals=9, finality_depth=1, block_time_s=5),
+        Chain("platform", "platform"),
+    )
+}
+
+# Protocol labels the platform API may use, mapped to chain profiles.
+_ALIASES = {
+    "eth": "ethereum",
+    "arbitrum-one": "arbitrum",
+    "arb": "arbitrum",
+    "polygon-pos": "polygon",
+    "matic": "polygon",
+    "hyperliquid-evm": "hyperliquid",
+    "hyperevm": "hyperliquid",
+    "sol": "solana",
+    "trx": "tron",
+}
+
+
+def chain_for(label: str) -> Chain:
+    """The chain profile for a protocol label or node name (``polygon-mainnet`` -> polygon)."""
+    text = label.strip().lower()
+    for candidate in (text, _ALIASES.get(text, ""), text.split("-")[0], text.split(" ")[0]):
+        key = _ALIASES.get(candidate, candidate)
+        if key in CHAINS:
+            return CHAINS[key]
+    raise ValidationError(
+        f"unknown chain {label!r}; known: {', '.join(c for c in CHAINS if c != 'platform')}",
+        param="chain",
+        rule="chain",
+    )

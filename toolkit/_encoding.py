@@ -1,0 +1,192 @@
+"""Encodings the spec's chains use: hex quantities, Keccak-256, and address forms.
+
+Pure functions with no I/O, shared by the client and the sandbox. Each check returns the value in
+its canonical wire form or raises `ValueError` with a sentence a user can act on; the catalog turns
+that sentence into a `ValidationError` naming the parameter. Heavy libraries load on first use.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+
+_HEX_QUANTITY = re.compile(r"0x(0|[1-9a-fA-F][0-9a-fA-F]*)")
+_HEX_DATA = re.compile(r"0x([0-9a-fA-F]{2})*")
+_EVM_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
+_TRON_HEX_ADDRESS = re.compile(r"41[0-9a-fA-F]{40}")
+_BASE58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+_BASE58 = re.compile(f"[{_BASE58_ALPHABET}]+")
+
+
+# --- hex quantities and data -------------------------------------------------------------------
+
+
+def to_quantity(value: int) -> str:
+    """An int as a JSON-RPC hex quantity (``0x`` and no leading zeros)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"expected a non-negative integer, got {value!r}")
+    return hex(value)
+
+
+def parse_quantity(text: str) -> int:
+    """A JSON-RPC hex quantity as an exact int. Leading zeros are tolerated on the way in."""
+    if not isinstance(text, str) or not re.fullmatch(r"0x[0-9a-fA-F]+", text):
+        raise ValueError(f"expected a 0x-prefixed hex quantity, got {text!r}")
+    return int(text, 16)
+
+
+def is_hex_quantity(text: str) -> bool:
+    return bool(_HEX_QUANTITY.fullmatch(text))
+
+
+def is_hex_data(text: str) -> bool:
+    """``0x`` followed by whole bytes (an even number of hex digits)."""
+    return bool(_HEX_DATA.fullmatch(text))
+
+
+def utf8_to_hex(text: str) -> str:
+    """Text as hex of its UTF-8 bytes, no prefix: how TRON wants names when `visible` is false."""
+    return text.encode().hex()
+
+
+def hex_to_utf8(text: str) -> str:
+    """The inverse of `utf8_to_hex`. Raises ValueError when the bytes are not UTF-8."""
+    return bytes.fromhex(text.removeprefix("0x")).decode()
+
+
+# --- Keccak-256 and EVM addresses -------------------------------------------------------------
+
+
+def keccak256(data: bytes) -> bytes:
+    """Keccak-256 (the pre-standard SHA-3 that Ethereum uses), via eth-hash."""
+    from eth_hash.auto import keccak
+
+    return keccak(data)
+
+
+def to_checksum_address(address: str) -> str:
+    """EIP-55 mixed-case form of a 20-byte hex address."""
+    lower = address[2:].lower()
+    digest = keccak256(lower.encode()).hex()
+    return "0x" + "".join(
+        char.upper() if int(digest[i], 16) >= 8 else char for i, char in enumerate(lower)
+    )
+
+
+def check_evm_address(address: str) -> str:
+    """A 0x-prefixed 20-byte address. Mixed case must be a valid EIP-55 checksum."""
+    if not isinstance(address, str) or not _EVM_ADDRESS.fullmatch(address):
+        raise ValueError(f"must be 0x followed by 40 hex digits, got {address!r}")
+    body = address[2:]
+    if body != body.lower() and body != body.upper() and to_checksum_address(address) != address:
+        raise ValueError(f"{address!r} has mixed case but an invalid EIP-55 checksum")
+    return address
+
+
+# --- base58 (TRON and Solana) -----------------------------------------------------------------
+
+
+def b58decode(text: str) -> bytes:
+    import base58
+
+    if not isinstance(text, str) or not _BASE58.fullmatch(text):
+        raise ValueError(f"{text!r} is not base58 text")
+    return base58.b58decode(text)
+
+
+def b58encode(data: bytes) -> str:
+    import base58
+
+    return base58.b58encode(data).decode()
+
+
+# --- TRON addresses ---------------------------------------------------------------------------
+
+
+def tron_to_hex(address: str) -> str:
+    """A TRON address (base58 ``T...`` or hex ``41...``) in hex form, lower case."""
+    if not isinstance(address, str):
+        raise ValueError(f"expected a TRON address string, got {address!r}")
+    if _TRON_HEX_ADDRESS.fullmatch(address):
+        return address.lower()
+    import base58
+
+    try:
+        raw = base58.b58decode_check(address)
+    except ValueError:
+        raise ValueError(
+            f"{address!r} is neither a base58 TRON address (T..., with checksum) "
+            "nor a hex one (41 followed by 40 hex digits)"
+        ) from None
+    if len(raw) != 21 or raw[0] != 0x41:
+        raise ValueError(f"{address!r} is base58 but not a TRON address (no 0x41 prefix byte)")
+    return raw.hex()
+
+
+def tron_to_base58(address: str) -> str:
+    """A TRON address (hex or base58) in base58check form ``T...``."""
+    import base58
+
+    return base58.b58encode_check(bytes.fromhex(tron_to_hex(address))).decode()
+
+
+# --- TON addresses ----------------------------------------------------------------------------
+
+
+def ton_address(address: str) -> str:
+    """Check a TON address (raw ``0:<hex>`` or 48-character user-friendly); return it as given."""
+    ton_address_forms(address)
+    return address
+
+
+def ton_address_forms(address: str) -> dict[str, str]:
+    """The raw and user-friendly forms of a TON address, via pytoniq-core."""
+    if not isinstance(address, str):
+        raise ValueError(f"expected a TON address string, got {address!r}")
+    from pytoniq_core import Address
+
+    try:
+        parsed = Address(address)
+    except Exception:  # pytoniq raises its own AddressError and plain exceptions alike
+        raise ValueError(
+            f"{address!r} is not a TON address (raw '0:<64 hex digits>' or 48-character "
+            "user-friendly base64)"
+        ) from None
+    return {
+        "raw": parsed.to_str(is_user_friendly=False),
+        "bounceable": parsed.to_str(is_user_friendly=True, is_bounceable=True),
+        "non_bounceable": parsed.to_str(is_user_friendly=True, is_bounceable=False),
+    }
+
+
+# --- Solana -----------------------------------------------------------------------------------
+
+
+def check_solana_pubkey(address: str) -> str:
+    """A base58 32-byte public key."""
+    if not isinstance(address, str):
+        raise ValueError(f"expected a base58 public key string, got {address!r}")
+    try:
+        raw = b58decode(address)
+    except ValueError:
+        raise ValueError(f"{address!r} is not base58") from None
+    if len(raw) != 32:
+        raise ValueError(f"{address!r} decodes to {len(raw)} bytes, a public key has 32")
+    return address
+
+
+def decode_transaction(text: str, encoding: str) -> bytes:
+    """The bytes of a wire transaction given as base64 or base58 text."""
+    if not isinstance(text, str) or not text:
+        raise ValueError("expected the encoded transaction as a non-empty string")
+    if encoding == "base58":
+        try:
+            return b58decode(text)
+        except ValueError:
+            raise ValueError(
+                "is not base58; pass encoding='base64' for a base64 transaction"
+            ) from None
+    try:
+        return base64.b64decode(text, validate=True)
+    except ValueError:
+        raise ValueError("is not valid base64") from None

@@ -1,0 +1,178 @@
+"""The toolkit's one exception tree.
+
+    GatewayError
+    ├── ValidationError        bad input, refused before any request is sent (0 RU)
+    ├── BudgetExceeded         the call could cross the RU budget, refused before sending
+    ├── TransportError         no usable HTTP answer: connection refused or dropped, timeout
+    │   └── Timeout
+    └── ResponseError          the gateway answered, but with an error
+        ├── HTTPStatusError    non-2xx status with no more specific meaning
+        ├── RateLimited        HTTP 429, or a JSON-RPC "RPS limit" error (retry_after in seconds)
+        ├── MalformedResponse  not JSON, truncated JSON, HTML, wrong content type, wrong shape or id
+        ├── RPCError           a JSON-RPC error object (code, message, data)
+        ├── TronError          TRON's HTTP-200 ``{"Error": "..."}``
+        │   └── AmbiguousAssetName
+        ├── TonError           toncenter's ``{"ok": false, "code": ..., "error": ...}``
+        └── PlatformError      the platform API's ``{"error": {"code", "message"}}``
+            └── AuthenticationError  (401 and 403)
+
+Every message passes through `scrub`, so no registered key can appear in an exception's text.
+Low-level errors (httpx, json) are translated into this tree in one place: `toolkit._transport`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._redact import scrub
+
+
+class GatewayError(Exception):
+    """Base of every error the toolkit raises on purpose.
+
+    `node` is the node's redacted URL (or name) and `method` the catalog name of the call,
+    when known.
+    """
+
+    def __init__(self, message: str, *, node: str | None = None, method: str | None = None):
+        self.detail = scrub(message)
+        self.node = node
+        self.method = method
+        super().__init__(self.detail)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        # node labels are redacted already; scrub again so no caller can attach a key by mistake
+        if name == "node" and isinstance(value, str):
+            value = scrub(value)
+        super().__setattr__(name, value)
+
+    def __str__(self) -> str:
+        method = f"method {self.method}" if self.method else ""
+        context = ", ".join(filter(None, (method, self.node)))
+        return scrub(f"{self.detail} [{context}]") if context else self.detail
+
+    @property
+    def message(self) -> str:
+        return str(self)
+
+
+class ValidationError(GatewayError, ValueError):
+    """A parameter broke a rule of the spec; nothing was sent and nothing was billed.
+
+    `param` names the parameter (dotted for nested fields, like ``config.sigVerify``) and `rule`
+    is a short identifier of the rule that was broken (``hex-prefix``, ``max``, ``conflict``...).
+    """
+
+    def __init__(self, message: str, *, param: str | None = None, rule: str | None = None, **kw):
+        self.param = param
+        self.rule = rule
+        prefix = f"{param}: " if param else ""
+        super().__init__(prefix + message, **kw)
+
+
+class BudgetExceeded(GatewayError):
+    """Sending this call could cross the RU budget, so it was not sent."""
+
+    def __init__(self, message: str, *, needed: int, remaining: int, **kw):
+        self.needed = needed
+        self.remaining = remaining
+        super().__init__(message, **kw)
+
+
+class TransportError(GatewayError):
+    """No usable HTTP answer: the connection failed, was dropped, or timed out."""
+
+
+class Timeout(TransportError):
+    """The gateway did not answer within the timeout."""
+
+
+class ResponseError(GatewayError):
+    """The gateway answered, and the answer is an error. `status` is the HTTP status code."""
+
+    def __init__(self, message: str, *, status: int | None = None, **kw):
+        self.status = status
+        super().__init__(message, **kw)
+
+
+class HTTPStatusError(ResponseError):
+    """A non-2xx HTTP status that no more specific error explains."""
+
+
+class RateLimited(ResponseError):
+    """The gateway refused the call for its rate limit. `retry_after` is in seconds, when given."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kw):
+        self.retry_after = retry_after
+        super().__init__(message, **kw)
+
+
+class MalformedResponse(ResponseError):
+    """The body was not the JSON the spec promises (HTML page, truncated JSON, wrong shape)."""
+
+
+class RPCError(ResponseError):
+    """A JSON-RPC error object: `code`, `rpc_message` and optional `data`."""
+
+    def __init__(self, code: int | None, rpc_message: str, *, data: Any = None, **kw):
+        self.code = code
+        self.rpc_message = rpc_message
+        self.data = data
+        super().__init__(f"JSON-RPC error {code}: {rpc_message}", **kw)
+
+
+class TronError(ResponseError):
+    """The TRON node answered HTTP 200 with an ``Error`` field instead of a result."""
+
+    def __init__(self, error: str, *, hint: str | None = None, **kw):
+        self.error = error
+        super().__init__(f"{error} ({hint})" if hint else error, **kw)
+
+
+class AmbiguousAssetName(TronError):
+    """More than one TRC-10 asset has this name: names are not unique, ids are.
+
+    Use the flow the spec recommends: list the matches by name, take the `id` of the one you want,
+    then look it up by id.
+    """
+
+
+class TonError(ResponseError):
+    """The TON node answered ``{"ok": false, "code": ..., "error": ...}``."""
+
+    def __init__(self, error: str, *, code: int | None = None, **kw):
+        self.error = error
+        self.code = code
+        super().__init__(f"TON error {code}: {error}", **kw)
+
+
+class PlatformError(ResponseError):
+    """The platform API answered ``{"error": {"code": ..., "message": ...}}``."""
+
+    def __init__(self, code: str | None, error_message: str, **kw):
+        self.code = code
+        self.error_message = error_message
+        super().__init__(f"platform error {code}: {error_message}", **kw)
+
+
+class AuthenticationError(PlatformError):
+    """The platform API refused the API key (HTTP 401 or 403)."""
+
+
+__all__ = [
+    "AmbiguousAssetName",
+    "AuthenticationError",
+    "BudgetExceeded",
+    "GatewayError",
+    "HTTPStatusError",
+    "MalformedResponse",
+    "PlatformError",
+    "RPCError",
+    "RateLimited",
+    "ResponseError",
+    "Timeout",
+    "TonError",
+    "TransportError",
+    "TronError",
+    "ValidationError",
+]

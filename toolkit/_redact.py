@@ -1,0 +1,66 @@
+"""Keeping secrets out of everything a person can see.
+
+Node URLs carry the access key as a path segment, so the whole path of a node's base URL is treated
+as secret; platform API keys are secret outright. Every secret the toolkit meets is registered here,
+and `scrub` removes all registered secrets from any text (exception messages, log lines, reprs).
+"""
+
+from __future__ import annotations
+
+import threading
+from urllib.parse import urlsplit
+
+REDACTED = "***"
+
+# Shorter strings are too likely to occur by chance in ordinary text (hex data, numbers).
+_MIN_SECRET_LENGTH = 6
+
+_lock = threading.Lock()
+_secrets: set[str] = set()
+_ordered: tuple[str, ...] = ()
+
+
+def register_secret(value: str | None) -> None:
+    """Remember `value` so that `scrub` hides it wherever it appears."""
+    global _ordered
+    if not value or len(value) < _MIN_SECRET_LENGTH:
+        return
+    with _lock:
+        if value in _secrets:
+            return
+        _secrets.add(value)
+        # Longest first, so a URL is replaced whole before the key inside it.
+        _ordered = tuple(sorted(_secrets, key=len, reverse=True))
+
+
+def register_url(url: str) -> None:
+    """Register a node URL: the whole URL and each path segment that could be a key."""
+    register_secret(url)
+    register_secret(url.rstrip("/"))
+    for segment in urlsplit(url).path.split("/"):
+        register_secret(segment)
+
+
+def scrub(text: str) -> str:
+    """Return `text` with every registered secret replaced by ``***``."""
+    for secret in _ordered:
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return text
+
+
+def redact_url(url: str | None) -> str | None:
+    """Show a node URL without its path: ``https://host/***``.
+
+    The path is where access keys live, so all of it goes; scheme, host and port stay, because they
+    tell the user which node is meant. A URL with no path has nothing to hide and is kept.
+    """
+    if url is None:
+        return None
+    parts = urlsplit(url)
+    if not parts.netloc:
+        return REDACTED
+    host = parts.netloc.rsplit("@", 1)[-1]  # user:password@ is a secret too
+    if parts.path.strip("/") or parts.query:
+        return f"{parts.scheme}://{host}/{REDACTED}"
+    return f"{parts.scheme}://{host}"
