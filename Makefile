@@ -26,8 +26,9 @@ lab: $(VENV)/.lab-installed
 
 # Anvil (Foundry's EVM node) from npm into a project-local folder, for the real-node tests.
 $(ANVIL):
-	@command -v npm >/dev/null || { echo "npm not found: the Anvil tests will be skipped"; exit 0; }
-	npm install --silent --no-audit --no-fund --prefix $(TOOLS) @foundry-rs/anvil
+	@if command -v npm >/dev/null; then \
+		npm install --silent --no-audit --no-fund --prefix $(TOOLS) @foundry-rs/anvil; \
+	else echo "npm not found: the Anvil tests will be skipped"; fi
 
 anvil: $(ANVIL)
 

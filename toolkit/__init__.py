@@ -1,5 +1,131 @@
-"""node-gateway-toolkit: a Jupyter toolkit for a hosted blockchain node gateway."""
+"""node-gateway-toolkit: a Jupyter toolkit for a hosted blockchain node gateway.
 
+    import toolkit
+    gw = toolkit.connect()                      # the embedded sandbox, no key needed
+    eth = gw.node("ethereum-mainnet")
+    eth.get_balance("0x...", block="latest")    # sync; `await eth.aio.get_balance(...)` is async
+    gw.ledger.frame()                           # what was spent, in RU
+
+Heavy parts load on first use: `toolkit.frames`, `toolkit.plots`, `toolkit.widgets`,
+`toolkit.sandbox`, `toolkit.solana_tx`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from ._catalog import CATALOG, CHAINS, METHODS, BoundCall, Chain, Method, Param, lookup
+from ._errors import (
+    AmbiguousAssetName,
+    AuthenticationError,
+    BudgetExceeded,
+    GatewayError,
+    HTTPStatusError,
+    MalformedResponse,
+    PlatformError,
+    RateLimited,
+    ResponseError,
+    RPCError,
+    Timeout,
+    TonError,
+    TransportError,
+    TronError,
+    ValidationError,
+)
+from ._gateway import Gateway, connect, node
+from ._helpers import (
+    ArbitrumNode,
+    AsyncArbitrumNode,
+    AsyncEvmNode,
+    AsyncPolygonNode,
+    AsyncSolanaNode,
+    AsyncTonNode,
+    AsyncTronNode,
+    EvmNode,
+    PolygonNode,
+    SolanaNode,
+    TonNode,
+    TronNode,
+)
+from ._ledger import Budget, Entry, Ledger, Meter
+from ._node import AsyncNode, Node
+from ._platform import AsyncPlatform, Platform, platform
+from ._pricing import (
+    DEFAULT_PRICING,
+    ArchiveByBlock,
+    Estimate,
+    Fixed,
+    Plan,
+    PricingTable,
+)
+from ._transport import RetryPolicy
 from ._version import __version__
 
-__all__ = ["__version__"]
+_LAZY_MODULES = ("frames", "plots", "widgets", "sandbox", "solana_tx")
+
+
+def __getattr__(name: str) -> Any:
+    # Submodules that import pandas, matplotlib, ipywidgets or solders load on first use.
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "CATALOG",
+    "CHAINS",
+    "DEFAULT_PRICING",
+    "METHODS",
+    "AmbiguousAssetName",
+    "ArbitrumNode",
+    "ArchiveByBlock",
+    "AsyncArbitrumNode",
+    "AsyncEvmNode",
+    "AsyncNode",
+    "AsyncPlatform",
+    "AsyncPolygonNode",
+    "AsyncSolanaNode",
+    "AsyncTonNode",
+    "AsyncTronNode",
+    "AuthenticationError",
+    "BoundCall",
+    "Budget",
+    "BudgetExceeded",
+    "Chain",
+    "Entry",
+    "Estimate",
+    "EvmNode",
+    "Fixed",
+    "Gateway",
+    "GatewayError",
+    "HTTPStatusError",
+    "Ledger",
+    "MalformedResponse",
+    "Meter",
+    "Method",
+    "Node",
+    "Param",
+    "Plan",
+    "Platform",
+    "PlatformError",
+    "PolygonNode",
+    "PricingTable",
+    "RPCError",
+    "RateLimited",
+    "ResponseError",
+    "RetryPolicy",
+    "SolanaNode",
+    "Timeout",
+    "TonError",
+    "TonNode",
+    "TransportError",
+    "TronError",
+    "TronNode",
+    "ValidationError",
+    "__version__",
+    "connect",
+    "lookup",
+    "node",
+    "platform",
+]

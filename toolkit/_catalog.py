@@ -889,3 +889,51 @@ def chain_for(label: str) -> Chain:
         param="chain",
         rule="chain",
     )
+
+
+# --- result kinds -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ResultKind:
+    """What a method's result must look like; a result that does not is a MalformedResponse."""
+
+    name: str
+    expected: str
+    check: Callable[[Any], bool]
+
+
+def _is_hex(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith("0x")
+
+
+RESULT_KINDS: dict[str, ResultKind] = {
+    k.name: k
+    for k in (
+        ResultKind("quantity", "a 0x hex quantity", lambda v: _is_hex(v) and len(v) > 2),
+        ResultKind("data", "0x hex data", _is_hex),
+        ResultKind("text", "a string", lambda v: isinstance(v, str)),
+        ResultKind(
+            "root-hash",
+            "64 hex digits without 0x",
+            lambda v: isinstance(v, str) and len(v) == 64 and not v.startswith("0x"),
+        ),
+        ResultKind("simulation", "a simulation result object", lambda v: isinstance(v, dict)),
+        ResultKind("asset-issue", "an asset issue object", lambda v: isinstance(v, dict)),
+        ResultKind("asset-issue-list", "an assetIssue object", lambda v: isinstance(v, dict)),
+        ResultKind(
+            "transaction-info-list",
+            "an array of transaction info records",
+            lambda v: isinstance(v, list) or v == {},
+        ),
+        ResultKind("block-list", "a block object", lambda v: isinstance(v, dict)),
+        ResultKind("unsigned-transaction", "a transaction object", lambda v: isinstance(v, dict)),
+        ResultKind("token-data", "a token data object", lambda v: isinstance(v, dict)),
+        ResultKind(
+            "node-page",
+            "a node list page",
+            lambda v: isinstance(v, dict) and isinstance(v.get("results"), list),
+        ),
+        ResultKind("any", "anything", lambda v: True),
+    )
+}

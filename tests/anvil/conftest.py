@@ -1,0 +1,81 @@
+"""A real EVM node for the tests: Anvil (Foundry), installed from npm into .tools by `make test`."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ANVIL = ROOT / ".tools" / "node_modules" / ".bin" / "anvil"
+
+# A contract assembled by hand, so no Solidity compiler is needed. The constructor stores 42 in
+# slot 0; the runtime code answers every call with slot 0 as one 32-byte word:
+#   runtime: PUSH1 0 SLOAD PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN
+#   init:    PUSH1 42 PUSH1 0 SSTORE, then CODECOPY the 11 runtime bytes and RETURN them
+RUNTIME = "6000546000526020" + "6000f3"
+INIT_CODE = "0x602a600055" + "600b80601060003960" + "00f3" + RUNTIME
+
+
+def _find_anvil() -> str | None:
+    if ANVIL.exists():
+        return str(ANVIL)
+    return shutil.which("anvil")
+
+
+class Anvil:
+    init_code = INIT_CODE
+
+    def __init__(self, url: str):
+        self.url = url
+        self.client = httpx.Client(timeout=10)
+
+    def rpc(self, method: str, *params):
+        body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}
+        answer = self.client.post(self.url, json=body).json()
+        assert "error" not in answer, answer
+        return answer["result"]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def anvil(tmp_path_factory):
+    binary = _find_anvil()
+    if binary is None:
+        if os.environ.get("CI"):
+            pytest.fail("Anvil is missing in CI: `make test` installs it with npm")
+        pytest.skip("Anvil not installed (run `make anvil`)")
+    cache = tmp_path_factory.mktemp("anvil-cache")
+    port = _free_port()
+    process = subprocess.Popen(
+        [binary, "--host", "127.0.0.1", "--port", str(port), "--cache-path", str(cache)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "HOME": str(cache)},  # keeps ~/.foundry state out of the real home
+    )
+    node = Anvil(f"http://127.0.0.1:{port}")
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                node.rpc("eth_chainId")
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError("Anvil did not start") from None
+                time.sleep(0.05)
+        yield node
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -1,0 +1,38 @@
+"""Keys never show: URLs are redacted to scheme and host, registered secrets are scrubbed."""
+
+import pytest
+
+import toolkit
+from toolkit._redact import redact_url, register_url, scrub
+
+MARKER = "MARKERKEY0123456789abcdef"
+
+
+def test_redact_url_keeps_only_scheme_and_host():
+    assert redact_url(f"https://nd-1.example.com/{MARKER}") == "https://nd-1.example.com/***"
+    assert redact_url(f"http://127.0.0.1:8545/{MARKER}/evm") == "http://127.0.0.1:8545/***"
+    assert redact_url("https://host.example.com") == "https://host.example.com"
+    assert redact_url(f"https://user:{MARKER}@h.example.com/x") == "https://h.example.com/***"
+
+
+def test_scrub_removes_registered_url_and_key():
+    url = f"https://nd-2.example.com/{MARKER}"
+    register_url(url)
+    text = scrub(f"POST {url}/wallet/x failed; key {MARKER}")
+    assert MARKER not in text
+    assert "***" in text
+
+
+def test_node_repr_and_errors_hide_the_key():
+    url = f"https://ethereum-mainnet.example.com/{MARKER}"
+    eth = toolkit.node(url)
+    assert MARKER not in repr(eth) and MARKER not in eth.name
+    with pytest.raises(toolkit.ValidationError) as caught:
+        eth.get_balance("0x" + "11" * 20, block="12")
+    assert MARKER not in str(caught.value) and MARKER not in repr(caught.value)
+
+
+def test_error_text_is_scrubbed_whatever_the_caller_put_in():
+    register_url(f"https://x.example.com/{MARKER}")
+    error = toolkit.GatewayError(f"boom {MARKER}", node=f"https://x.example.com/{MARKER}")
+    assert MARKER not in str(error) and MARKER not in repr(error) and MARKER not in error.node

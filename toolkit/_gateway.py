@@ -1,0 +1,281 @@
+"""The gateway handle: the platform API, the nodes, and one meter (ledger, budget, pricing).
+
+`connect()` with no arguments starts (or reuses) the embedded sandbox on loopback; with a platform
+URL and API key, or the environment variables below, it reaches a real gateway.
+
+Environment variables (read by `connect()` and `Gateway.node`):
+
+    NODE_GATEWAY_PLATFORM_URL    the platform API address
+    NODE_GATEWAY_API_KEY         the platform API key (Bearer)
+    NODE_GATEWAY_NODE_<NAME>     a node's full URL with its access key, e.g.
+                                 NODE_GATEWAY_NODE_ETHEREUM_MAINNET
+    NODE_GATEWAY_KEY_<NAME>      a node's access key alone, appended to the node's
+                                 `https_endpoint` from the platform API when that has no key
+
+<NAME> is the node's name in upper case with every other character than A-Z and 0-9 as `_`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+import httpx
+
+from ._catalog import Chain
+from ._errors import ValidationError
+from ._ledger import Ledger, Meter
+from ._node import Node, NodeCore, resolve_chain
+from ._platform import Platform, platform_core
+from ._pricing import DEFAULT_PRICING, PricingTable
+from ._redact import register_secret, register_url
+from ._transport import DEFAULT_TIMEOUT, RetryPolicy
+
+ENV_PLATFORM_URL = "NODE_GATEWAY_PLATFORM_URL"
+ENV_API_KEY = "NODE_GATEWAY_API_KEY"
+ENV_NODE_PREFIX = "NODE_GATEWAY_NODE_"
+ENV_KEY_PREFIX = "NODE_GATEWAY_KEY_"
+
+
+def env_name(node_name: str) -> str:
+    """``ethereum-mainnet`` -> ``ETHEREUM_MAINNET``."""
+    return re.sub(r"[^A-Z0-9]", "_", node_name.upper())
+
+
+def make_node(
+    url: str,
+    *,
+    chain: str | Chain | None = None,
+    name: str | None = None,
+    meter: Meter | None = None,
+    retry: RetryPolicy | None = None,
+    timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+    head_ttl_s: float = 10.0,
+) -> Node:
+    """A blocking client of the right class for the node's chain."""
+    from ._helpers import NODE_CLASSES
+
+    register_url(url)
+    resolved = resolve_chain(chain, url, name)
+    core = NodeCore(url, resolved, name=name, meter=meter, retry=retry, head_ttl_s=head_ttl_s)
+    return NODE_CLASSES[resolved.name](core, timeout=timeout)
+
+
+class Gateway:
+    """A connection to a gateway: `platform`, `node(name)`, and the shared `ledger` and budget.
+
+    Every node client made here shares one meter, so the ledger and the budget cover them all.
+    """
+
+    def __init__(
+        self,
+        platform_url: str,
+        api_key: str,
+        *,
+        nodes: dict[str, str] | None = None,
+        pricing: PricingTable = DEFAULT_PRICING,
+        budget: int | None = None,
+        retry: RetryPolicy | None = None,
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        head_ttl_s: float = 10.0,
+        sandbox: Any = None,
+    ):
+        register_secret(api_key)
+        self.meter = Meter(pricing=pricing, budget=budget)
+        self.sandbox = sandbox
+        self._retry = retry
+        self._timeout = timeout
+        self._head_ttl_s = head_ttl_s
+        core = platform_core(platform_url, api_key, meter=self.meter, retry=retry)
+        self.platform = Platform(core, timeout=timeout)
+        self._node_urls = dict(nodes or {})
+        for url in self._node_urls.values():
+            register_url(url)
+        self._nodes: dict[str, Node] = {}
+
+    # --- nodes ---
+
+    @property
+    def node_names(self) -> list[str]:
+        """Names of the nodes whose URLs this handle already knows (the sandbox's, or given)."""
+        return list(self._node_urls)
+
+    def nodes(self, *, ordering: str | None = None) -> list[dict[str, Any]]:
+        """Every node of the organization, from the platform API (all pages)."""
+        return self.platform.list_nodes(ordering=ordering)
+
+    def node(
+        self,
+        name: str,
+        *,
+        url: str | None = None,
+        key: str | None = None,
+        chain: str | Chain | None = None,
+    ) -> Node:
+        """A client for the node called `name` (cached: the same name gives the same client).
+
+        The node's URL comes from `url`, else the URLs this handle was given, else the environment
+        (``NODE_GATEWAY_NODE_<NAME>``), else the platform API's record of the node; in the last
+        case the access key comes from `key` or ``NODE_GATEWAY_KEY_<NAME>`` when the record's
+        endpoint carries none.
+        """
+        if name in self._nodes and url is None:
+            return self._nodes[name]
+        record_chain = chain
+        if url is None:
+            url = self._node_urls.get(name) or os.environ.get(ENV_NODE_PREFIX + env_name(name))
+        if url is None:
+            url, record_chain = self._url_from_platform(name, key, chain)
+        client = make_node(
+            url,
+            chain=record_chain,
+            name=name,
+            meter=self.meter,
+            retry=self._retry,
+            timeout=self._timeout,
+            head_ttl_s=self._head_ttl_s,
+        )
+        self._nodes[name] = client
+        return client
+
+    __getitem__ = node
+
+    def _url_from_platform(
+        self, name: str, key: str | None, chain: str | Chain | None
+    ) -> tuple[str, str | Chain | None]:
+        records = self.nodes()
+        record = next((r for r in records if name in (r.get("name"), r.get("id"))), None)
+        if record is None:
+            known = ", ".join(sorted(str(r.get("name")) for r in records)) or "none"
+            raise ValidationError(
+                f"no node named {name!r} in this organization (nodes: {known})",
+                param="name",
+                rule="unknown-node",
+            )
+        endpoint = (record.get("details") or {}).get("https_endpoint")
+        if not endpoint:
+            raise ValidationError(f"node {name!r} has no https_endpoint", param="name")
+        key = key or os.environ.get(ENV_KEY_PREFIX + env_name(name))
+        if key:
+            register_secret(key)
+            endpoint = endpoint.rstrip("/") + "/" + key
+        return endpoint, chain or record.get("protocol")
+
+    # --- money ---
+
+    @property
+    def ledger(self) -> Ledger:
+        return self.meter.ledger
+
+    @property
+    def budget(self):
+        return self.meter.budget
+
+    def set_budget(self, ru: int | None) -> None:
+        """Never spend more than `ru` request units from now on (RU already spent count)."""
+        self.meter.set_budget(ru)
+
+    @property
+    def pricing(self) -> PricingTable:
+        return self.meter.pricing
+
+    @pricing.setter
+    def pricing(self, table: PricingTable) -> None:
+        self.meter.pricing = table
+
+    def close(self) -> None:
+        self.platform.close()
+        for client in self._nodes.values():
+            client.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        where = "sandbox" if self.sandbox is not None else self.platform.name
+        return (
+            f"<Gateway {where}: {len(self._node_urls)} known nodes, "
+            f"{self.ledger.total_ru:,} RU spent>"
+        )
+
+
+def connect(
+    platform_url: str | None = None,
+    api_key: str | None = None,
+    *,
+    nodes: dict[str, str] | None = None,
+    sandbox: bool | None = None,
+    budget: int | None = None,
+    pricing: PricingTable = DEFAULT_PRICING,
+    retry: RetryPolicy | None = None,
+    timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+    head_ttl_s: float = 10.0,
+) -> Gateway:
+    """A gateway handle.
+
+    - ``connect()``: the embedded sandbox, started on loopback on first use and reused after,
+      unless ``NODE_GATEWAY_PLATFORM_URL`` and ``NODE_GATEWAY_API_KEY`` are both set, in which
+      case the real gateway they name (``sandbox=True`` forces the sandbox).
+    - ``connect(platform_url=..., api_key=...)``: a real gateway. `nodes` maps node names to
+      their URLs (with access keys) when you have them.
+    """
+    options = dict(budget=budget, pricing=pricing, retry=retry, timeout=timeout)
+    options["head_ttl_s"] = head_ttl_s
+    if platform_url is None and api_key is None and sandbox is not True:
+        platform_url, api_key = os.environ.get(ENV_PLATFORM_URL), os.environ.get(ENV_API_KEY)
+        if not (platform_url and api_key):
+            platform_url = api_key = None
+    if platform_url is None and api_key is None:
+        if sandbox is False:
+            raise ValidationError(
+                "sandbox=False needs platform_url and api_key (or the environment variables "
+                f"{ENV_PLATFORM_URL} and {ENV_API_KEY})",
+                param="platform_url",
+            )
+        from .sandbox import shared_sandbox
+
+        running = shared_sandbox()
+        info = running.info
+        return Gateway(
+            info["platform_url"],
+            info["api_key"],
+            nodes={**info["nodes"], **(nodes or {})},
+            sandbox=running,
+            **options,
+        )
+    if not platform_url or not api_key:
+        raise ValidationError(
+            "a real gateway needs both platform_url and api_key", param="platform_url"
+        )
+    return Gateway(platform_url, api_key, nodes=nodes, **options)
+
+
+def node(
+    url: str,
+    *,
+    chain: str | Chain | None = None,
+    name: str | None = None,
+    budget: int | None = None,
+    pricing: PricingTable = DEFAULT_PRICING,
+    retry: RetryPolicy | None = None,
+    timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+    head_ttl_s: float = 10.0,
+) -> Node:
+    """A standalone client for one node URL (its access key in the path), with its own ledger.
+
+    The chain comes from `chain`, else from `name` or the URL's host (``ethereum-mainnet...``).
+    """
+    meter = Meter(pricing=pricing, budget=budget)
+    return make_node(
+        url,
+        chain=chain,
+        name=name,
+        meter=meter,
+        retry=retry,
+        timeout=timeout,
+        head_ttl_s=head_ttl_s,
+    )

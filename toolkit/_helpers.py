@@ -1,0 +1,269 @@
+"""Typed, documented helpers per chain, and the node classes built from them.
+
+Each helper turns Python values into the spec's wire form and hands the call to `_request`, which
+returns the result on a sync `Node` and an awaitable on an `AsyncNode`. So every helper below works
+as ``node.get_balance(a)`` and as ``await node.aio.get_balance(a)``. The helper's name for each spec
+method is recorded in the catalog (`Method.helper`), and a test checks that they match.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from . import _encoding as enc
+from ._node import AsyncNode, Node
+
+
+def _quantity(value: str) -> int:
+    return int(value, 16)
+
+
+def _drop_none(**fields: Any) -> dict[str, Any]:
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+class EvmMethods:
+    """EVM JSON-RPC (spec section A)."""
+
+    def block_number(self):
+        """The latest block number, as an int (``eth_blockNumber``)."""
+        return self._request("eth_blockNumber", (), {}, _quantity)
+
+    def get_balance(self, address: str, block: int | str = "latest"):
+        """The balance in wei, as an exact int (``eth_getBalance``).
+
+        `block` is an int, a 0x hex number or a tag. A block 128 or more behind the head is an
+        archive request (2 RU instead of 1).
+        """
+        return self._request("eth_getBalance", (address, block), {}, _quantity)
+
+    def get_storage_at(self, address: str, slot: int | str, block: int | str = "latest"):
+        """The 32-byte word at a storage slot, as 0x hex (``eth_getStorageAt``; archive rule)."""
+        return self._request("eth_getStorageAt", (address, slot, block), {})
+
+    def call_contract(
+        self,
+        to: str,
+        data: str | bytes | None = None,
+        *,
+        block: int | str = "latest",
+        sender: str | None = None,
+        value: int | str | None = None,
+        gas: int | str | None = None,
+        gasprice: int | str | None = None,
+    ):
+        """Execute a call without a transaction; returns the 0x return data (``eth_call``).
+
+        A plain transfer simulation (no `data`, a `value`) returns ``0x`` on success; the `sender`
+        must hold enough for the value and the fee. Archive rule applies to `block`.
+        """
+        call = _drop_none(to=to, data=data, value=value, gas=gas, gasprice=gasprice)
+        if sender is not None:
+            call["from"] = sender
+        return self._request("eth_call", (call, block), {})
+
+    def client_version(self):
+        """The node's client version string (``web3_clientVersion``)."""
+        return self._request("web3_clientVersion", (), {})
+
+
+class ArbitrumMethods(EvmMethods):
+    def print_block(self, number: int | str):
+        """A verbose text dump of a whole block (``debug_printBlock``, 2 RU).
+
+        Only for blocks 22,207,815 and later; earlier blocks need the arbtrace_* methods
+        (`call_raw`). The node must have the debug namespace enabled.
+        """
+        return self._request("debug_printBlock", (number,), {})
+
+
+class PolygonMethods(EvmMethods):
+    def get_root_hash(self, from_block: int, to_block: int):
+        """The root hash of a block range, 64 hex digits without 0x (``bor_getRootHash``).
+
+        The node caps the range length; the cap is node configuration the spec does not give.
+        """
+        return self._request("bor_getRootHash", (from_block, to_block), {})
+
+
+class SolanaMethods:
+    """Solana JSON-RPC (spec section C)."""
+
+    def simulate_transaction(
+        self,
+        transaction: Any,
+        *,
+        encoding: str = "base64",
+        commitment: str | None = None,
+        sig_verify: bool | None = None,
+        replace_recent_blockhash: bool | None = None,
+        min_context_slot: int | None = None,
+        inner_instructions: bool | None = None,
+        accounts: list[str] | None = None,
+        accounts_encoding: str | None = None,
+    ):
+        """Execute a transaction without sending it (``simulateTransaction``).
+
+        `transaction` is encoded text, raw bytes, or a solders transaction object (encoded with
+        `encoding`, base64 by default because the spec deprecates base58). Returns the result
+        as the node sends it, ``{"context": ..., "value": ...}``; see `toolkit.frames`.
+        `sig_verify` and `replace_recent_blockhash` cannot both be true.
+        """
+        if not isinstance(transaction, str):
+            raw = transaction if isinstance(transaction, bytes) else bytes(transaction)
+            text = enc.b58encode(raw) if encoding == "base58" else base64.b64encode(raw).decode()
+        else:
+            text = transaction
+        config = _drop_none(
+            encoding=encoding,
+            commitment=commitment,
+            sigVerify=sig_verify,
+            replaceRecentBlockhash=replace_recent_blockhash,
+            minContextSlot=min_context_slot,
+            innerInstructions=inner_instructions,
+        )
+        if accounts is not None:
+            config["accounts"] = _drop_none(addresses=accounts, encoding=accounts_encoding)
+        return self._request("simulateTransaction", (text, config), {})
+
+
+class TronMethods:
+    """TRON wallet HTTP API and /jsonrpc (spec section D). Names are given as plain text."""
+
+    def get_asset_issue_by_name(self, name: str, *, visible: bool = False):
+        """The TRC-10 asset with this name (``wallet/getassetissuebyname``).
+
+        Raises `AmbiguousAssetName` when several assets share the name; then list them with
+        `get_asset_issue_list_by_name` and look the one you want up by id.
+        """
+        value = name if visible else enc.utf8_to_hex(name)
+        return self._request("wallet/getassetissuebyname", (), {"value": value, "visible": visible})
+
+    def get_asset_issue_list_by_name(self, name: str, *, visible: bool = True):
+        """All TRC-10 assets with this name (``wallet/getassetissuelistbyname``)."""
+        value = name if visible else enc.utf8_to_hex(name)
+        return self._request(
+            "wallet/getassetissuelistbyname", (), {"value": value, "visible": visible}
+        )
+
+    def get_asset_issue_by_id(self, asset_id: str | int):
+        """The TRC-10 asset with this id (``wallet/getassetissuebyid``): ids are unique."""
+        return self._request("wallet/getassetissuebyid", (), {"value": asset_id})
+
+    def get_transaction_info_by_block_num(self, num: int, *, visible: bool = False):
+        """Transaction info of every transaction in block `num`, as a list
+        (``wallet/gettransactioninfobyblocknum``; the node's ``{}`` for block 0 becomes [])."""
+        return self._request(
+            "wallet/gettransactioninfobyblocknum",
+            (),
+            {"num": num, "visible": visible},
+            lambda result: result if isinstance(result, list) else [],
+        )
+
+    def get_block_by_latest_num(self, num: int, *, visible: bool = False):
+        """The latest `num` blocks, 1 to 100 (``wallet/getblockbylatestnum``)."""
+        return self._request("wallet/getblockbylatestnum", (), {"num": num, "visible": visible})
+
+    def proposal_delete(self, owner_address: str, proposal_id: int, *, visible: bool = False):
+        """An unsigned transaction deleting a proposal (``wallet/proposaldelete``).
+
+        Only the creator may delete, before the proposal is executed; sign and broadcast the
+        returned transaction yourself. `owner_address` may be base58 or hex either way.
+        """
+        return self._request(
+            "wallet/proposaldelete",
+            (),
+            {"owner_address": owner_address, "proposal_id": proposal_id, "visible": visible},
+        )
+
+    def sha3(self, data: bytes | str):
+        """Keccak-256 of `data` (bytes or 0x hex), as 0x hex (``web3_sha3`` on /jsonrpc)."""
+        return self._request("web3_sha3", (data,), {})
+
+
+class TonMethods:
+    """TON HTTP API v2 (spec section E)."""
+
+    def get_token_data(self, address: str):
+        """Token (jetton) data for a token contract (``api/v2/getTokenData``, 1 RU)."""
+        return self._request("api/v2/getTokenData", (), {"address": address})
+
+    def json_rpc(self, method: str, **params: Any):
+        """Any method of the TON JSON-RPC endpoint, with named params (``api/v2/jsonRPC``)."""
+        return self._request("api/v2/jsonRPC", (method, params), {})
+
+    def unpack_address(self, address: str):
+        """A user-friendly TON address in raw form, by the node (``unpackAddress``)."""
+        return self.json_rpc("unpackAddress", address=address)
+
+
+class AsyncEvmNode(EvmMethods, AsyncNode):
+    """Async client for an EVM node."""
+
+
+class AsyncArbitrumNode(ArbitrumMethods, AsyncNode):
+    """Async client for an Arbitrum node."""
+
+
+class AsyncPolygonNode(PolygonMethods, AsyncNode):
+    """Async client for a Polygon node."""
+
+
+class AsyncSolanaNode(SolanaMethods, AsyncNode):
+    """Async client for a Solana node."""
+
+
+class AsyncTronNode(TronMethods, AsyncNode):
+    """Async client for a TRON node."""
+
+
+class AsyncTonNode(TonMethods, AsyncNode):
+    """Async client for a TON node."""
+
+
+class EvmNode(EvmMethods, Node):
+    """Blocking client for an EVM node (Ethereum, Hyperliquid's EVM at /evm, ...)."""
+
+    aio_class = AsyncEvmNode
+
+
+class ArbitrumNode(ArbitrumMethods, Node):
+    """Blocking client for an Arbitrum node: EVM methods plus debug_printBlock."""
+
+    aio_class = AsyncArbitrumNode
+
+
+class PolygonNode(PolygonMethods, Node):
+    """Blocking client for a Polygon node: EVM methods plus bor_getRootHash."""
+
+    aio_class = AsyncPolygonNode
+
+
+class SolanaNode(SolanaMethods, Node):
+    """Blocking client for a Solana node."""
+
+    aio_class = AsyncSolanaNode
+
+
+class TronNode(TronMethods, Node):
+    """Blocking client for a TRON node."""
+
+    aio_class = AsyncTronNode
+
+
+class TonNode(TonMethods, Node):
+    """Blocking client for a TON node."""
+
+    aio_class = AsyncTonNode
+
+
+NODE_CLASSES: dict[str, type[Node]] = {
+    "ethereum": EvmNode,
+    "hyperliquid": EvmNode,
+    "arbitrum": ArbitrumNode,
+    "polygon": PolygonNode,
+    "solana": SolanaNode,
+    "tron": TronNode,
+    "ton": TonNode,
+}

@@ -1,0 +1,123 @@
+"""The platform management API client: the organization's nodes, page by page or all at once.
+
+It is a node client over the catalog's ``v2/nodes/`` entry with a Bearer header; what it adds is
+following each page's `next` link to the end, as a list and as an iterator (sync or async).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import httpx
+
+from ._catalog import CHAINS
+from ._errors import ValidationError
+from ._ledger import Meter
+from ._node import AsyncNode, Node, NodeCore
+from ._transport import DEFAULT_TIMEOUT, RetryPolicy, bearer
+
+NODES = "v2/nodes/"
+
+
+def check_platform_url(url: str) -> None:
+    """The API key is broad: it travels only over HTTPS, or plain HTTP on loopback (the sandbox)."""
+    parsed = httpx.URL(url)
+    if parsed.scheme == "https":
+        return
+    if parsed.scheme == "http" and _is_loopback(parsed.host):
+        return
+    raise ValidationError(
+        f"the platform API needs HTTPS (got {parsed.scheme}://{parsed.host}); plain HTTP is "
+        "allowed only on loopback, because the API key would travel in clear",
+        param="platform_url",
+        rule="https",
+    )
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def platform_core(
+    platform_url: str,
+    api_key: str,
+    *,
+    meter: Meter,
+    retry: RetryPolicy | None = None,
+) -> NodeCore:
+    check_platform_url(platform_url)
+    if not api_key:
+        raise ValidationError("an API key is needed for the platform API", param="api_key")
+    return NodeCore(
+        platform_url,
+        CHAINS["platform"],
+        name=f"platform {httpx.URL(platform_url).host}",
+        meter=meter,
+        retry=retry,
+        headers=bearer(api_key),
+    )
+
+
+class PlatformMethods:
+    def list_nodes_page(self, *, ordering: str | None = None, page: int | None = None):
+        """One page of the organization's nodes: ``{count, next, previous, results}``.
+
+        `ordering` is ``name`` or ``created_at``, with a ``-`` prefix for descending order.
+        """
+        return self._request(NODES, (), {"ordering": ordering, "page": page})
+
+
+class AsyncPlatform(PlatformMethods, AsyncNode):
+    """Async platform API client."""
+
+    async def iter_nodes(self, *, ordering: str | None = None) -> AsyncIterator[dict[str, Any]]:
+        """Every node of every page, following `next` until it is null."""
+        page = await self.list_nodes_page(ordering=ordering)
+        while True:
+            for record in page["results"]:
+                yield record
+            if not page.get("next"):
+                return
+            page = await self._run(self._core.follow(page["next"], NODES))
+
+    async def list_nodes(self, *, ordering: str | None = None) -> list[dict[str, Any]]:
+        """Every node of every page, as a list."""
+        return [record async for record in self.iter_nodes(ordering=ordering)]
+
+
+class Platform(PlatformMethods, Node):
+    """Blocking platform API client. Its key never appears in a repr, error or log."""
+
+    aio_class = AsyncPlatform
+
+    def iter_nodes(self, *, ordering: str | None = None) -> Iterator[dict[str, Any]]:
+        """Every node of every page, following `next` until it is null."""
+        page = self.list_nodes_page(ordering=ordering)
+        while True:
+            yield from page["results"]
+            if not page.get("next"):
+                return
+            page = self._run(self._core.follow(page["next"], NODES))
+
+    def list_nodes(self, *, ordering: str | None = None) -> list[dict[str, Any]]:
+        """Every node of every page, as a list."""
+        return list(self.iter_nodes(ordering=ordering))
+
+
+def platform(
+    platform_url: str,
+    api_key: str,
+    *,
+    meter: Meter | None = None,
+    retry: RetryPolicy | None = None,
+    timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+) -> Platform:
+    core = platform_core(platform_url, api_key, meter=meter or Meter(), retry=retry)
+    return Platform(core, timeout=timeout)
