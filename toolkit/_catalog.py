@@ -402,6 +402,15 @@ def _root_hash_range(arguments: dict[str, Any]) -> None:
         )
 
 
+def _one_gas_price(arguments: dict[str, Any]) -> None:
+    if {"gasprice", "gasPrice"} <= arguments["call"].keys():
+        raise ValidationError(
+            "give the gas price once: gasprice (the spec) or gasPrice (Ethereum), not both",
+            param="call.gasPrice",
+            rule="conflict",
+        )
+
+
 def _simulate_rules(arguments: dict[str, Any]) -> None:
     config = arguments.get("config", {})
     if config.get("sigVerify") and config.get("replaceRecentBlockhash"):
@@ -480,7 +489,8 @@ CALL_OBJECT_FIELDS = (
     Param("to", EVM_ADDRESS, "wallet or contract"),
     Param("from", EVM_ADDRESS, "sender", required=False),
     Param("gas", QUANTITY, "maximum gas", required=False),
-    Param("gasprice", QUANTITY, "gas price in wei", required=False),
+    Param("gasprice", QUANTITY, "gas price in wei (the spec's spelling)", required=False),
+    Param("gasPrice", QUANTITY, "gas price in wei (Ethereum's spelling)", required=False),
     Param("value", QUANTITY, "value sent, in wei", required=False),
     Param("data", HEX_DATA, "function selector and ABI-encoded arguments", required=False),
 )
@@ -593,6 +603,7 @@ METHODS: tuple[Method, ...] = (
         "Execute a call without a transaction; returns the return data.",
         "call_contract",
         "A",
+        checks=(_one_gas_price,),
     ),
     Method(
         "web3_clientVersion",
@@ -687,7 +698,7 @@ METHODS: tuple[Method, ...] = (
         "wallet/getassetissuebyid",
         ("tron",),
         Surface.REST_POST,
-        (Param("value", ASSET_ID, "token id"),),
+        (Param("value", ASSET_ID, "token id"), _VISIBLE_FALSE),
         "asset-issue",
         Fixed(1, PUBLIC + ": TRON requests are 1 RU each"),
         "A TRC-10 asset by its unique id.",

@@ -41,6 +41,7 @@ from ._transport import (
     check_status,
     drive_async,
     drive_sync,
+    explain_platform,
     interpret_rpc,
     interpret_ton,
     interpret_tron,
@@ -278,7 +279,7 @@ class NodeCore:
 
     @staticmethod
     def read_platform(response: httpx.Response) -> Any:
-        check_status(response, platform=True)
+        check_status(response, explain=explain_platform)
         return _checked_result(parse_json(response), "node-page")
 
     def follow(self, url: str, method: str) -> Steps:
@@ -326,16 +327,17 @@ def _checked_result(result: Any, kind: str | None) -> Any:
 def _read_rpc(
     response: httpx.Response, request_id: int, kind: str | None, *, toncenter: bool = False
 ) -> Any:
-    check_status(response)
+    explain = interpret_ton if toncenter else None
+    check_status(response, explain=explain)
     body = parse_json(response)
     if toncenter and isinstance(body, dict) and body.get("ok") is False:
-        interpret_ton(body)  # raises TonError
+        interpret_ton(body, response.status_code)  # raises TonError
     return _checked_result(interpret_rpc(body, request_id, response.status_code), kind)
 
 
-def _read_rest(response: httpx.Response, kind: str, unwrap: Callable[[Any], Any]) -> Any:
-    check_status(response)
-    return _checked_result(unwrap(parse_json(response)), kind)
+def _read_rest(response: httpx.Response, kind: str, unwrap: Callable[..., Any]) -> Any:
+    check_status(response, explain=unwrap)
+    return _checked_result(unwrap(parse_json(response), response.status_code), kind)
 
 
 def _raw_block(rule: Rule, params: list[Any]) -> Any:

@@ -176,8 +176,15 @@ def parse_duration(value: Any) -> float | None:
     return number * {"ms": 0.001, "s": 1.0, "m": 60.0}[unit]
 
 
-def check_status(response: httpx.Response, *, platform: bool = False) -> None:
-    """Raise the typed error for a non-2xx answer."""
+Explain = Callable[[Any, int], None]
+
+
+def check_status(response: httpx.Response, *, explain: Explain | None = None) -> None:
+    """Raise the typed error for a non-2xx answer.
+
+    `explain` reads a JSON error body in a surface's own shape (the platform's ``error`` object,
+    toncenter's ``ok: false``) and raises its typed error; other bodies get the generic one.
+    """
     status = response.status_code
     if 200 <= status < 300:
         return
@@ -187,8 +194,13 @@ def check_status(response: httpx.Response, *, platform: bool = False) -> None:
             status=status,
             retry_after=parse_retry_after(response.headers.get("retry-after")),
         )
-    if platform:
-        _raise_platform_error(response)
+    if explain is not None:
+        try:
+            body = json.loads(response.content)
+        except ValueError:
+            pass
+        else:
+            explain(body, status)
     if status in (401, 403):
         raise HTTPStatusError(
             f"HTTP {status}: the node refused the access key in its URL", status=status
@@ -196,15 +208,12 @@ def check_status(response: httpx.Response, *, platform: bool = False) -> None:
     raise HTTPStatusError(f"HTTP {status} ({_snippet(response) or 'no body'})", status=status)
 
 
-def _raise_platform_error(response: httpx.Response) -> None:
-    status = response.status_code
-    try:
-        error = json.loads(response.content)["error"]
-        code, message = str(error.get("code")), str(error.get("message"))
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return  # not the platform's error shape; the generic status error follows
-    kind = AuthenticationError if status in (401, 403) else PlatformError
-    raise kind(code, message, status=status)
+def explain_platform(body: Any, status: int) -> None:
+    """The platform API's ``{"error": {"code", "message"}}``; 401 and 403 mean a bad key."""
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict):
+        kind = AuthenticationError if status in (401, 403) else PlatformError
+        raise kind(str(error.get("code")), str(error.get("message")), status=status)
 
 
 def _rpc_error(error: Any, status: int) -> ResponseError:
@@ -240,21 +249,23 @@ AMBIGUOUS_HINT = (
 )
 
 
-def interpret_tron(body: Any) -> Any:
+def interpret_tron(body: Any, status: int = 200) -> Any:
     """TRON answers errors as HTTP 200 with a capitalised `Error` field."""
     if isinstance(body, dict) and "Error" in body:
         error = str(body["Error"])
         if "NonUniqueObject" in error or "more than one asset" in error.lower():
-            raise AmbiguousAssetName(error, hint=AMBIGUOUS_HINT)
-        raise TronError(error)
+            raise AmbiguousAssetName(error, hint=AMBIGUOUS_HINT, status=status)
+        raise TronError(error, status=status)
     return body
 
 
-def interpret_ton(body: Any) -> Any:
-    """toncenter wraps bodies as ``{"ok": true, "result": ...}``; the spec shows them bare."""
+def interpret_ton(body: Any, status: int = 200) -> Any:
+    """toncenter wraps bodies as ``{"ok": true, "result": ...}``; the spec shows them bare.
+    Its errors are ``{"ok": false, "code": ..., "error": ...}``, often with a 4xx status."""
     if isinstance(body, dict) and "ok" in body:
         if body["ok"] is not True:
-            raise TonError(str(body.get("error", "unknown error")), code=body.get("code"))
+            error = str(body.get("error", "unknown error"))
+            raise TonError(error, code=body.get("code"), status=status)
         return body.get("result")
     return body
 
@@ -401,6 +412,7 @@ __all__ = [
     "check_status",
     "drive_async",
     "drive_sync",
+    "explain_platform",
     "interpret_rpc",
     "interpret_ton",
     "interpret_tron",

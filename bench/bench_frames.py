@@ -1,0 +1,191 @@
+"""Benchmark: the TRON transaction-info frame against ``pandas.json_normalize``.
+
+Generates realistic ``wallet/gettransactioninfobyblocknum`` records deterministically (TRC-20
+transfers, plain TRX transfers, reverted and out-of-energy calls, calls with internal
+transactions), then builds a frame from the same records both ways: best wall time of several
+runs, and peak traced memory of one run each. Prints a markdown table.
+
+    python bench/bench_frames.py [--records 100000] [--runs 7] [--seed 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import random
+import time
+import tracemalloc
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+
+from toolkit.frames import tron_transaction_infos
+
+USDT = "41a614f803b6fd780986a42c78ec9c7f77e6ded13c"
+ROUTER = "41e95812d8d5b5412d2b9f3a4d5a87ca1c5c51c1ed"
+TRANSFER_TOPIC = "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
+FIRST_BLOCK = 62_000_000
+FIRST_BLOCK_MS = 1_717_000_002_000
+TRANSACTIONS_PER_BLOCK = 250
+
+
+def generate_records(count: int, seed: int = 7) -> list[dict[str, Any]]:
+    """`count` transaction info records as TRON returns them (zero fields omitted)."""
+    rng = random.Random(seed)
+
+    def word() -> str:
+        return f"{rng.getrandbits(256):064x}"
+
+    records = []
+    for index in range(count):
+        block = index // TRANSACTIONS_PER_BLOCK
+        record: dict[str, Any] = {
+            "id": word(),
+            "blockNumber": FIRST_BLOCK + block,
+            "blockTimeStamp": FIRST_BLOCK_MS + 3000 * block,
+            "contractResult": [""],
+        }
+        kind = rng.random()
+        if kind < 0.30:  # TRX transfer: free bandwidth, or bandwidth paid in TRX
+            if rng.random() < 0.5:
+                record["receipt"] = {"net_usage": 268}
+            else:
+                record["fee"] = 268_000
+                record["receipt"] = {"net_fee": 268_000}
+        elif kind < 0.85:  # USDT transfer; dynamic energy adds a penalty on busy contracts
+            energy = rng.choice((14_650, 29_650, 64_285))
+            burned = rng.random() < 0.6
+            record["fee"] = energy * 420 * burned + 345_000
+            record["contract_address"] = USDT
+            record["contractResult"] = [f"{1:064x}"]
+            record["receipt"] = {
+                "energy_usage_total": energy,
+                "net_fee": 345_000,
+                "result": "SUCCESS",
+                **({"energy_fee": energy * 420} if burned else {"energy_usage": energy}),
+                **({"energy_penalty_total": energy - 14_650} if energy > 14_650 else {}),
+            }
+            record["log"] = [
+                {"address": USDT[2:], "topics": [TRANSFER_TOPIC, word(), word()], "data": word()}
+            ]
+        elif kind < 0.95:  # failed contract call
+            out_of_energy = rng.random() < 0.5
+            message = "Not enough energy" if out_of_energy else "REVERT opcode executed"
+            record["fee"] = rng.randrange(1_000_000, 40_000_000)
+            record["contract_address"] = ROUTER
+            record["result"] = "FAILED"
+            record["resMessage"] = message.encode().hex()
+            record["receipt"] = {
+                "energy_fee": record["fee"] - 345_000,
+                "origin_energy_usage": rng.randrange(0, 5_000),
+                "energy_usage_total": rng.randrange(10_000, 100_000),
+                "net_fee": 345_000,
+                "result": "OUT_OF_ENERGY" if out_of_energy else "REVERT",
+            }
+        else:  # swap through a router: several logs, internal transactions
+            record["fee"] = rng.randrange(5_000_000, 80_000_000)
+            record["contract_address"] = ROUTER
+            record["contractResult"] = [word() + word()]
+            record["receipt"] = {
+                "energy_usage": rng.randrange(0, 50_000),
+                "energy_fee": record["fee"] - 345_000,
+                "origin_energy_usage": rng.randrange(0, 20_000),
+                "energy_usage_total": rng.randrange(100_000, 400_000),
+                "net_fee": 345_000,
+                "result": "SUCCESS",
+            }
+            record["log"] = [
+                {"address": USDT[2:], "topics": [TRANSFER_TOPIC, word(), word()], "data": word()}
+                for _ in range(rng.randrange(2, 6))
+            ]
+            record["internal_transactions"] = [
+                {
+                    "hash": word(),
+                    "caller_address": ROUTER,
+                    "transferTo_address": USDT,
+                    "callValueInfo": [{}],
+                    "note": "63616c6c",  # "call"
+                }
+                for _ in range(rng.randrange(1, 4))
+            ]
+        records.append(record)
+    return records
+
+
+def best_time(build: Callable[[], Any], runs: int) -> float:
+    timings = []
+    for _ in range(runs):
+        gc.collect()
+        start = time.perf_counter()
+        build()
+        timings.append(time.perf_counter() - start)
+    return min(timings)
+
+
+def peak_memory(build: Callable[[], Any]) -> int:
+    gc.collect()
+    tracemalloc.start()
+    try:
+        build()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def compare(records: list[dict[str, Any]], runs: int) -> dict[str, dict[str, Any]]:
+    """Time and memory of both ways on the same records, plus what each made of the fee."""
+    contenders = {
+        "toolkit `tron_transaction_infos`": (lambda: tron_transaction_infos(records), "fee_sun"),
+        "`pandas.json_normalize`": (lambda: pd.json_normalize(records), "fee"),
+    }
+    results = {}
+    for name, (build, fee_column) in contenders.items():
+        fees = build()[fee_column]
+        exact = all(
+            type(fee) is int and fee == record["fee"]
+            for fee, record in zip(fees, records, strict=True)
+            if "fee" in record
+        )
+        results[name] = {
+            "seconds": best_time(build, runs),
+            "peak_bytes": peak_memory(build),
+            "fee_dtype": str(fees.dtype),
+            "exact": exact,
+        }
+    return results
+
+
+def markdown_table(results: dict[str, dict[str, Any]], records: int, runs: int) -> str:
+    baseline = results["`pandas.json_normalize`"]["seconds"]
+    lines = [
+        f"{records:,} transaction info records, best of {runs} runs",
+        "",
+        "| builder | best time (s) | records/s | speed-up | peak memory (MiB) | fee dtype "
+        "| fee exact Python int |",
+        "|---|---:|---:|---:|---:|---|---|",
+    ]
+    for name, result in results.items():
+        seconds = result["seconds"]
+        lines.append(
+            f"| {name} | {seconds:.3f} | {records / seconds:,.0f} | {baseline / seconds:.1f}x "
+            f"| {result['peak_bytes'] / 2**20:,.1f} | {result['fee_dtype']} "
+            f"| {'yes' if result['exact'] else 'no'} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> str:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    records = generate_records(args.records, args.seed)
+    table = markdown_table(compare(records, args.runs), args.records, args.runs)
+    print(table)
+    return table
+
+
+if __name__ == "__main__":
+    main()

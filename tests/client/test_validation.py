@@ -1,0 +1,276 @@
+"""Bad input is refused before any request is sent: a specific error naming the parameter and the
+rule, and the sandbox's own request counter still at zero afterwards (so it cost 0 RU)."""
+
+import pytest
+
+import toolkit
+
+EVM = "0x" + "ab" * 20
+TRON_HEX = "41" + "a6" * 20
+TON_RAW = "0:" + "ab" * 32
+TX_B64 = "AQ=="
+
+# (node, method, args, kwargs, param, rule)
+BAD_INPUTS = [
+    # EVM blocks and addresses
+    ("ethereum-mainnet", "eth_getBalance", (EVM, "123"), {}, "block", "hex-prefix"),
+    ("ethereum-mainnet", "eth_getBalance", (EVM, "latests"), {}, "block", "block"),
+    ("ethereum-mainnet", "eth_getBalance", (EVM, "0x"), {}, "block", "block"),
+    ("ethereum-mainnet", "eth_getBalance", (EVM, "0xzz"), {}, "block", "block"),
+    ("ethereum-mainnet", "eth_getBalance", (EVM, -1), {}, "block", "min"),
+    ("ethereum-mainnet", "eth_getBalance", (EVM, 1.5), {}, "block", "type"),
+    ("ethereum-mainnet", "eth_getBalance", ("0x1234", "latest"), {}, "address", "address"),
+    ("ethereum-mainnet", "eth_getBalance", (EVM[2:], "latest"), {}, "address", "address"),
+    ("ethereum-mainnet", "eth_getBalance", ("0x" + "aB" * 20, "latest"), {}, "address", "address"),
+    ("ethereum-mainnet", "eth_getBalance", (), {}, "address", "required"),
+    ("ethereum-mainnet", "eth_getBalance", (EVM,), {"blok": "latest"}, "blok", "unknown-param"),
+    ("ethereum-mainnet", "eth_getBalance", (EVM, "latest", 1), {}, None, "arity"),
+    ("ethereum-mainnet", "eth_getStorageAt", (EVM, "12", "latest"), {}, "slot", "hex-prefix"),
+    (
+        "ethereum-mainnet",
+        "eth_getStorageAt",
+        (EVM, "0x" + "0" * 65, "latest"),
+        {},
+        "slot",
+        "quantity",
+    ),
+    ("ethereum-mainnet", "eth_getStorageAt", (EVM, 0, "11"), {}, "block", "hex-prefix"),
+    # eth_call object
+    ("ethereum-mainnet", "eth_call", ({},), {}, "call.to", "required"),
+    ("ethereum-mainnet", "eth_call", ({"to": "0x12"},), {}, "call.to", "address"),
+    ("ethereum-mainnet", "eth_call", ({"to": EVM, "gasprise": 1},), {}, "call", "unknown-field"),
+    (
+        "ethereum-mainnet",
+        "eth_call",
+        ({"to": EVM, "gasPrice": 1, "gasprice": 1},),
+        {},
+        "call.gasPrice",
+        "conflict",
+    ),
+    ("ethereum-mainnet", "eth_call", ({"to": EVM, "data": "0x123"},), {}, "call.data", "hex-data"),
+    (
+        "ethereum-mainnet",
+        "eth_call",
+        ({"to": EVM, "value": "100"},),
+        {},
+        "call.value",
+        "hex-prefix",
+    ),
+    ("ethereum-mainnet", "eth_call", ({"to": EVM, "gas": -5},), {}, "call.gas", "min"),
+    ("ethereum-mainnet", "eth_call", ("not an object",), {}, "call", "type"),
+    ("ethereum-mainnet", "eth_call", ({"to": EVM}, "100"), {}, "block", "hex-prefix"),
+    # chains: methods belong to their chains
+    ("ethereum-mainnet", "debug_printBlock", (22_207_815,), {}, None, "chain"),
+    ("ethereum-mainnet", "bor_getRootHash", (1, 2), {}, None, "chain"),
+    ("tron-mainnet", "eth_getBalance", (EVM, "latest"), {}, None, "chain"),
+    ("ethereum-mainnet", "eth_getBalanceOf", (EVM,), {}, None, "unknown-method"),
+    # Arbitrum debug_printBlock
+    ("arbitrum-mainnet", "debug_printBlock", (22_207_814,), {}, "number", "floor"),
+    ("arbitrum-mainnet", "debug_printBlock", ("0x1",), {}, "number", "floor"),
+    ("arbitrum-mainnet", "debug_printBlock", ("latest",), {}, "number", "block-number"),
+    ("arbitrum-mainnet", "debug_printBlock", ("22207815",), {}, "number", "hex-prefix"),
+    # Polygon bor_getRootHash
+    ("polygon-mainnet", "bor_getRootHash", (200, 100), {}, "from", "range"),
+    ("polygon-mainnet", "bor_getRootHash", (-1, 100), {}, "from", "min"),
+    ("polygon-mainnet", "bor_getRootHash", ("0x1", 100), {}, "from", "type"),
+    ("polygon-mainnet", "bor_getRootHash", (1,), {}, "to", "required"),
+    # Solana simulateTransaction
+    (
+        "solana-mainnet",
+        "simulateTransaction",
+        (TX_B64,),
+        {"encoding": "base64", "sigVerify": True, "replaceRecentBlockhash": True},
+        "config.sigVerify",
+        "conflict",
+    ),
+    (
+        "solana-mainnet",
+        "simulateTransaction",
+        (TX_B64,),
+        {"encoding": "base32"},
+        "config.encoding",
+        "choice",
+    ),
+    ("solana-mainnet", "simulateTransaction", ("0OIl",), {}, "transaction", "encoding"),
+    (
+        "solana-mainnet",
+        "simulateTransaction",
+        ("!!!",),
+        {"encoding": "base64"},
+        "transaction",
+        "encoding",
+    ),
+    ("solana-mainnet", "simulateTransaction", ("",), {}, "transaction", "type"),
+    (
+        "solana-mainnet",
+        "simulateTransaction",
+        (TX_B64,),
+        {"commitment": "max"},
+        "config.commitment",
+        "choice",
+    ),
+    (
+        "solana-mainnet",
+        "simulateTransaction",
+        (TX_B64,),
+        {"sigVerify": "yes"},
+        "config.sigVerify",
+        "type",
+    ),
+    (
+        "solana-mainnet",
+        "simulateTransaction",
+        (TX_B64,),
+        {"minContextSlot": -1},
+        "config.minContextSlot",
+        "min",
+    ),
+    (
+        "solana-mainnet",
+        "simulateTransaction",
+        (TX_B64,),
+        {"encoding": "base64", "accounts": {"addresses": ["nope"]}},
+        "config.accounts.addresses",
+        "address",
+    ),
+    (
+        "solana-mainnet",
+        "simulateTransaction",
+        (TX_B64,),
+        {"encoding": "base64", "accounts": {"addresses": [], "encoding": "json"}},
+        "config.accounts.encoding",
+        "choice",
+    ),
+    (
+        "solana-mainnet",
+        "simulateTransaction",
+        (TX_B64,),
+        {"sigverify": True},
+        "sigverify",
+        "unknown-param",
+    ),
+    (
+        "solana-mainnet",
+        "simulateTransaction",
+        ("A" * 1700,),
+        {"encoding": "base64"},
+        "transaction",
+        "max",
+    ),
+    # TRON
+    ("tron-mainnet", "wallet/getblockbylatestnum", (), {"num": 101}, "num", "max"),
+    ("tron-mainnet", "wallet/getblockbylatestnum", (), {"num": 0}, "num", "min"),
+    ("tron-mainnet", "wallet/getblockbylatestnum", (), {"num": "5"}, "num", "type"),
+    ("tron-mainnet", "wallet/getblockbylatestnum", (), {}, "num", "required"),
+    ("tron-mainnet", "wallet/gettransactioninfobyblocknum", (), {"num": -3}, "num", "min"),
+    ("tron-mainnet", "wallet/gettransactioninfobyblocknum", (), {"num": True}, "num", "type"),
+    ("tron-mainnet", "wallet/getassetissuebyname", (), {"value": "SandCoin"}, "value", "hex-text"),
+    (
+        "tron-mainnet",
+        "wallet/getassetissuelistbyname",
+        (),
+        {"value": "Tether", "visible": False},
+        "value",
+        "hex-text",
+    ),
+    ("tron-mainnet", "wallet/getassetissuebyid", (), {"value": "SAND"}, "value", "asset-id"),
+    (
+        "tron-mainnet",
+        "wallet/proposaldelete",
+        (),
+        {"owner_address": "T123", "proposal_id": 1},
+        "owner_address",
+        "address",
+    ),
+    (
+        "tron-mainnet",
+        "wallet/proposaldelete",
+        (),
+        {"owner_address": TRON_HEX, "proposal_id": 0},
+        "proposal_id",
+        "min",
+    ),
+    (
+        "tron-mainnet",
+        "wallet/proposaldelete",
+        (),
+        {"owner_address": TRON_HEX},
+        "proposal_id",
+        "required",
+    ),
+    ("tron-mainnet", "web3_sha3", ("hello",), {}, "data", "hex-data"),
+    ("tron-mainnet", "web3_sha3", ("0x123",), {}, "data", "hex-data"),
+    # TON
+    (
+        "ton-mainnet",
+        "api/v2/getTokenData",
+        (),
+        {"address": "EQ-not-an-address"},
+        "address",
+        "address",
+    ),
+    ("ton-mainnet", "api/v2/getTokenData", (), {"address": "0:xyz"}, "address", "address"),
+    ("ton-mainnet", "api/v2/getTokenData", (), {}, "address", "required"),
+    (
+        "ton-mainnet",
+        "api/v2/jsonRPC",
+        ("unpackAddress", {"address": "xyz"}),
+        {},
+        "params.address",
+        "address",
+    ),
+    # Platform
+    ("platform", "v2/nodes/", (), {"ordering": "size"}, "ordering", "choice"),
+    ("platform", "v2/nodes/", (), {"ordering": "+name"}, "ordering", "choice"),
+    ("platform", "v2/nodes/", (), {"page": 0}, "page", "min"),
+    ("platform", "v2/nodes/", (), {"page": "2"}, "page", "type"),
+]
+
+
+def _client(gateway, node):
+    return gateway.platform if node == "platform" else gateway.node(node)
+
+
+def test_the_matrix_has_at_least_fifty_inputs():
+    assert len(BAD_INPUTS) >= 50
+
+
+@pytest.mark.parametrize(
+    ("node", "method", "args", "kwargs", "param", "rule"),
+    BAD_INPUTS,
+    ids=[f"{row[1]}-{row[5]}-{index}" for index, row in enumerate(BAD_INPUTS)],
+)
+def test_bad_input_is_refused_before_sending(
+    gateway, server_requests, node, method, args, kwargs, param, rule
+):
+    client = _client(gateway, node)
+    with pytest.raises(toolkit.ValidationError) as caught:
+        client.call(method, *args, **kwargs)
+    error = caught.value
+    assert (error.param, error.rule) == (param, rule), str(error)
+    if param:
+        assert str(error).startswith(f"{param}: ")
+    assert server_requests() == 0
+    assert gateway.ledger.total_ru == 0 and len(gateway.ledger) == 0
+
+
+def test_helpers_validate_too(gateway, server_requests):
+    with pytest.raises(toolkit.ValidationError, match="must be hex with the 0x prefix"):
+        gateway.node("ethereum-mainnet").get_balance(EVM, block="17000000")
+    with pytest.raises(toolkit.ValidationError, match="at most 100"):
+        gateway.node("tron-mainnet").get_block_by_latest_num(500)
+    with pytest.raises(toolkit.ValidationError, match="arbtrace_"):
+        gateway.node("arbitrum-mainnet").print_block(1)
+    with pytest.raises(toolkit.ValidationError, match="cannot both be true"):
+        gateway.node("solana-mainnet").simulate_transaction(
+            TX_B64, sig_verify=True, replace_recent_blockhash=True
+        )
+    assert server_requests() == 0
+
+
+def test_the_platform_api_is_refused_over_plain_http_except_on_loopback():
+    with pytest.raises(toolkit.ValidationError, match="HTTPS") as caught:
+        toolkit.platform("http://api.example.com", "KEY0123456789")
+    assert caught.value.rule == "https"
+    toolkit.platform("http://127.0.0.1:9", "KEY0123456789")  # loopback: allowed
+    toolkit.platform("https://api.example.com", "KEY0123456789")

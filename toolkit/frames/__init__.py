@@ -1,0 +1,55 @@
+"""Gateway responses as pandas DataFrames.
+
+Every function here is a pure function of the response: it takes what a client call returned (the
+JSON-RPC `result`, or the REST body) or the same JSON loaded from disk, envelope included, and does
+no I/O. Frames follow the toolkit's data conventions: exact integers (Python ints in object columns
+for wei, sun, lamports and supplies, plus float columns in ETH/TRX/SOL), timezone-aware UTC
+timestamps, decoded hex text beside the raw value, and NA for anything missing. Input of the wrong
+shape raises `FrameError` (a `ValueError`) saying which shape was expected.
+"""
+
+from ._common import FrameError
+from ._evm import balances_frame, print_block_frame, quantity, root_hashes
+from ._platform import NODE_STATUSES, platform_nodes
+from ._solana import (
+    LOG_KINDS,
+    simulation_accounts,
+    simulation_balances,
+    simulation_inner_instructions,
+    simulation_logs,
+    simulation_return_data,
+    simulation_summary,
+    simulation_token_balances,
+)
+from ._ton import ton_token_data
+from ._tron import (
+    asset_issues,
+    tron_block_transactions,
+    tron_blocks,
+    tron_transaction,
+    tron_transaction_infos,
+)
+
+__all__ = [
+    "LOG_KINDS",
+    "NODE_STATUSES",
+    "FrameError",
+    "asset_issues",
+    "balances_frame",
+    "platform_nodes",
+    "print_block_frame",
+    "quantity",
+    "root_hashes",
+    "simulation_accounts",
+    "simulation_balances",
+    "simulation_inner_instructions",
+    "simulation_logs",
+    "simulation_return_data",
+    "simulation_summary",
+    "simulation_token_balances",
+    "ton_token_data",
+    "tron_block_transactions",
+    "tron_blocks",
+    "tron_transaction",
+    "tron_transaction_infos",
+]

@@ -1,0 +1,91 @@
+"""What every plot shares: figures without pyplot, readable number formats, safe short labels.
+
+Figures are `matplotlib.figure.Figure` objects made directly, never through pyplot, so nothing is
+registered in pyplot's global state: plotting is safe in threads and in notebooks, and a figure is
+shown only when the caller displays it. matplotlib is imported inside the functions so that
+importing the toolkit stays fast.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from .._redact import redact_url
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://\S+")
+NO_DATA = "No data to plot"
+
+
+def new_axes(
+    ax: Axes | None = None, *, size: tuple[float, float] = (8, 4.5)
+) -> tuple[Figure, Axes]:
+    """The figure of `ax` and `ax` itself, or a new figure with one axes."""
+    if ax is not None:
+        return ax.figure, ax
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=size, layout="constrained")
+    return figure, figure.add_subplot()
+
+
+def new_figure(columns: int, *, size: tuple[float, float]) -> tuple[Figure, Any]:
+    """A new figure with `columns` axes side by side, returned as (figure, array of axes)."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=size, layout="constrained")
+    return figure, figure.subplots(1, columns, squeeze=False)[0]
+
+
+def require_columns(frame: pd.DataFrame, columns: Iterable[str], produced_by: str) -> None:
+    """Raise ValueError naming the missing columns and the frame function that makes them."""
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"missing columns {missing}: pass the frame from {produced_by}")
+
+
+def readable_number(value: float, _position: Any = None) -> str:
+    """Tick text with thousands separators; scientific only for very large or tiny values."""
+    if value == 0 or not math.isfinite(value):
+        return "0" if value == 0 else str(value)
+    magnitude = abs(value)
+    if magnitude >= 1e15 or magnitude < 1e-4:
+        return f"{value:.3g}"
+    if magnitude >= 100:
+        return f"{value:,.0f}"
+    return f"{value:,.6f}".rstrip("0").rstrip(".")
+
+
+def format_axis(axis: Any, *, integer: bool = False) -> None:
+    """Readable numbers on an axis (`ax.xaxis` or `ax.yaxis`), whole numbers when `integer`."""
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    axis.set_major_formatter(FuncFormatter(readable_number))
+    if integer:
+        axis.set_major_locator(MaxNLocator(nbins=6, integer=True))
+
+
+def short_label(text: Any, *, keep: int = 4) -> str:
+    """A long id or address as ``head…tail``; URLs are redacted first; NA becomes "unknown"."""
+    if text is None or text != text or str(text) == "<NA>":
+        return "unknown"
+    text = safe_text(str(text))
+    return text if len(text) <= 2 * keep + 3 else f"{text[: keep + 2]}…{text[-keep:]}"
+
+
+def safe_text(text: str) -> str:
+    """`text` with any URL in it reduced to scheme and host: labels must never leak access keys."""
+    return _URL.sub(lambda match: redact_url(match.group()) or "", text)
+
+
+def show_no_data(ax: Axes, message: str = NO_DATA) -> None:
+    ax.text(0.5, 0.5, message, ha="center", va="center", transform=ax.transAxes, color="0.4")
+    ax.set_xticks([])
+    ax.set_yticks([])

@@ -1,0 +1,44 @@
+"""The embedded sandbox gateway: every endpoint of the spec on loopback, no key, no network.
+
+    >>> from toolkit.sandbox import Sandbox, DEMO
+    >>> with Sandbox(seed=0) as sandbox:               # doctest: +SKIP
+    ...     url = sandbox.info["nodes"]["ethereum-mainnet"]
+
+It shares the catalog, pricing and encoding helpers with the client, and never imports the client.
+`DEMO` names the world's demo inputs (accounts, token, assets, proposals, jettons).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._app import create_app
+from ._demo import Demo
+from ._faults import FaultKind, Faults
+from ._metering import Meter
+from ._server import Sandbox, shared_sandbox
+from ._world import World
+
+if TYPE_CHECKING:
+    DEMO: Demo
+
+__all__ = [
+    "DEMO",
+    "Demo",
+    "FaultKind",
+    "Faults",
+    "Meter",
+    "Sandbox",
+    "World",
+    "create_app",
+    "shared_sandbox",
+]
+
+
+def __getattr__(name: str) -> Any:
+    # DEMO computes addresses with Keccak and pytoniq: built on first use, not at import.
+    if name == "DEMO":
+        from ._demo import demo
+
+        return demo()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,288 @@
+"""The sandbox gateway as an ASGI app: routing, auth, and the life of one request.
+
+Routes:
+
+- ``/<ACCESS_KEY>[/<path>]``: a node. The key picks the node, the node's chain picks the
+  endpoints, and the catalog says which endpoints each chain has: every JSON-RPC method of a chain
+  is served at its path (the node base, hyperliquid's ``/evm``, TRON's ``/jsonrpc``, TON's
+  ``/api/v2/jsonRPC``), every REST method at its own. A trailing slash is ignored. Unknown key: 403;
+  no key: 401; a listed node that is not running: 503.
+- ``GET /v2/nodes/``: the platform API, ``Authorization: Bearer <api_key>``.
+- ``/_sandbox/metering`` (GET), ``/_sandbox/metering/reset`` (POST), ``/_sandbox/faults`` (GET
+  lists, POST sets one from a JSON body, DELETE clears, optionally ``?node=``): sandbox controls,
+  with the same Bearer key; never metered, never faulted.
+
+One node request: resolve the node, read the body, take the chain head once (the answer and the
+price both use it), draw faults (delay, then drop, a replacement answer, or a distortion of the
+real one), answer, meter (see `_metering` for the rule), respond.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from .._catalog import CHAINS, BoundCall, Method, Surface
+from .._errors import ValidationError
+from . import _jsonrpc as jsonrpc
+from . import _platform
+from ._answer import Answer, error_body
+from ._faults import TRANSPORT_STATE_KEY, FaultKind, Faults, distort, replacement
+from ._jsonrpc import Call, RpcError
+from ._metering import PLATFORM, Meter
+from ._world import Node, World
+
+ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+
+
+@dataclass
+class Endpoint:
+    """One path of a node: a JSON-RPC endpoint serving `methods`, or one REST method."""
+
+    http_method: str
+    path: str
+    jsonrpc: bool
+    named: bool = False  # JSON-RPC with named params (TON): one catalog method, any inner name
+    methods: dict[str, Method] = field(default_factory=dict)
+
+    @property
+    def only_method(self) -> Method:
+        return next(iter(self.methods.values()))
+
+
+def endpoints_of(chain_name: str) -> dict[tuple[str, str], Endpoint]:
+    """(HTTP method, path) -> endpoint, read from the catalog."""
+    chain = CHAINS[chain_name]
+    table: dict[tuple[str, str], Endpoint] = {}
+    for method in chain.methods:
+        if method.surface in (Surface.JSONRPC, Surface.JSONRPC_NAMED):
+            path = (method.path or chain.rpc_path).rstrip("/")
+            named = method.surface is Surface.JSONRPC_NAMED
+            endpoint = table.setdefault(("POST", path), Endpoint("POST", path, True, named))
+            endpoint.methods[method.name] = method
+        else:
+            path = method.path.rstrip("/")
+            table[(method.http_method, path)] = Endpoint(
+                method.http_method, path, False, methods={method.name: method}
+            )
+    return table
+
+
+def create_app(
+    world: World, *, meter: Meter | None = None, faults: Faults | None = None
+) -> Starlette:
+    """The gateway for `world`; pass `meter`/`faults` to share them with the caller."""
+    gateway = Gateway(world, meter, faults)
+    app = Starlette(routes=gateway.routes())
+    app.state.gateway = gateway
+    return app
+
+
+class Gateway:
+    """The app's endpoints, over a world, a meter and fault knobs."""
+
+    def __init__(self, world: World, meter: Meter | None, faults: Faults | None):
+        names = [node.name for node in world.served_nodes]
+        self.world = world
+        self.meter = meter or Meter(names)
+        self.faults = faults or Faults(world.seed, [*names, PLATFORM])
+        self.endpoints = {node.name: endpoints_of(node.chain) for node in world.served_nodes}
+        self.handlers = {chain: svc.handlers() for chain, svc in world.services.items()}
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/v2/nodes/", self.list_nodes, methods=["GET"]),
+            Route("/v2/nodes", self.list_nodes, methods=["GET"]),  # not a key named "v2"
+            Route("/_sandbox/metering", self.read_metering, methods=["GET"]),
+            Route("/_sandbox/metering/reset", self.reset_metering, methods=["POST"]),
+            Route("/_sandbox/faults", self.fault_knobs, methods=["GET", "POST", "DELETE"]),
+            Route("/", self.no_key, methods=ALL_METHODS),
+            Route("/{key}", self.node_request, methods=ALL_METHODS),
+            Route("/{key}/{rest:path}", self.node_request, methods=ALL_METHODS),
+        ]
+
+    # --- nodes ---------------------------------------------------------------------------------
+
+    async def no_key(self, request: Request) -> Response:
+        message = "missing access key: node URLs look like <host>/<ACCESS_KEY>"
+        return Answer(error_body("missing_access_key", message), status=401).to_response()
+
+    async def node_request(self, request: Request) -> Response:
+        node = self.world.node_by_key(request.path_params["key"])
+        if node is None:
+            message = "invalid access key for this endpoint"
+            return Answer(error_body("invalid_access_key", message), status=403).to_response()
+        if not node.serving:
+            message = f"node {node.node_id} ({node.name}) is {node.status}, not running"
+            return Answer(error_body("node_unavailable", message), status=503).to_response()
+        path = "/" + request.path_params.get("rest", "").rstrip("/")
+        path = "" if path == "/" else path
+        endpoint = self.endpoints[node.name].get((request.method, path))
+        body = await request.body()
+        head = self.world.head(node.chain)
+        calls = _calls(endpoint, path, body)
+
+        async def answer() -> Answer:
+            return await self._answer(node, endpoint, path, request, body, head)
+
+        batch = endpoint is not None and endpoint.jsonrpc and body.lstrip().startswith(b"[")
+        return await self._serve(request, node.name, calls, head, answer, batch)
+
+    async def _answer(
+        self,
+        node: Node,
+        endpoint: Endpoint | None,
+        path: str,
+        request: Request,
+        body: bytes,
+        head: int | None,
+    ) -> Answer:
+        if endpoint is None:
+            paths = {p for _, p in self.endpoints[node.name]}
+            if path in paths:
+                message = f"{request.method} is not allowed on {path or '/'}"
+                return Answer(error_body("method_not_allowed", message), status=405)
+            served = ", ".join(sorted(p or "/" for p in paths))
+            message = f"{node.name} serves no path {path or '/'}; it serves {served}"
+            return Answer(error_body("not_found", message), status=404)
+        service = self.world.services[node.chain]
+        if not endpoint.jsonrpc:
+            return service.rest(endpoint.only_method, body, request.query_params, head)
+        dispatch = self._dispatcher(endpoint, self.handlers[node.chain], head)
+        style = jsonrpc.TONCENTER if endpoint.named else jsonrpc.JSONRPC
+        if getattr(service, "blocking", False):
+            return Answer(await run_in_threadpool(jsonrpc.answer, body, dispatch, style))
+        return Answer(jsonrpc.answer(body, dispatch, style))
+
+    def _dispatcher(
+        self, endpoint: Endpoint, handlers: dict[str, Any], head: int | None
+    ) -> jsonrpc.Dispatch:
+        def dispatch(name: str, params: Any) -> Any:
+            if endpoint.named:
+                method = endpoint.only_method
+                call = _bind(method, (), {"method": name, "params": params})
+            else:
+                method = endpoint.methods.get(name)
+                if method is None:
+                    raise RpcError(jsonrpc.METHOD_NOT_FOUND, "Method not found")
+                if not isinstance(params, list):
+                    raise RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: must be an array")
+                call = _bind(method, params, {})
+            return handlers[method.name](call, head)
+
+        return dispatch
+
+    # --- platform and controls -----------------------------------------------------------------
+
+    async def list_nodes(self, request: Request) -> Response:
+        refused = self._refuse(request)
+        if refused:
+            return refused.to_response()
+
+        async def answer() -> Answer:
+            return _platform.list_page(self.world, str(request.base_url), request.query_params)
+
+        calls = [Call("v2/nodes/", None, None)]
+        return await self._serve(request, PLATFORM, calls, None, answer, batch=False)
+
+    async def read_metering(self, request: Request) -> Response:
+        refused = self._refuse(request)
+        return (refused or Answer(self.meter.snapshot())).to_response()
+
+    async def reset_metering(self, request: Request) -> Response:
+        refused = self._refuse(request)
+        return (refused or Answer(self.meter.reset())).to_response()
+
+    async def fault_knobs(self, request: Request) -> Response:
+        refused = self._refuse(request)
+        if refused:
+            return refused.to_response()
+        if request.method == "GET":
+            return Answer({"faults": self.faults.list()}).to_response()
+        if request.method == "DELETE":
+            removed = self.faults.clear(request.query_params.get("node"))
+            return Answer({"removed": removed}).to_response()
+        try:
+            settings = await request.json()
+            if not isinstance(settings, dict):
+                raise ValueError("the body must be a JSON object of fault settings")
+            fault = self.faults.set(**settings)
+        except (ValueError, TypeError) as error:
+            return Answer(error_body("invalid_fault", str(error)), status=400).to_response()
+        return Answer(fault.to_json()).to_response()
+
+    def _refuse(self, request: Request) -> Answer | None:
+        """None when the request carries the platform API key; else the 401/403 answer."""
+        header = request.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token:
+            message = "Authentication credentials were not provided: send Authorization: Bearer"
+            return Answer(error_body("not_authenticated", message), status=401)
+        if token.strip() != self.world.api_key:
+            return Answer(error_body("permission_denied", "Invalid API key."), status=403)
+        return None
+
+    # --- faults and metering around an answer --------------------------------------------------
+
+    async def _serve(
+        self,
+        request: Request,
+        name: str,
+        calls: list[Call],
+        head: int | None,
+        answer: Callable[[], Awaitable[Answer]],
+        batch: bool,
+    ) -> Response:
+        draw = self.faults.draw(name)
+        if draw.delay:
+            await asyncio.sleep(draw.delay)
+        fault = draw.fault
+        if fault is not None and fault.kind is FaultKind.DROP:
+            return await _drop(request)
+        given = replacement(fault, calls, batch) if fault else None
+        if given is None:
+            given = await answer()
+            if fault is not None:
+                given = distort(fault, given)
+        self.meter.record(name, calls, head)
+        return given.to_response()
+
+
+def _bind(method: Method, args: Any, kwargs: dict[str, Any]) -> BoundCall:
+    try:
+        return method.bind(*args, **kwargs)
+    except ValidationError as error:
+        data = {"param": error.param, "rule": error.rule}
+        raise RpcError(jsonrpc.INVALID_PARAMS, f"Invalid params: {error.detail}", data) from None
+
+
+def _calls(endpoint: Endpoint | None, path: str, body: bytes) -> list[Call]:
+    """The calls of a request, as the meter counts them."""
+    if endpoint is None:
+        return [Call(path.lstrip("/"), None, None)]
+    if not endpoint.jsonrpc:
+        return [Call(endpoint.only_method.name, None, None)]
+    calls = jsonrpc.calls_of(body)
+    if endpoint.named:  # priced and counted as the catalog's method, whatever the inner one
+        return [Call(endpoint.only_method.name, c.params, c.id) for c in calls]
+    return calls
+
+
+async def _drop(request: Request) -> Response:
+    """Close the connection without answering (needs the sandbox's uvicorn protocol)."""
+    transport = request.scope.get("state", {}).get(TRANSPORT_STATE_KEY)
+    if transport is None:
+        raise ConnectionAbortedError("drop fault: this server does not expose its transport")
+    transport.abort()
+    # Let the loop deliver connection_lost, so the server knows there is no one to answer.
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    return Response(status_code=204)  # discarded: the connection is gone

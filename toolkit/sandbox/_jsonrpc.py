@@ -1,0 +1,155 @@
+"""The JSON-RPC 2.0 envelope, batches and error codes, shared by every JSON-RPC endpoint.
+
+A body is one envelope or a non-empty array of them (a batch, answered by an array in the same
+order). Envelope rules: ``jsonrpc`` is exactly ``"2.0"``, ``id`` is present and a number or a
+string (echoed unchanged), ``method`` is a non-empty string, ``params`` an array or an object
+(absent means ``[]``, as geth allows). Breaking them gives ``-32600``; a body that is not JSON gives
+``-32700`` with a null id. The TON node wraps the same envelope toncenter's way (`TONCENTER`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+SERVER_ERROR = -32000  # geth's code for execution and state errors
+RATE_LIMITED = -32005  # the code gateways use for "limit exceeded"
+
+
+class RpcError(Exception):
+    """Raised by a method handler; becomes the response's ``error`` object."""
+
+    def __init__(self, code: int, message: str, data: Any = None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def to_json(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+@dataclass(frozen=True)
+class Call:
+    """One entry of a request as the meter sees it; `method` is "" when it could not be read."""
+
+    method: str
+    params: Any
+    id: Any
+
+
+def decode(body: bytes) -> tuple[bool, list[Any]]:
+    """(is_batch, entries) of a body; raises RpcError for bad JSON and for an empty batch."""
+    try:
+        payload = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        raise RpcError(PARSE_ERROR, "Parse error") from None
+    if isinstance(payload, list):
+        if not payload:
+            raise RpcError(INVALID_REQUEST, "Invalid Request: empty batch")
+        return True, payload
+    return False, [payload]
+
+
+def calls_of(body: bytes) -> list[Call]:
+    """The calls a body asks for, one per envelope; a body that cannot be read is one call."""
+    try:
+        _, entries = decode(body)
+    except RpcError:
+        return [Call("", None, None)]
+    calls = []
+    for entry in entries:
+        fields = entry if isinstance(entry, dict) else {}
+        method = fields.get("method")
+        calls.append(
+            Call(method if isinstance(method, str) else "", fields.get("params"), _id_of(fields))
+        )
+    return calls
+
+
+def _id_of(entry: dict[str, Any]) -> Any:
+    value = entry.get("id")
+    valid = isinstance(value, str) or (
+        isinstance(value, int | float) and not isinstance(value, bool)
+    )
+    return value if valid else None
+
+
+def _check_envelope(entry: Any) -> tuple[Any, str, Any]:
+    if not isinstance(entry, dict):
+        raise RpcError(INVALID_REQUEST, "Invalid Request: an envelope must be a JSON object")
+    if entry.get("jsonrpc") != "2.0":
+        raise RpcError(INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"')
+    if "id" not in entry or _id_of(entry) is None:
+        raise RpcError(INVALID_REQUEST, 'Invalid Request: "id" must be a number or a string')
+    method = entry.get("method")
+    if not isinstance(method, str) or not method:
+        raise RpcError(INVALID_REQUEST, 'Invalid Request: "method" must be a non-empty string')
+    params = entry.get("params", [])
+    if not isinstance(params, list | dict):
+        raise RpcError(INVALID_REQUEST, 'Invalid Request: "params" must be an array or object')
+    return entry["id"], method, params
+
+
+class Style:
+    """How responses are wrapped: plain JSON-RPC 2.0."""
+
+    def success(self, id_: Any, result: Any) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": id_, "result": result}
+
+    def failure(self, id_: Any, error: RpcError) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": id_, "error": error.to_json()}
+
+
+class ToncenterStyle(Style):
+    """toncenter's jsonRPC: ``{"ok": true, "result": ..., "jsonrpc": "2.0", "id": ...}``."""
+
+    def success(self, id_: Any, result: Any) -> dict[str, Any]:
+        return {"ok": True, "result": result, "jsonrpc": "2.0", "id": id_}
+
+    def failure(self, id_: Any, error: RpcError) -> dict[str, Any]:
+        return {
+            "ok": False,
+            "error": error.message,
+            "code": error.code,
+            "jsonrpc": "2.0",
+            "id": id_,
+        }
+
+
+JSONRPC = Style()
+TONCENTER = ToncenterStyle()
+
+Dispatch = Callable[[str, Any], Any]
+"""(method, params) -> result; raises RpcError."""
+
+
+def answer(body: bytes, dispatch: Dispatch, style: Style = JSONRPC) -> Any:
+    """The response payload for a request body: one response, or an array for a batch."""
+    try:
+        is_batch, entries = decode(body)
+    except RpcError as error:
+        return style.failure(None, error)
+    responses = [_answer_one(entry, dispatch, style) for entry in entries]
+    return responses if is_batch else responses[0]
+
+
+def _answer_one(entry: Any, dispatch: Dispatch, style: Style) -> dict[str, Any]:
+    try:
+        id_, method, params = _check_envelope(entry)
+    except RpcError as error:
+        return style.failure(_id_of(entry) if isinstance(entry, dict) else None, error)
+    try:
+        return style.success(id_, dispatch(method, params))
+    except RpcError as error:
+        return style.failure(id_, error)

@@ -1,0 +1,181 @@
+"""`Sandbox`: the gateway app served by uvicorn on loopback, in a daemon thread.
+
+`start()` binds the socket itself (port 0 picks a free one), so the URLs are known before the
+server thread runs, and returns once the server accepts connections (a few tens of milliseconds).
+`shared_sandbox()` starts one process-wide sandbox on first use; `toolkit.connect()` uses it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ipaddress
+import socket
+import threading
+import time
+from typing import Any
+
+from ._app import create_app
+from ._faults import TRANSPORT_STATE_KEY, Faults
+from ._metering import PLATFORM, Meter
+from ._world import World
+
+_START_TIMEOUT_S = 10.0
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _protocol_class() -> type:
+    """uvicorn's h11 protocol, handing each connection's transport to the app (scope state),
+    so that the `drop` fault can close a socket without sending a single byte."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class TransportSharingH11Protocol(H11Protocol):
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self.app_state = {**self.app_state, TRANSPORT_STATE_KEY: transport}
+
+    return TransportSharingH11Protocol
+
+
+class Sandbox:
+    """An embedded gateway with seven nodes, a platform API, RU metering and fault knobs.
+
+    >>> with Sandbox(seed=0) as sandbox:
+    ...     sandbox.info["nodes"]["ethereum-mainnet"]  # doctest: +SKIP
+    'http://127.0.0.1:40123/6f1c...'
+
+    `head_pace` scales how fast chain heads advance (0 freezes them); `root_hash_cap` is the
+    `bor_getRootHash` range limit. Non-loopback hosts need `allow_remote=True`: the sandbox has no
+    TLS and hands its keys to anyone who asks `info`.
+    """
+
+    def __init__(
+        self,
+        seed: int = 0,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        head_pace: float = 1.0,
+        root_hash_cap: int = 1024,
+        allow_remote: bool = False,
+    ):
+        if not allow_remote and not is_loopback(host):
+            raise ValueError(
+                f"refusing to serve on {host!r}: the sandbox has no TLS and no real secrets, and "
+                "anyone who can reach the port can use it; pass allow_remote=True if you mean it"
+            )
+        self.host = host
+        self.requested_port = port
+        self.world = World(seed, head_pace=head_pace, root_hash_cap=root_hash_cap)
+        names = [node.name for node in self.world.served_nodes]
+        self.meter = Meter(names)
+        self.faults = Faults(seed, [*names, PLATFORM])
+        self.app = create_app(self.world, meter=self.meter, faults=self.faults)
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+        self._socket: socket.socket | None = None
+
+    # --- life cycle ----------------------------------------------------------------------------
+
+    def start(self) -> Sandbox:
+        if self._thread is not None:
+            return self
+        import uvicorn
+
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        # proto=IPPROTO_TCP matters: only then does asyncio set TCP_NODELAY on accepted
+        # connections; without it every keep-alive request waits 40 ms for a delayed ACK.
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((self.host, self.requested_port))
+        sock.listen(512)
+        config = uvicorn.Config(
+            self.app,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            http=_protocol_class(),
+            timeout_graceful_shutdown=2,
+        )
+        server = uvicorn.Server(config)
+        thread = threading.Thread(
+            target=server.run, kwargs={"sockets": [sock]}, name="toolkit-sandbox", daemon=True
+        )
+        self._server, self._socket, self._thread = server, sock, thread
+        thread.start()
+        deadline = time.monotonic() + _START_TIMEOUT_S
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("the sandbox server did not start")
+            time.sleep(0.002)
+        return self
+
+    def stop(self) -> None:
+        if self._thread is None:
+            return
+        self._server.should_exit = True
+        self._thread.join(timeout=5)
+        if self._socket is not None:
+            self._socket.close()
+        self._server = self._thread = self._socket = None
+
+    def __enter__(self) -> Sandbox:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    # --- what users read -----------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        if self._socket is None:
+            raise RuntimeError("the sandbox is not running: call start() first")
+        return self._socket.getsockname()[1]
+
+    @property
+    def platform_url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def info(self) -> dict[str, Any]:
+        """``{"platform_url", "api_key", "nodes": {name: base URL with access key}}``."""
+        return {
+            "platform_url": self.platform_url,
+            "api_key": self.world.api_key,
+            "nodes": {n.name: f"{self.platform_url}/{n.key}" for n in self.world.served_nodes},
+        }
+
+    def metering(self) -> dict[str, dict[str, Any]]:
+        """Usage per node name (and "platform"): requests, calls, ru, by_method."""
+        return self.meter.snapshot()
+
+    def reset_metering(self) -> dict[str, dict[str, Any]]:
+        return self.meter.reset()
+
+    def __repr__(self) -> str:
+        state = self.platform_url if self._socket else "stopped"
+        return f"<Sandbox seed={self.world.seed} {state}>"
+
+
+_shared: Sandbox | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_sandbox() -> Sandbox:
+    """The process-wide sandbox, started on first call (thread-safe)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = Sandbox().start()
+            atexit.register(_shared.stop)
+        return _shared

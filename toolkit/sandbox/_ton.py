@@ -1,0 +1,211 @@
+"""The sandbox's TON node: eight jettons behind toncenter's v2 API.
+
+Bodies follow toncenter, not the spec's flat token record (see DESIGN §5): ``{"ok": true,
+"result": ...}``, errors ``{"ok": false, "error": ..., "code": ...}`` with the code also used as
+the HTTP status. ``getTokenData`` returns ``total_supply``, ``mintable``, ``admin_address`` and
+``jetton_content`` (on-chain metadata; its values are strings, ``decimals`` included, as on chain).
+``/api/v2/jsonRPC`` serves ``unpackAddress``, ``packAddress``, ``detectAddress``,
+``getMasterchainInfo`` and ``getTokenData`` with named params.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .. import _encoding as enc
+from .._catalog import BoundCall, Method
+from .._errors import ValidationError
+from ._answer import Answer
+from ._clock import Timeline
+from ._jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, RpcError
+from ._seeded import Seeded
+
+BASE_HEAD = 47_000_000  # masterchain seqno
+NOT_A_JETTON = 409
+BAD_ADDRESS = 416
+MISSING_PARAMETER = 422
+_MASTERCHAIN_SHARD = "-9223372036854775808"
+# The mainnet zero state, as every toncenter masterchain answer shows it.
+_ZERO_STATE = {
+    "@type": "ton.blockIdExt",
+    "workchain": -1,
+    "shard": _MASTERCHAIN_SHARD,
+    "seqno": 0,
+    "root_hash": "F6OpKZKqvqeFp6CQmFomXNMfMj2EnaUSOXN+Mh+wVWk=",
+    "file_hash": "XplPz01CXAps5qeSWUtxcyBfdAo5zVb1N979KLSKD24=",
+}
+
+
+@dataclass(frozen=True)
+class JettonSpec:
+    name: str
+    symbol: str
+    decimals: int
+    description: str
+    supply: int  # in the smallest unit
+    mintable: bool  # False: the admin gave up minting (admin_address is null)
+
+
+JETTONS = (
+    JettonSpec("Sandbox Dollar", "tSBXD", 6, "A dollar for TON demos", 2_500_000_000_000_000, True),
+    JettonSpec("Wave", "WAVE", 9, "Rides the tide", 1_000_000_000 * 10**9, False),
+    JettonSpec("Pearl", "PRL", 9, "Grown slowly in a shell", 21_000_000 * 10**9, False),
+    JettonSpec("Coral", "CRL", 9, "A reef of liquidity", 777_000_000 * 10**9, True),
+    JettonSpec("Kelp", "KELP", 6, "Grows fast, mintable", 50_000_000_000_000, True),
+    JettonSpec("Anchor", "ANCR", 9, "Holds steady", 10**18, False),
+    JettonSpec("Lighthouse", "LHT", 3, "Shows the way", 88_000_000_000, True),
+    JettonSpec("Big Tide", "TIDE", 9, "A supply far above 2**64", 5 * 10**27, False),
+)
+
+
+def jetton_raw_address(symbol: str) -> str:
+    """The jetton master's raw address ``0:<hex>``, the same for every seed."""
+    return "0:" + hashlib.sha256(b"toolkit-sandbox/ton/jetton/" + symbol.encode()).hexdigest()
+
+
+@functools.cache
+def _jettons_by_raw() -> dict[str, JettonSpec]:
+    return {jetton_raw_address(spec.symbol): spec for spec in JETTONS}
+
+
+def _ton_error(code: int, message: str) -> Answer:
+    return Answer({"ok": False, "error": message, "code": code}, status=code)
+
+
+class TonNode:
+    """The TON node: `token_data` for GET getTokenData, `handlers` for jsonRPC."""
+
+    def __init__(self, seeded: Seeded, timeline: Timeline):
+        self.seeded = seeded
+        self.timeline = timeline
+        self._inner: dict[str, Callable[[dict[str, Any], int], Any]] = {
+            "unpackAddress": lambda params, head: self._forms(params)["raw"],
+            "packAddress": lambda params, head: self._forms(params)["bounceable"],
+            "detectAddress": self._detect_address,
+            "getMasterchainInfo": self._masterchain_info,
+            "getTokenData": self._token_data_rpc,
+        }
+
+    def handlers(self) -> dict[str, Callable[[BoundCall, int], Any]]:
+        return {"api/v2/jsonRPC": self._json_rpc}
+
+    def rest(self, method: Method, body: bytes, query: Mapping[str, str], head: int) -> Answer:
+        """GET /api/v2/getTokenData?address=... (the node's only REST method)."""
+        try:
+            call = method.bind(**query)
+        except ValidationError as error:
+            code = MISSING_PARAMETER if error.rule in ("required", "unknown-param") else BAD_ADDRESS
+            return _ton_error(code, error.detail)
+        except TypeError:  # a query key that collides with bind's own signature ("self")
+            return _ton_error(MISSING_PARAMETER, "unexpected query parameter")
+        try:
+            return Answer({"ok": True, "result": self._token_data(call.arguments["address"], head)})
+        except RpcError as error:
+            return _ton_error(error.code, error.message)
+
+    def _token_data(self, address: str, head: int) -> dict[str, Any]:
+        forms = enc.ton_address_forms(address)
+        spec = _jettons_by_raw().get(forms["raw"])
+        if spec is None:
+            raise RpcError(NOT_A_JETTON, "Smart contract is not Jetton or NFT")
+        admin = None
+        if spec.mintable:
+            admin_raw = "0:" + self.seeded.hex("ton", "admin", spec.symbol)
+            admin = enc.ton_address_forms(admin_raw)["bounceable"]
+        code_cell = bytes.fromhex("b5ee9c72") + self.seeded.bytes("ton", "wallet-code", size=45)
+        return {
+            "total_supply": self.total_supply(spec, head),
+            "mintable": spec.mintable,
+            "admin_address": admin,
+            "jetton_content": {
+                "type": "onchain",
+                "data": {
+                    "name": spec.name,
+                    "symbol": spec.symbol,
+                    "decimals": str(spec.decimals),
+                    "description": spec.description,
+                    "image": f"https://jettons.sandbox.example/{spec.symbol.lower()}.png",
+                },
+            },
+            "jetton_wallet_code": base64.b64encode(code_cell).decode(),
+            "contract_type": "jetton_master",
+        }
+
+    def total_supply(self, spec: JettonSpec, seqno: int) -> int:
+        """Mintable supplies drift hourly (720 masterchain blocks); the others are fixed."""
+        if not spec.mintable:
+            return spec.supply
+        drift = self.seeded.walk(("ton", "supply", spec.symbol), seqno // 720, spec.supply // 500)
+        return max(0, spec.supply + drift)
+
+    # --- jsonRPC -------------------------------------------------------------------------------
+
+    def _json_rpc(self, call: BoundCall, head: int) -> Any:
+        name = call.arguments["method"]
+        inner = self._inner.get(name)
+        if inner is None:
+            raise RpcError(METHOD_NOT_FOUND, f"Method not found: {name}")
+        return inner(call.arguments.get("params", {}), head)
+
+    def _forms(self, params: dict[str, Any]) -> dict[str, str]:
+        address = params.get("address")
+        if address is None:
+            raise RpcError(INVALID_PARAMS, "params.address: is required")
+        try:
+            return enc.ton_address_forms(address)
+        except ValueError as error:
+            raise RpcError(BAD_ADDRESS, f"Incorrect address: {error}") from None
+
+    def _detect_address(self, params: dict[str, Any], head: int) -> dict[str, Any]:
+        from pytoniq_core import Address
+
+        forms = self._forms(params)
+        given = params["address"]
+        if ":" in given:
+            given_type = "raw_form"
+        else:
+            bounceable = Address(given).is_bounceable
+            given_type = "friendly_bounceable" if bounceable else "friendly_non_bounceable"
+        parsed = Address(forms["raw"])
+
+        def variant(bounceable: bool) -> dict[str, str]:
+            return {
+                "@type": "ext.utils.detectedAddressVariant",
+                "b64": parsed.to_str(True, is_url_safe=False, is_bounceable=bounceable),
+                "b64url": parsed.to_str(True, is_url_safe=True, is_bounceable=bounceable),
+            }
+
+        return {
+            "@type": "ext.utils.detectedAddress",
+            "raw_form": forms["raw"],
+            "bounceable": variant(True),
+            "non_bounceable": variant(False),
+            "given_type": given_type,
+            "test_only": False,
+        }
+
+    def _masterchain_info(self, params: dict[str, Any], head: int) -> dict[str, Any]:
+        def b64(*parts: object) -> str:
+            return base64.b64encode(self.seeded.bytes("ton", *parts)).decode()
+
+        return {
+            "@type": "blocks.masterchainInfo",
+            "last": {
+                "@type": "ton.blockIdExt",
+                "workchain": -1,
+                "shard": _MASTERCHAIN_SHARD,
+                "seqno": head,
+                "root_hash": b64("root-hash", head),
+                "file_hash": b64("file-hash", head),
+            },
+            "state_root_hash": b64("state-root", head),
+            "init": _ZERO_STATE,
+        }
+
+    def _token_data_rpc(self, params: dict[str, Any], head: int) -> dict[str, Any]:
+        return self._token_data(self._forms(params)["raw"], head)
