@@ -119,7 +119,9 @@ NO_RETRY = RetryPolicy(attempts=1)
 def _retryable(error: GatewayError) -> bool:
     if isinstance(error, RateLimited | TransportError | MalformedResponse):
         return True
-    return isinstance(error, HTTPStatusError) and error.status in RETRY_STATUSES
+    # A 5xx is the server's trouble whatever body explains it (the platform's error object too);
+    # a JSON-RPC error object is an answer about the call and would come back the same.
+    return isinstance(error, HTTPStatusError | PlatformError) and error.status in RETRY_STATUSES
 
 
 # --- interpreting answers ---------------------------------------------------------------------

@@ -1,0 +1,136 @@
+"""The fault matrix: every fault the sandbox can inject ends, within a bounded time, either in
+success after bounded retries or in a typed error that names the node (redacted) and the method."""
+
+import time
+
+import pytest
+
+import toolkit
+from toolkit.sandbox import DEMO
+
+ALICE = DEMO.evm.accounts["alice"]
+RETRYABLE = [
+    ("rate-limit", toolkit.RateLimited),
+    ("rate-limit-html", toolkit.RateLimited),
+    ("rate-limit-rpc", toolkit.RateLimited),
+    ("server-error", toolkit.HTTPStatusError),
+    ("bad-gateway", toolkit.HTTPStatusError),
+    ("unavailable", toolkit.HTTPStatusError),
+    ("truncated", toolkit.MalformedResponse),
+    ("html", toolkit.MalformedResponse),
+    ("drop", toolkit.TransportError),
+]
+
+CALLS = {
+    "ethereum-mainnet": lambda gw: gw.node("ethereum-mainnet").get_balance(ALICE),
+    "tron-mainnet": lambda gw: gw.node("tron-mainnet").get_block_by_latest_num(1),
+    "ton-mainnet": lambda gw: gw.node("ton-mainnet").get_token_data(DEMO.ton.jettons[0].address),
+    "platform": lambda gw: gw.platform.list_nodes_page(),
+}
+METHODS = {
+    "ethereum-mainnet": "eth_getBalance",
+    "tron-mainnet": "wallet/getblockbylatestnum",
+    "ton-mainnet": "api/v2/getTokenData",
+    "platform": "v2/nodes/",
+}
+
+
+JSON_RPC_NODES = {"ethereum-mainnet"}
+MATRIX = [
+    (node, kind)
+    for node in CALLS
+    for kind, _ in RETRYABLE
+    if kind != "rate-limit-rpc" or node in JSON_RPC_NODES  # a JSON-RPC shape, on JSON-RPC only
+]
+
+
+@pytest.mark.parametrize(("node", "kind"), MATRIX)
+def test_a_passing_fault_is_retried_to_success(gateway, sandbox, node, kind):
+    sandbox.faults.set(kind=kind, node=node, count=2, retry_after=0)
+    started = time.monotonic()
+    assert CALLS[node](gateway)
+    assert time.monotonic() - started < 5
+    entry = gateway.ledger.entries[-1]
+    assert (entry.status, entry.retries) == ("ok", 2)
+
+
+@pytest.mark.parametrize(("kind", "error_type"), RETRYABLE)
+def test_a_lasting_fault_ends_in_a_typed_error_naming_node_and_method(
+    gateway, sandbox, kind, error_type
+):
+    info = sandbox.info
+    node = "ethereum-mainnet" if kind == "rate-limit-rpc" else "tron-mainnet"
+    sandbox.faults.set(kind=kind, node=node, retry_after=0, try_again_in="1ms")
+    started = time.monotonic()
+    with pytest.raises(error_type) as caught:
+        CALLS[node](gateway)
+    assert time.monotonic() - started < 5
+    error = caught.value
+    assert error.method == METHODS[node] and error.node == node
+    assert error.attempts == 4  # the policy's bound
+    text = str(error) + repr(error)
+    assert node in text and METHODS[node] in text
+    assert not any(secret in text for secret in [info["api_key"], *info["nodes"].values()])
+    assert all(key.rsplit("/", 1)[-1] not in text for key in info["nodes"].values())
+
+
+def test_a_wrong_content_type_with_a_json_body_is_read(gateway, sandbox):
+    sandbox.faults.set(kind="wrong-content-type", node="tron-mainnet")
+    assert gateway.node("tron-mainnet").get_block_by_latest_num(2)["block"]
+    assert gateway.ledger.entries[-1].retries == 0
+
+
+def test_retry_after_is_honoured(gateway, sandbox):
+    sandbox.faults.set(kind="rate-limit", node="ethereum-mainnet", count=1, retry_after=1)
+    started = time.monotonic()
+    gateway.node("ethereum-mainnet").block_number()
+    assert 1.0 <= time.monotonic() - started < 3
+
+
+def test_try_again_in_is_honoured(gateway, sandbox):
+    sandbox.faults.set(
+        kind="rate-limit-rpc", node="ethereum-mainnet", count=1, try_again_in="300ms"
+    )
+    started = time.monotonic()
+    gateway.node("ethereum-mainnet").block_number()
+    assert 0.3 <= time.monotonic() - started < 2
+
+
+def test_a_timeout_is_a_typed_error(sandbox):
+    info = sandbox.info
+    gw = toolkit.Gateway(
+        info["platform_url"],
+        info["api_key"],
+        nodes=info["nodes"],
+        timeout=0.2,
+        retry=toolkit.RetryPolicy(attempts=2, backoff_s=0.01),
+    )
+    sandbox.faults.set(kind="latency", node="ethereum-mainnet", delay=1.0)
+    try:
+        with pytest.raises(toolkit.Timeout) as caught:
+            gw.node("ethereum-mainnet").block_number()
+        assert caught.value.attempts == 2
+        entry = gw.ledger.entries[-1]
+        assert (entry.status, entry.ru) == ("Timeout", 0)  # no answer, nothing billed
+    finally:
+        sandbox.faults.clear()
+
+
+def test_errors_that_would_repeat_are_not_retried(gateway):
+    tron = gateway.node("tron-mainnet")
+    with pytest.raises(toolkit.AmbiguousAssetName):
+        tron.get_asset_issue_by_name(DEMO.tron.ambiguous_name)
+    assert gateway.ledger.entries[-1].retries == 0
+    with pytest.raises(toolkit.RPCError):
+        gateway.node("ethereum-mainnet").call_raw("eth_noSuchMethod")
+    assert gateway.ledger.entries[-1].retries == 0
+
+
+def test_ledger_bills_each_answered_attempt_like_the_sandbox(gateway, sandbox):
+    sandbox.faults.set(kind="server-error", node="ethereum-mainnet", count=2)
+    gateway.node("ethereum-mainnet").get_balance(ALICE, block="latest")
+    sandbox.faults.set(kind="drop", node="tron-mainnet", count=1)
+    gateway.node("tron-mainnet").get_block_by_latest_num(1)
+    server = sandbox.metering()
+    assert gateway.ledger.total_ru == 3 + 1
+    assert server["ethereum-mainnet"]["ru"] + server["tron-mainnet"]["ru"] == 4
