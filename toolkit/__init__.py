@@ -59,8 +59,10 @@ from ._pricing import (
     Plan,
     PricingTable,
 )
+from ._provenance import Provenance, provenance
 from ._transport import RetryPolicy
 from ._version import __version__
+from ._workload import Preview, Workload
 
 _LAZY_MODULES = ("frames", "plots", "widgets", "sandbox", "solana_tx")
 
@@ -110,7 +112,9 @@ __all__ = [
     "Platform",
     "PlatformError",
     "PolygonNode",
+    "Preview",
     "PricingTable",
+    "Provenance",
     "RPCError",
     "RateLimited",
     "ResponseError",
@@ -123,9 +127,11 @@ __all__ = [
     "TronError",
     "TronNode",
     "ValidationError",
+    "Workload",
     "__version__",
     "connect",
     "lookup",
     "node",
     "platform",
+    "provenance",
 ]

@@ -111,6 +111,11 @@ class NodeCore:
             return False
         return isinstance(block, int) or (isinstance(block, str) and block.startswith("0x"))
 
+    @property
+    def last_head(self) -> int | None:
+        """The last head this client saw, however old (for provenance, not for pricing)."""
+        return self._head[0] if self._head else None
+
     def cached_head(self) -> int | None:
         if self._head and time.monotonic() - self._head[1] < self.head_ttl_s:
             return self._head[0]

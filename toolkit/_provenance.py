@@ -1,0 +1,86 @@
+"""A provenance record for the end of a notebook: what was asked of which nodes, at which heights,
+for how many RU, with which toolkit, when. It shows node names only, never URLs or keys.
+"""
+
+from __future__ import annotations
+
+import html
+import platform as _platform
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from ._version import __version__
+
+if TYPE_CHECKING:
+    from ._gateway import Gateway
+
+
+@dataclass(frozen=True)
+class NodeUse:
+    node: str
+    chain: str
+    calls: int
+    ru: int
+    head: int | None  # the last head the client saw, if it tracked one
+
+
+@dataclass(frozen=True)
+class Provenance:
+    gateway: str  # "sandbox (seed 0)" or the platform host
+    nodes: list[NodeUse]
+    total_ru: int
+    calls: int
+    toolkit_version: str = __version__
+    python_version: str = field(default_factory=_platform.python_version)
+    time: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    def rows(self) -> list[tuple[str, str]]:
+        rows = [
+            ("gateway", self.gateway),
+            ("time (UTC)", self.time.strftime("%Y-%m-%d %H:%M:%S")),
+            ("toolkit", f"node-gateway-toolkit {self.toolkit_version}"),
+            ("python", self.python_version),
+            ("calls", f"{self.calls:,}"),
+            ("RU spent", f"{self.total_ru:,}"),
+        ]
+        for use in self.nodes:
+            head = f", head {use.head:,}" if use.head is not None else ""
+            rows.append((use.node, f"{use.chain}: {use.calls:,} calls, {use.ru:,} RU{head}"))
+        return rows
+
+    def __str__(self) -> str:
+        width = max(len(key) for key, _ in self.rows())
+        return "\n".join(f"{key:<{width}}  {value}" for key, value in self.rows())
+
+    def _repr_html_(self) -> str:
+        body = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:left'>"
+            f"{html.escape(v)}</td></tr>"
+            for k, v in self.rows()
+        )
+        return f"<table><caption>Provenance</caption>{body}</table>"
+
+
+def provenance(gateway: Gateway) -> Provenance:
+    """The provenance of everything done through `gateway` so far (no request is sent)."""
+    entries = gateway.ledger.entries
+    uses = []
+    for name in dict.fromkeys(entry.node for entry in entries):
+        mine = [entry for entry in entries if entry.node == name]
+        client = gateway._nodes.get(name)
+        chain = client.chain.name if client is not None else "platform"
+        head = client._core.last_head if client is not None else None
+        uses.append(NodeUse(name, chain, len(mine), sum(e.ru for e in mine), head))
+    sandbox = gateway.sandbox
+    where = (
+        f"embedded sandbox (seed {sandbox.world.seed})"
+        if sandbox is not None
+        else gateway.platform.name
+    )
+    return Provenance(
+        gateway=where,
+        nodes=uses,
+        total_ru=sum(e.ru for e in entries),
+        calls=len(entries),
+    )
