@@ -32,6 +32,15 @@ $(ANVIL):
 
 anvil: $(ANVIL)
 
+# Debian's Chromium for the JupyterLab end-to-end test (Playwright drives it; it never downloads
+# a browser of its own). Installed when missing and we may (root with apt); else the test skips.
+browser:
+	@if [ -x /usr/bin/chromium ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing Debian chromium for the browser test"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else echo "chromium missing and not root: the browser test will be skipped"; fi
+
 lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check toolkit tests bench
 	$(VENV)/bin/ruff format --check toolkit tests bench
@@ -40,7 +49,7 @@ format: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check --fix toolkit tests bench
 	$(VENV)/bin/ruff format toolkit tests bench
 
-test: $(VENV)/.dev-installed anvil lint
+test: $(VENV)/.dev-installed anvil browser lint
 	$(PY) -m pytest
 
 bench: $(VENV)/.dev-installed anvil
