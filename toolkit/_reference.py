@@ -32,3 +32,21 @@ def method_table() -> str:
             f"| {method.ru.describe()} | `{method.helper}` |"
         )
     return "\n".join(lines)
+
+
+START, END = "<!-- methods:start -->", "<!-- methods:end -->"
+
+
+def with_method_table(readme: str) -> str:
+    """`readme` with the text between the method-table markers replaced by `method_table()`."""
+    head, rest = readme.split(START, 1)
+    _, tail = rest.split(END, 1)
+    return f"{head}{START}\n{method_table()}\n{END}{tail}"
+
+
+if __name__ == "__main__":  # python -m toolkit._reference README.md
+    import sys
+    from pathlib import Path
+
+    path = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
+    path.write_text(with_method_table(path.read_text()))
