@@ -36,3 +36,20 @@ def test_error_text_is_scrubbed_whatever_the_caller_put_in():
     register_url(f"https://x.example.com/{MARKER}")
     error = toolkit.GatewayError(f"boom {MARKER}", node=f"https://x.example.com/{MARKER}")
     assert MARKER not in str(error) and MARKER not in repr(error) and MARKER not in error.node
+
+
+def test_log_lines_never_carry_a_key(caplog):
+    import logging
+
+    from toolkit.sandbox import Sandbox
+
+    with Sandbox(seed=5, head_pace=0) as sandbox:
+        info = sandbox.info
+        gw = toolkit.Gateway(info["platform_url"], info["api_key"], nodes=info["nodes"])
+        with caplog.at_level(logging.DEBUG):
+            gw.node("tron-mainnet").get_block_by_latest_num(1)
+            gw.node("ethereum-mainnet").block_number()
+            gw.nodes()
+        keys = [url.rsplit("/", 1)[-1] for url in info["nodes"].values()] + [info["api_key"]]
+    assert "HTTP Request: POST" in caplog.text  # httpx did log the requests
+    assert not [key for key in keys if key in caplog.text]

@@ -7,6 +7,7 @@ and `scrub` removes all registered secrets from any text (exception messages, lo
 
 from __future__ import annotations
 
+import logging
 import threading
 from urllib.parse import urlsplit
 
@@ -64,3 +65,29 @@ def redact_url(url: str | None) -> str | None:
     if parts.path.strip("/") or parts.query:
         return f"{parts.scheme}://{host}/{REDACTED}"
     return f"{parts.scheme}://{host}"
+
+
+class ScrubbingFilter(logging.Filter):
+    """Rewrites each log record with every registered secret scrubbed from its message.
+
+    httpx logs every request URL at INFO, and node URLs carry access keys.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        cleaned = scrub(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, ()
+        return True
+
+
+_FILTER = ScrubbingFilter()
+LOGGERS = ("httpx", "httpcore", "toolkit", "uvicorn", "uvicorn.error", "uvicorn.access")
+
+
+def scrub_logs() -> None:
+    """Attach the scrubbing filter to the loggers that can see URLs (idempotent)."""
+    for name in LOGGERS:
+        logger = logging.getLogger(name)
+        if _FILTER not in logger.filters:
+            logger.addFilter(_FILTER)

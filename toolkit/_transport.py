@@ -41,9 +41,12 @@ from ._errors import (
     TronError,
 )
 from ._ledger import Meter
-from ._redact import redact_url, register_secret, register_url, scrub
+from ._ratelimit import RateLimiter
+from ._redact import redact_url, register_secret, register_url, scrub, scrub_logs
 
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+
+scrub_logs()  # httpx logs each request URL at INFO, and node URLs carry access keys
 USER_AGENT = "node-gateway-toolkit"
 
 
@@ -272,11 +275,25 @@ def interpret_ton(body: Any, status: int = 200) -> Any:
     return body
 
 
+class BatchRefused(ResponseError):
+    """The node answered a JSON-RPC batch with a refusal (a 4xx status, or one error object or
+    one result instead of an array): it does not take batches, so send the calls one by one."""
+
+
 # --- one logical exchange, with retries and metering -------------------------------------------
 
 
 Interpret = Callable[[httpx.Response], Any]
 Step = HTTPRequest | Sleep
+
+
+@dataclass
+class Receipt:
+    """What one call cost, for callers that report per call (the bulk runner's result rows)."""
+
+    ru: int = 0
+    answered: int = 0  # attempts that got an HTTP answer, each billed
+    cache_hit: bool = False
 
 
 @dataclass
@@ -292,6 +309,9 @@ class Exchange:
     ru: int  # billed per answered attempt; also what is reserved against the budget
     archive: bool | None = None
     note: str = ""
+    limiter: RateLimiter | None = None  # consulted before every attempt
+    calls: int = 1  # calls this request carries (a batch carries many), for the limiter
+    receipt: Receipt | None = None
 
     def run(self) -> Generator[Step, Any, Any]:
         started = time.perf_counter()
@@ -300,10 +320,16 @@ class Exchange:
         try:
             while True:
                 self._reserve(attempt)
+                wait = self.limiter.reserve(self.calls) if self.limiter else 0.0
+                if wait > 0:
+                    yield Sleep(wait)
                 outcome = yield self.request
                 answered = isinstance(outcome, httpx.Response)
                 self.meter.settle(self.ru, self.ru if answered else 0)
                 billed += self.ru if answered else 0
+                if answered and self.receipt is not None:
+                    self.receipt.ru += self.ru
+                    self.receipt.answered += 1
                 try:
                     return self._read(outcome)
                 except GatewayError as error:
@@ -404,10 +430,12 @@ def bearer(api_key: str) -> dict[str, str]:
 __all__ = [
     "DEFAULT_TIMEOUT",
     "NO_RETRY",
+    "BatchRefused",
     "BudgetExceeded",
     "Endpoint",
     "Exchange",
     "HTTPRequest",
+    "Receipt",
     "RetryPolicy",
     "Sleep",
     "bearer",
