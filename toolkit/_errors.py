@@ -15,6 +15,7 @@
         ├── TonError           toncenter's ``{"ok": false, "code": ..., "error": ...}``
         └── PlatformError      the platform API's ``{"error": {"code", "message"}}``
             └── AuthenticationError  (401 and 403)
+    FrameError (toolkit.frames) a payload does not have the shape a frame function expects
 
 Every message passes through `scrub`, so no registered key can appear in an exception's text.
 Low-level errors (httpx, json) are translated into this tree in one place: `toolkit._transport`.

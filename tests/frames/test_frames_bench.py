@@ -1,4 +1,4 @@
-"""The transaction-info benchmark runs, and the frame beats json_normalize with exact ints."""
+"""The transaction-info benchmark runs, and its frame keeps exact ints where json_normalize cannot."""
 
 from __future__ import annotations
 
@@ -24,18 +24,17 @@ def test_generated_records_are_deterministic_and_varied(bench):
     assert records != bench.generate_records(2000, seed=4)
     results = {r.get("receipt", {}).get("result") for r in records}
     assert {None, "SUCCESS", "REVERT", "OUT_OF_ENERGY"} <= results
-    assert any("fee" not in r for r in records) and any("internal_transactions" in r for r in records)
+    assert any("fee" not in r for r in records)
+    assert any("internal_transactions" in r for r in records)
 
 
-def test_frame_is_exact_and_clearly_faster_than_json_normalize(bench):
-    results = bench.compare(bench.generate_records(30_000), runs=3)
+def test_frame_is_exact_where_json_normalize_is_not(bench):
+    # Speed is measured by `make bench` (bench/bench_frames.py), not asserted in a unit test.
+    results = bench.compare(bench.generate_records(2_000), runs=1)
     ours = results["toolkit `tron_transaction_infos`"]
     baseline = results["`pandas.json_normalize`"]
     assert ours["exact"] and ours["fee_dtype"] == "object"
     assert not baseline["exact"]  # missing fees make json_normalize's column float64
-    # The full-size run (bench/bench_frames.py, 100,000 records) shows about 3x; a smaller run on
-    # a busy test machine is noisier, so this only guards against losing most of the advantage.
-    assert baseline["seconds"] / ours["seconds"] > 2
 
 
 def test_main_prints_a_markdown_table(bench, capsys):

@@ -216,3 +216,13 @@ def test_unsigned_proposal_delete_transaction_is_one_row(load):
 def test_transaction_error_body_raises():
     with pytest.raises(FrameError, match="ContractValidateException"):
         tron_transaction({"Error": "ContractValidateException : Proposal[1] not exists"})
+
+
+def test_transaction_info_is_the_same_without_pandas_private_fast_path(load, monkeypatch):
+    import toolkit.frames._common as common
+
+    records = load("tron_transaction_info_by_block")
+    fast = tron_transaction_infos(records)
+    monkeypatch.setattr(common, "_dicts_to_array", None)
+    public = tron_transaction_infos(records)
+    pd.testing.assert_frame_equal(fast, public)

@@ -78,11 +78,11 @@ def ledger() -> pd.DataFrame:
 def render(tmp_path):
     """Render a figure to PNG (Agg) and return the bytes, failing on anything but a real image."""
 
-    def _render(figure, name: str) -> bytes:
+    def _render(figure, name: str, min_bytes: int = 5_000) -> bytes:
         path = tmp_path / f"{name}.png"
         figure.savefig(path, dpi=72)
         data = path.read_bytes()
-        assert data.startswith(PNG_SIGNATURE) and len(data) > 5_000
+        assert data.startswith(PNG_SIGNATURE) and len(data) > min_bytes
         return data
 
     return _render

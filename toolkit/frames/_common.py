@@ -8,9 +8,10 @@ The rules they enforce are the toolkit's data conventions:
 - a value of the wrong JSON type raises `FrameError` naming the field, never a bare
   KeyError/TypeError/AttributeError.
 
-Column builders take plain lists (one value per row) so callers can gather every column in one pass
-over the records with list comprehensions and build the DataFrame once; that is what makes the
-frames fast on 100,000-record responses.
+Frames are built column by column: gather one field's raw values across all records (a list, or
+`field_arrays` for many fields of many records at once), hand them to a column builder, and make
+the DataFrame once at the end. No pandas work happens per row, which is what makes the frames fast
+on 100,000-record responses.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from numbers import Integral
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -26,6 +28,12 @@ import pandas as pd
 from pandas.api.types import infer_dtype
 
 from .._encoding import parse_quantity
+from .._errors import GatewayError
+
+try:  # private to pandas (its C code for DataFrame(list_of_dicts)); the public way is the fallback
+    from pandas._libs.lib import dicts_to_array as _dicts_to_array
+except ImportError:  # pragma: no cover - a pandas without it
+    _dicts_to_array = None
 
 WEI_PER_ETH = 10**18
 SUN_PER_TRX = 10**6
@@ -45,7 +53,7 @@ _EXACT_FLOAT_INT = 2**53
 _EXACT_FLOAT_SCALE = 10**22
 
 
-class FrameError(ValueError):
+class FrameError(GatewayError, ValueError):
     """A payload does not have the shape a frame function expects.
 
     The message says which shape was expected and which field (if any) held an unusable value.
@@ -135,9 +143,9 @@ def int_value(value: Any, field: str) -> int | None:
     Big numbers often travel as strings (Solana token amounts, TON supplies, EVM quantities).
     Integral floats are accepted (a JSON encoder may write ``1e3``); anything else raises.
     """
-    if value is None or (type(value) is int):
+    if value is None or type(value) is int:
         return value
-    if isinstance(value, int) and not isinstance(value, bool):
+    if isinstance(value, Integral) and not isinstance(value, bool):  # numpy ints too
         return int(value)
     if isinstance(value, str):
         if _DECIMAL.fullmatch(value):
@@ -227,11 +235,15 @@ def json_text(value: Any) -> str | None:
 def field_arrays(records: Sequence[Mapping[str, Any]], fields: Sequence[str]) -> dict[str, Any]:
     """The raw values of `fields` across `records`, one object array per field, in one C pass.
 
-    Building a DataFrame of dtype object from the records is the fastest public way to gather many
-    keys of many dicts; missing keys come out as NaN, which the builders treat as missing.
+    Missing keys come out as NaN, which the builders treat as missing.
     """
     if set(map(type, records)) != {dict}:
         records = [dict(r) for r in records]
+    if _dicts_to_array is not None:
+        # The routine behind DataFrame(list_of_dicts), minus the copies and checks around it:
+        # half the time of the public way, on the hot path of 100,000-record responses.
+        table = _dicts_to_array(records, list(fields))
+        return {field: table[:, i] for i, field in enumerate(fields)}
     table = pd.DataFrame(records, columns=list(fields), dtype=object)
     return {field: table[field].to_numpy() for field in fields}
 
@@ -317,9 +329,8 @@ class _Ints(NamedTuple):
 
 
 def _parse_ints(values: Sequence[Any], field: str) -> _Ints:
-    column = np.asarray(values, dtype=object) if isinstance(values, np.ndarray) else None
-    if column is None or column.ndim != 1:
-        column = _objects(values)
+    is_array = isinstance(values, np.ndarray)
+    column = values.astype(object, copy=False) if is_array else _objects(values)
     # infer_dtype is one C pass; "integer" means every present value is an int (never a bool).
     all_ints = infer_dtype(column, skipna=True) in ("integer", "empty")
     if all_ints and (floats := _floats_if_exact(column)) is not None:
@@ -387,14 +398,15 @@ def object_column(values: Sequence[Any]) -> np.ndarray:
 
 def count_column(values: Sequence[Any], field: str) -> pd.api.extensions.ExtensionArray:
     """``Int64`` lengths of JSON arrays; a missing array counts as 0 (TRON omits empty lists)."""
-    column = _objects(values)
-    present = ~pd.isna(column)
-    arrays = column[present]
-    if not set(map(type, arrays)) <= {list}:
-        arrays = [as_list(v, field) for v in arrays]
-    counts = np.zeros(len(column), dtype=np.int64)
-    counts[present] = np.fromiter(map(len, arrays), dtype=np.int64, count=len(arrays))
-    return pd.arrays.IntegerArray(counts, np.zeros(len(column), dtype=bool))
+    # One pass for the usual case; whatever is not a list is looked at again, all together.
+    counts = np.array([len(v) if type(v) is list else -1 for v in values], dtype=np.int64)
+    others = np.flatnonzero(counts < 0)
+    if len(others):
+        rest = _objects(values)[others]
+        present = ~pd.isna(rest)
+        counts[others] = 0
+        counts[others[present]] = [len(as_list(v, field)) for v in rest[present]]
+    return pd.arrays.IntegerArray(counts, np.zeros(len(counts), dtype=bool))
 
 
 def decoded_text_column(

@@ -110,7 +110,7 @@ def _decode_data(data: Any, field: str) -> tuple[str | None, bytes | None]:
             raise FrameError(f"{field}: expected [data, encoding], got {describe(data)}")
         text, encoding = text_value(pair[0], field), text_value(pair[1], field)
     if not text:
-        return encoding, b""
+        return encoding, None if text is None else b""
     try:
         if encoding in ("base64", "base64+zstd"):
             return encoding, base64.b64decode(text, validate=True)

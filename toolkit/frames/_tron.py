@@ -8,7 +8,6 @@ in milliseconds since the epoch.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from operator import itemgetter
 from typing import Any
 
 import pandas as pd
@@ -291,9 +290,8 @@ def tron_transaction_infos(payload: Any) -> pd.DataFrame:
 
 def _contract_results(values: Sequence[Any]) -> list[Any]:
     """`contractResult` arrays as text: the single element, or the elements joined with ","."""
-    if set(map(type, values)) == {list} and set(map(len, values)) == {1}:
-        return list(map(itemgetter(0), values))  # the usual shape, without a call per record
-    return [_joined(v) for v in values]
+    # The usual shape (one hex string) inline: a call per record would double the cost.
+    return [v[0] if type(v) is list and len(v) == 1 else _joined(v) for v in values]
 
 
 def _joined(value: Any) -> str | None:

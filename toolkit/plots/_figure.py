@@ -13,10 +13,11 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
+
 from .._redact import redact_url
 
 if TYPE_CHECKING:
-    import pandas as pd
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
@@ -74,7 +75,7 @@ def format_axis(axis: Any, *, integer: bool = False) -> None:
 
 def short_label(text: Any, *, keep: int = 4) -> str:
     """A long id or address as ``head…tail``; URLs are redacted first; NA becomes "unknown"."""
-    if text is None or text != text or str(text) == "<NA>":
+    if text is None or (not isinstance(text, str) and pd.isna(text)):
         return "unknown"
     text = safe_text(str(text))
     return text if len(text) <= 2 * keep + 3 else f"{text[: keep + 2]}…{text[-keep:]}"

@@ -1,0 +1,233 @@
+"""Every plot renders to PNG, draws the numbers of its frame, labels its units, leaks no URL."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+
+import toolkit.plots as plots
+from toolkit.plots._figure import readable_number, safe_text, short_label
+
+ACCESS_KEY = "3c6e0b8a9c15224a8228b9a98ca1531d"
+
+
+def _texts(figure: Figure) -> list[str]:
+    """Every piece of text a reader can see: titles, axis labels, tick labels, legends, notes."""
+    figure.draw_without_rendering()  # lays out the ticks so their labels exist
+    texts = []
+    for ax in figure.axes:
+        texts += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
+        texts += [t.get_text() for t in ax.get_xticklabels() + ax.get_yticklabels()]
+        texts += [t.get_text() for t in ax.texts]
+        if ax.get_legend():
+            texts += [t.get_text() for t in ax.get_legend().get_texts()]
+    return [t for t in texts if t]
+
+
+def _bar_widths(ax) -> list[float]:
+    return [patch.get_width() for patch in ax.patches]
+
+
+def test_importing_plots_does_not_import_matplotlib_and_plotting_avoids_pyplot():
+    code = (
+        "import sys, toolkit.plots, toolkit.frames\n"
+        "assert 'matplotlib' not in sys.modules\n"
+        "import pandas as pd\n"
+        "df = pd.DataFrame({'block_number': [1, 2], 'fee_trx': [0.5, 1.0]})\n"
+        "fig, ax = toolkit.plots.plot_fees_per_block(df)\n"
+        "assert 'matplotlib' in sys.modules and 'matplotlib.pyplot' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_fees_per_block_bars_are_the_block_totals(transaction_infos, render):
+    fig, ax = plots.plot_fees_per_block(transaction_infos)
+    assert isinstance(fig, Figure) and ax.figure is fig
+    heights = [patch.get_height() for patch in ax.patches]
+    assert heights == pytest.approx([0.345 + 27.2559, 13.84485 + 1.1])  # a missing fee adds 0
+    assert ax.get_ylabel() == "Total fee (TRX)" and ax.get_xlabel() == "Block number"
+    render(fig, "fees_per_block")
+    assert "62,000,000" in _texts(fig)  # block numbers with separators, no offset notation
+
+
+def test_fees_per_block_becomes_a_line_for_many_blocks(render):
+    blocks = np.arange(62_000_000, 62_000_200)
+    fig, ax = plots.plot_fees_per_block(pd.DataFrame({"block_number": blocks, "fee_trx": 1.5}))
+    assert not ax.patches and len(ax.lines) == 1
+    assert ax.lines[0].get_ydata().tolist() == [1.5] * 200
+    render(fig, "fees_per_block_line")
+
+
+def test_fee_distribution_uses_a_log_scale_for_fees_spanning_decades(render):
+    fees = pd.DataFrame({"fee_trx": [0.268] * 50 + [27.0] * 20 + [345.0] * 3 + [np.nan] * 4})
+    fig, ax = plots.plot_fee_distribution(fees)
+    assert ax.get_xscale() == "log"
+    assert sum(patch.get_height() for patch in ax.patches) == 73
+    assert "4 transactions without a fee not shown" in _texts(fig)
+    render(fig, "fee_distribution")
+
+
+def test_fee_distribution_of_similar_fees_is_linear(transaction_infos, render):
+    fig, ax = plots.plot_fee_distribution(transaction_infos.assign(fee_trx=[1.0, 2.0, 3, 4, 5]))
+    assert ax.get_xscale() == "linear" and ax.get_xlabel() == "Fee (TRX)"
+    render(fig, "fee_distribution_linear")
+
+
+def test_balances_one_line_per_address_in_block_order(balances, render):
+    fig, ax = plots.plot_balances(balances.sample(frac=1, random_state=1))
+    assert [line.get_label() for line in ax.lines] == ["0x1f90…c326", "0x388c…9297"]
+    alice = ax.lines[0]
+    assert alice.get_xdata().tolist() == [22207815 + 10 * i for i in range(5)]
+    assert alice.get_ydata().tolist() == [5.0, 6.0, 7.0, 8.0, 9.0]
+    assert ax.get_ylabel() == "Balance (ETH)"
+    render(fig, "balances")
+
+
+def test_compute_units_bar_per_invocation_in_call_order(simulation_logs, render):
+    fig, ax = plots.plot_compute_units(simulation_logs)
+    assert _bar_widths(ax) == [0, 20345, 1569, 0, 1405, 4188, 6200, 3961]
+    labels = [label.get_text() for label in ax.get_yticklabels()]
+    assert labels[:4] == ["Compute Budget", "Associated Token", "└ Token", "└ System"]
+    assert "20,345 CU" in " ".join(_texts(fig))
+    assert "Compute units (CU)" in ax.get_xlabel()
+    render(fig, "compute_units")
+
+
+def test_compute_units_marks_a_failed_invocation(failed_simulation_logs, render):
+    fig, ax = plots.plot_compute_units(failed_simulation_logs)
+    (bar,) = ax.patches[:1]
+    assert bar.get_width() == 4381
+    assert bar.get_facecolor() == pytest.approx((0.839, 0.153, 0.157, 1.0), abs=0.01)  # tab:red
+    render(fig, "compute_units_failed")
+
+
+def test_log_timeline_plots_every_line_at_its_depth(simulation_logs, render):
+    fig, ax = plots.plot_log_timeline(simulation_logs)
+    points = sum(len(collection.get_offsets()) for collection in ax.collections)
+    assert points == len(simulation_logs)
+    step = ax.lines[0]
+    assert step.get_ydata().tolist() == simulation_logs["depth"].tolist()
+    assert ax.get_ylabel() == "Invoke depth" and ax.get_xlabel() == "Log line"
+    assert "Associated Token" in _texts(fig)
+    render(fig, "log_timeline")
+
+
+def test_cumulative_ru_ends_at_the_total(ledger, render):
+    fig, ax = plots.plot_cumulative_ru(ledger.sample(frac=1, random_state=2))
+    line = ax.lines[0]
+    assert line.get_ydata()[-1] == ledger["ru"].sum() == 150
+    assert np.all(np.diff(line.get_ydata()) >= 0)
+    assert ax.get_ylabel() == "Cumulative request units (RU)"
+    assert ax.get_xlabel() == "Time (UTC)"
+    render(fig, "cumulative_ru")
+
+
+def test_ru_by_method_stacks_statuses_to_the_method_total(ledger, render):
+    fig, ax = plots.plot_ru_by_method(ledger)
+    totals = ledger.groupby("method")["ru"].sum().sort_values()
+    labels = [label.get_text() for label in ax.get_yticklabels()]
+    assert labels == totals.index.tolist()  # largest at the top
+    per_method = np.zeros(len(labels))
+    for patch in ax.patches:
+        per_method[round(patch.get_y() + patch.get_height() / 2)] += patch.get_width()
+    assert per_method.tolist() == totals.tolist()
+    render(fig, "ru_by_method")
+
+
+def test_ru_ledger_is_two_panels(ledger, render):
+    fig, axes = plots.plot_ru_ledger(ledger)
+    assert len(axes) == 2 and all(ax.figure is fig for ax in axes)
+    assert [ax.get_title() for ax in axes] == ["Request units spent", "Request units by method"]
+    render(fig, "ru_ledger")
+
+
+def test_nodes_by_protocol_and_region_stacked_by_status(nodes, render):
+    fig, axes = plots.plot_nodes(nodes)
+    by_region = axes[1]
+    labels = [label.get_text() for label in by_region.get_yticklabels()]
+    assert labels == ["asia-southeast1", "eu-west-1", "us-east-1"]
+    widths = {}
+    for patch in by_region.patches:
+        row = labels[round(patch.get_y() + patch.get_height() / 2)]
+        widths[row] = widths.get(row, 0) + patch.get_width()
+    assert widths == {"asia-southeast1": 1, "eu-west-1": 2, "us-east-1": 2}
+    legend = [text.get_text() for text in axes[0].get_legend().get_texts()]
+    assert legend == ["running", "pending", "maintenance", "failed"]
+    assert axes[0].get_title() == "Nodes by protocol (5 nodes)"
+    render(fig, "nodes")
+
+
+def test_no_url_or_key_appears_in_any_text(nodes, ledger, render):
+    revealed = nodes.assign(region=f"https://nd-1.p2pify.com/{ACCESS_KEY}")
+    leaky = ledger.assign(method=f"https://nd-1.p2pify.com/{ACCESS_KEY}")
+    figures = [plots.plot_nodes(revealed)[0], plots.plot_ru_ledger(leaky)[0]]
+    for figure in figures:
+        assert ACCESS_KEY not in " ".join(_texts(figure))
+        assert not any("://" in ax.get_title() for ax in figure.axes)
+        render(figure, "leak_check")
+
+
+def test_plots_draw_on_given_axes():
+    figure = Figure()
+    left, right = figure.subplots(1, 2)
+    frame = pd.DataFrame({"block_number": [1, 2], "fee_trx": [0.5, 1.0]})
+    assert plots.plot_fees_per_block(frame, ax=right) == (figure, right)
+    assert not left.patches and len(right.patches) == 2
+
+
+@pytest.mark.parametrize(
+    ("plot", "frame"),
+    [
+        (plots.plot_fees_per_block, pd.DataFrame({"block_number": [], "fee_trx": []})),
+        (plots.plot_fee_distribution, pd.DataFrame({"fee_trx": [np.nan, 0.0]})),
+        (plots.plot_balances, pd.DataFrame({"address": [], "block": [], "eth": []})),
+        (plots.plot_cumulative_ru, pd.DataFrame({"time": [], "ru": [], "status": []})),
+        (plots.plot_ru_by_method, pd.DataFrame({"method": [], "ru": [], "status": []})),
+        (plots.plot_node_counts, pd.DataFrame({"protocol": [], "status": []})),
+    ],
+)
+def test_empty_frames_say_so_instead_of_failing(plot, frame, render):
+    fig, _ = plot(frame)
+    assert any(text.startswith("No ") for text in _texts(fig))
+    render(fig, "empty", min_bytes=1_000)
+
+
+def test_empty_simulation_logs(render):
+    import toolkit.frames as frames
+
+    logs = frames.simulation_logs([])
+    for plot in (plots.plot_compute_units, plots.plot_log_timeline):
+        fig, _ = plot(logs)
+        assert any(text.startswith("No ") for text in _texts(fig))
+
+
+@pytest.mark.parametrize(
+    "plot",
+    [
+        plots.plot_fees_per_block,
+        plots.plot_balances,
+        plots.plot_compute_units,
+        plots.plot_cumulative_ru,
+        plots.plot_node_counts,
+    ],
+)
+def test_a_frame_without_the_needed_columns_raises_value_error(plot):
+    with pytest.raises(ValueError, match="missing columns"):
+        plot(pd.DataFrame({"unrelated": [1]}))
+
+
+def test_label_helpers():
+    assert readable_number(1234567) == "1,234,567"
+    assert readable_number(0.25) == "0.25"
+    assert readable_number(2e-9) == "2e-09"
+    assert readable_number(0) == "0"
+    assert short_label("0x1f9090aae28b8a3dceadf281b0f12828e676c326") == "0x1f90…c326"
+    assert short_label(pd.NA) == "unknown"
+    assert safe_text(f"node https://h.example/{ACCESS_KEY}/x ok") == "node https://h.example/*** ok"
+    assert json.dumps(short_label("short")) == '"short"'
