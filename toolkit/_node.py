@@ -13,12 +13,12 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-import weakref
 from collections.abc import Callable, Generator, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from ._cache import Cacheable, is_final
 from ._catalog import (
     RESULT_KINDS,
     BoundCall,
@@ -28,15 +28,18 @@ from ._catalog import (
     chain_for,
     lookup,
 )
-from ._errors import GatewayError, MalformedResponse, ValidationError
+from ._errors import GatewayError, MalformedResponse, RateLimited, ValidationError
+from ._http import AsyncTransportKind, async_client
 from ._ledger import Meter
 from ._pricing import ArchiveByBlock, Estimate, Rule
 from ._transport import (
     DEFAULT_TIMEOUT,
     USER_AGENT,
+    BatchRefused,
     Endpoint,
     Exchange,
     HTTPRequest,
+    Receipt,
     RetryPolicy,
     check_status,
     drive_async,
@@ -49,8 +52,14 @@ from ._transport import (
     parse_json,
 )
 
+if TYPE_CHECKING:
+    from ._cache import ResponseCache
+    from ._ratelimit import RateLimiter
+
 Steps = Generator[Any, Any, Any]
 HEAD_NOTE = "chain head, fetched to price archive calls"
+CACHE_HEAD_NOTE = "chain head, fetched to decide which answers are final (cacheable)"
+CACHE_HIT_NOTE = "answered from the response cache"
 
 
 class NodeCore:
@@ -66,6 +75,8 @@ class NodeCore:
         retry: RetryPolicy | None = None,
         head_ttl_s: float = 10.0,
         headers: dict[str, str] | None = None,
+        cache: ResponseCache | None = None,
+        limiter: RateLimiter | None = None,
     ):
         self.endpoint = Endpoint(url, label=name or "")
         self.headers = {**_HEADERS, **(headers or {})}
@@ -74,7 +85,12 @@ class NodeCore:
         self.meter = meter if meter is not None else Meter()
         self.retry = retry or RetryPolicy()
         self.head_ttl_s = head_ttl_s
+        self.cache = cache
+        self.limiter = limiter
+        # None until a batch is tried; False once the node refused one (then calls go singly).
+        self.accepts_batches: bool | None = None
         self._head: tuple[int, float] | None = None
+        self._head_in_flight = False
 
     # --- binding ---
 
@@ -102,6 +118,8 @@ class NodeCore:
         head = None
         if isinstance(rule, ArchiveByBlock) and self._needs_head(block):
             head = self.cached_head()
+            if head is None and self._head_in_flight and self._head:
+                head = self._head[0]  # a concurrent call is refreshing it: no second fetch
             if head is None and fetch:
                 head = yield from self.head()
         return self.meter.pricing.estimate(rule, block, head)
@@ -121,20 +139,46 @@ class NodeCore:
             return self._head[0]
         return None
 
-    def head(self) -> Steps:
-        """The chain head (eth_blockNumber), a billed call recorded in the ledger as such."""
-        if self.chain.family != "evm":
+    def head(self, note: str = HEAD_NOTE) -> Steps:
+        """The chain head, a billed call recorded in the ledger as such: ``eth_blockNumber`` on
+        EVM chains, the latest block (``wallet/getblockbylatestnum``, num=1) on TRON."""
+        if self.chain.family == "evm":
+            bound, read = lookup("eth_blockNumber").bind(), _evm_head
+        elif self.chain.family == "tron":
+            bound, read = lookup("wallet/getblockbylatestnum").bind(num=1), _tron_head
+        else:
             raise ValidationError(
-                f"the head is only tracked for EVM chains, not {self.chain.name}", rule="chain"
+                f"the head is only tracked for EVM chains and TRON, not {self.chain.name}",
+                rule="chain",
             )
-        method = lookup("eth_blockNumber")
-        bound = method.bind()
-        rule = self.rule(method.name, method.ru)
+        rule = self.rule(bound.method.name, bound.method.ru)
         estimate = self.meter.pricing.estimate(rule, None, None)
-        head = yield from self.exchange(bound, estimate, note=HEAD_NOTE)
-        number = int(head, 16)
+        self._head_in_flight = True
+        try:
+            number = read((yield from self.exchange(bound, estimate, note=note)))
+        finally:
+            self._head_in_flight = False
         self._head = (number, time.monotonic())
         return number
+
+    def head_for_finality(self, block: int) -> Steps:
+        """A head to judge whether `block` is final by, or None if none can be had.
+
+        Heads only grow, so an old head errs on the safe side (fewer answers look final); a fresh
+        one is fetched only when the old one does not make `block` final and no fetch is under way.
+        """
+        head = self.cached_head()
+        if head is not None:
+            return head
+        known = self._head[0] if self._head else None
+        if known is not None and (
+            self._head_in_flight or is_final(block, known, self.chain.finality_depth)
+        ):
+            return known
+        try:
+            return (yield from self.head(note=CACHE_HEAD_NOTE))
+        except GatewayError:
+            return known  # the answer is still good; it just is not cached
 
     # --- calling ---
 
@@ -145,11 +189,23 @@ class NodeCore:
         block = bound.argument(rule.param) if isinstance(rule, ArchiveByBlock) else None
         return (yield from self.estimate(method.name, method.ru, block, fetch=fetch))
 
-    def call(self, bound: BoundCall) -> Steps:
+    def call(self, bound: BoundCall, receipt: Receipt | None = None) -> Steps:
+        """Answer a call: from the response cache when it holds it (0 RU), else over HTTP."""
+        cacheable = self.cacheable(bound)
+        if cacheable is not None:
+            found = self.cache.lookup([cacheable.key])
+            if cacheable.key in found:
+                self.record_cache_hit(bound, receipt)
+                return found[cacheable.key]
         estimate = yield from self.price(bound)
-        return (yield from self.exchange(bound, estimate))
+        result = yield from self.exchange(bound, estimate, receipt=receipt)
+        if cacheable is not None:
+            yield from self.remember([(cacheable, bound, result)])
+        return result
 
-    def exchange(self, bound: BoundCall, estimate: Estimate, note: str = "") -> Steps:
+    def exchange(
+        self, bound: BoundCall, estimate: Estimate, note: str = "", receipt: Receipt | None = None
+    ) -> Steps:
         request, interpret = self.request_for(bound)
         exchange = Exchange(
             endpoint=self.endpoint,
@@ -161,8 +217,46 @@ class NodeCore:
             ru=estimate.ru,
             archive=estimate.archive,
             note=note,
+            limiter=self.limiter,
+            receipt=receipt,
         )
         return (yield from exchange.run())
+
+    # --- the response cache ---
+
+    def cacheable(self, bound: BoundCall) -> Cacheable | None:
+        """The call's cache key when a cache is set and the call's answer could be cached."""
+        if self.cache is None:
+            return None
+        return self.cache.cacheable(self.endpoint.url, self.chain.name, bound)
+
+    def record_cache_hit(self, bound: BoundCall, receipt: Receipt | None) -> None:
+        self.meter.record(
+            node=self.endpoint.label,
+            method=bound.method.name,
+            ru=0,
+            latency_s=0.0,
+            status="ok",
+            cache_hit=True,
+            note=CACHE_HIT_NOTE,
+        )
+        if receipt is not None:
+            receipt.cache_hit = True
+
+    def remember(self, answers: list[tuple[Cacheable, BoundCall, Any]]) -> Steps:
+        """Store the answers that are final now (see `_cache` for the policy)."""
+        pinned = [cacheable.block for cacheable, _, _ in answers if cacheable.block is not None]
+        head = (yield from self.head_for_finality(max(pinned))) if pinned else None
+        depth = self.chain.finality_depth
+
+        def final(block: int | None) -> bool:
+            return block is None or (head is not None and is_final(block, head, depth))
+
+        self.cache.store(
+            (cacheable.key, self.endpoint.label, bound.method.name, result)
+            for cacheable, bound, result in answers
+            if final(cacheable.block)
+        )
 
     def call_raw(self, method: str, params: list[Any]) -> Steps:
         """A JSON-RPC method outside the catalog: no validation, priced by name pattern."""
@@ -191,8 +285,15 @@ class NodeCore:
         )
         return (yield from exchange.run())
 
-    def batch(self, bounds: list[BoundCall], *, return_exceptions: bool) -> Steps:
-        """One JSON-RPC batch request for many calls, billed as one call each."""
+    def batch(
+        self,
+        bounds: list[BoundCall],
+        *,
+        return_exceptions: bool,
+        receipts: list[Receipt] | None = None,
+    ) -> Steps:
+        """One JSON-RPC batch request for many calls, billed as one call each. Calls the response
+        cache holds are answered from it (0 RU) and left out of the request."""
         if not bounds:
             return []
         surfaces = {b.method.surface for b in bounds}
@@ -201,6 +302,41 @@ class NodeCore:
             raise ValidationError(
                 "a batch holds JSON-RPC calls to one endpoint only", param="calls", rule="batch"
             )
+        receipts = receipts or [Receipt() for _ in bounds]
+        cacheables = [self.cacheable(bound) for bound in bounds]
+        keys = [cacheable.key for cacheable in cacheables if cacheable is not None]
+        found = self.cache.lookup(keys) if keys else {}
+        results: list[Any] = [None] * len(bounds)
+        unanswered = []
+        for index, cacheable in enumerate(cacheables):
+            if cacheable is not None and cacheable.key in found:
+                results[index] = found[cacheable.key]
+                self.record_cache_hit(bounds[index], receipts[index])
+            else:
+                unanswered.append(index)
+        if not unanswered:
+            return results
+        sent = yield from self.send_batch(
+            [bounds[i] for i in unanswered],
+            return_exceptions=return_exceptions,
+            receipts=[receipts[i] for i in unanswered],
+        )
+        for index, result in zip(unanswered, sent, strict=True):
+            results[index] = result
+        answers = [
+            (cacheables[i], bounds[i], results[i])
+            for i in unanswered
+            if cacheables[i] is not None and not isinstance(results[i], GatewayError)
+        ]
+        if answers:
+            yield from self.remember(answers)
+        return results
+
+    def send_batch(
+        self, bounds: list[BoundCall], *, return_exceptions: bool, receipts: list[Receipt]
+    ) -> Steps:
+        """Send calls as one JSON-RPC batch request. A refusal (see `BatchRefused`) is not
+        retried; it marks the node as one that takes no batches (`accepts_batches`)."""
         estimates = []
         for bound in bounds:
             rule = self.rule(bound.method.name, bound.method.ru)
@@ -214,12 +350,11 @@ class NodeCore:
         kinds = [b.method.result for b in bounds]
 
         def interpret(response: httpx.Response) -> list[Any]:
+            _refuse_batch_status(response)
             check_status(response)
             answers = parse_json(response)
             if not isinstance(answers, list):
-                if isinstance(answers, dict) and "error" in answers:
-                    interpret_rpc(answers, None, response.status_code)  # raises the typed error
-                raise MalformedResponse("expected a JSON array for a JSON-RPC batch")
+                _refuse_batch_answer(answers, response.status_code)
             by_id = {a.get("id"): a for a in answers if isinstance(a, dict)}
             results = []
             for request_id, kind in zip(ids, kinds, strict=True):
@@ -236,6 +371,7 @@ class NodeCore:
             return results
 
         names = sorted({b.method.name for b in bounds})
+        billed = Receipt()
         exchange = Exchange(
             endpoint=self.endpoint,
             meter=self.meter,
@@ -246,8 +382,21 @@ class NodeCore:
             ru=sum(e.ru for e in estimates),
             archive=any(e.archive for e in estimates) if estimates else None,
             note=f"JSON-RPC batch of {len(bounds)}",
+            limiter=self.limiter,
+            calls=len(bounds),
+            receipt=billed,
         )
-        return (yield from exchange.run())
+        try:
+            results = yield from exchange.run()
+        except BatchRefused:
+            self.accepts_batches = False
+            raise
+        finally:
+            for receipt, estimate in zip(receipts, estimates, strict=True):
+                receipt.ru += estimate.ru * billed.answered
+                receipt.answered += billed.answered
+        self.accepts_batches = True
+        return results
 
     # --- requests ---
 
@@ -345,6 +494,43 @@ def _read_rest(response: httpx.Response, kind: str, unwrap: Callable[..., Any]) 
     return _checked_result(unwrap(parse_json(response), response.status_code), kind)
 
 
+def _refuse_batch_status(response: httpx.Response) -> None:
+    """A 4xx to a batch is the node refusing batches, unless it is about the key, the path or
+    the rate (those would refuse single calls just the same)."""
+    status = response.status_code
+    if 400 <= status < 500 and status not in (401, 403, 404, 429):
+        body = " ".join(response.content[:160].decode("utf-8", "replace").split())
+        raise BatchRefused(f"HTTP {status} to a JSON-RPC batch ({body})", status=status)
+
+
+def _refuse_batch_answer(answer: Any, status: int) -> None:
+    """A batch answered by one object: a rate-limit error is retried; anything else is a no."""
+    if isinstance(answer, dict) and answer.get("error") is not None:
+        try:
+            interpret_rpc(answer, None, status)
+        except RateLimited:
+            raise
+        except GatewayError as error:
+            message = f"the node refused a JSON-RPC batch: {error}"
+            raise BatchRefused(message, status=status) from None
+    raise BatchRefused(
+        f"the node answered a JSON-RPC batch with a {type(answer).__name__}, not an array",
+        status=status,
+    )
+
+
+def _evm_head(result: str) -> int:
+    return int(result, 16)
+
+
+def _tron_head(result: dict[str, Any]) -> int:
+    try:
+        return int(result["block"][0]["block_header"]["raw_data"]["number"])
+    except (KeyError, IndexError, TypeError, ValueError):
+        shown = str(result)[:80]
+        raise MalformedResponse(f"no block number in the latest block: {shown!r}") from None
+
+
 def _raw_block(rule: Rule, params: list[Any]) -> Any:
     if not isinstance(rule, ArchiveByBlock):
         return None
@@ -360,9 +546,16 @@ def _raw_block(rule: Rule, params: list[Any]) -> Any:
 class _BaseNode:
     """What both flavours share: identity, the catalog view, and no key in any repr."""
 
-    def __init__(self, core: NodeCore, *, timeout: httpx.Timeout | float = DEFAULT_TIMEOUT):
+    def __init__(
+        self,
+        core: NodeCore,
+        *,
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        async_transport: AsyncTransportKind = "auto",
+    ):
         self._core = core
         self._timeout = timeout
+        self._async_transport = async_transport
 
     @property
     def name(self) -> str:
@@ -445,7 +638,9 @@ class Node(_BaseNode):
     def aio(self) -> AsyncNode:
         """The async twin of this client: same node, meter, ledger and settings."""
         if self._aio is None:
-            self._aio = self.aio_class(self._core, timeout=self._timeout)
+            self._aio = self.aio_class(
+                self._core, timeout=self._timeout, async_transport=self._async_transport
+            )
         return self._aio
 
     def close(self) -> None:
@@ -462,20 +657,30 @@ class Node(_BaseNode):
 
 class AsyncNode(_BaseNode):
     """An async client for one node: ``await node.get_balance(...)``. Works from any event loop
-    (an `httpx.AsyncClient` is kept per loop), including a notebook's top-level await."""
+    (an HTTP client is kept per loop), including a notebook's top-level await.
+
+    It sends with aiohttp when installed (`async_transport="auto"`, see `_http` for why), or with
+    `httpx.AsyncClient` (`async_transport="httpx"`).
+    """
 
     def __init__(self, core: NodeCore, **kwargs: Any):
         super().__init__(core, **kwargs)
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
-            weakref.WeakKeyDictionary()
-        )
+        # Keyed by loop, not weakly: an aiohttp client holds its loop, so a weak key never dies.
+        self._clients: dict[asyncio.AbstractEventLoop, Any] = {}
 
-    def _http(self) -> httpx.AsyncClient:
+    def _http(self) -> Any:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
-            client = self._clients[loop] = httpx.AsyncClient(timeout=self._timeout)
+            self._forget_closed_loops()
+            client = self._clients[loop] = async_client(self._async_transport, self._timeout)
         return client
+
+    def _forget_closed_loops(self) -> None:
+        for loop in [loop for loop in self._clients if loop.is_closed()]:
+            client = self._clients.pop(loop)
+            if hasattr(client, "abandon"):
+                client.abandon()
 
     async def _run(self, steps: Steps) -> Any:
         return await drive_async(self._http(), steps)
@@ -510,9 +715,11 @@ class AsyncNode(_BaseNode):
         return self._core.cached_head() or await self._run(self._core.head())
 
     async def aclose(self) -> None:
-        for client in list(self._clients.values()):
+        """Close this loop's HTTP client (clients of other, still running loops stay theirs)."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
             await client.aclose()
-        self._clients.clear()
+        self._forget_closed_loops()
 
     async def __aenter__(self):
         return self

@@ -1,4 +1,4 @@
-"""The transaction-info benchmark runs, and its frame keeps exact ints where json_normalize cannot."""
+"""The transaction-info benchmark runs; its frame keeps exact ints where json_normalize cannot."""
 
 from __future__ import annotations
 
