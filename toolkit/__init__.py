@@ -16,6 +16,7 @@ import importlib
 from typing import Any
 
 from ._catalog import CATALOG, CHAINS, METHODS, BoundCall, Chain, Method, Param, lookup
+from ._encoding import to_checksum_address, ton_address_forms, tron_to_base58, tron_to_hex
 from ._errors import (
     AmbiguousAssetName,
     AuthenticationError,
@@ -64,7 +65,7 @@ from ._transport import RetryPolicy
 from ._version import __version__
 from ._workload import Preview, Workload
 
-_LAZY_MODULES = ("frames", "plots", "widgets", "sandbox", "solana_tx")
+_LAZY_MODULES = ("frames", "plots", "widgets", "sandbox", "solana_tx", "examples")
 
 
 def __getattr__(name: str) -> Any:
@@ -134,4 +135,8 @@ __all__ = [
     "node",
     "platform",
     "provenance",
+    "to_checksum_address",
+    "ton_address_forms",
+    "tron_to_base58",
+    "tron_to_hex",
 ]

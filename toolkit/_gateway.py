@@ -11,6 +11,8 @@ Environment variables (read by `connect()` and `Gateway.node`):
                                  NODE_GATEWAY_NODE_ETHEREUM_MAINNET
     NODE_GATEWAY_KEY_<NAME>      a node's access key alone, appended to the node's
                                  `https_endpoint` from the platform API when that has no key
+    NODE_GATEWAY_CACHE           the response cache: ``off``, or the path of its file (see
+                                 `toolkit._cache.resolve_cache`)
 
 <NAME> is the node's name in upper case with every other character than A-Z and 0-9 as `_`.
 """
@@ -23,14 +25,19 @@ from typing import Any
 
 import httpx
 
+from ._cache import CacheSetting, ResponseCache, resolve_cache
 from ._catalog import Chain
 from ._errors import ValidationError
+from ._http import AsyncTransportKind
 from ._ledger import Ledger, Meter
 from ._node import Node, NodeCore, resolve_chain
-from ._platform import Platform, platform_core
+from ._platform import Platform, _is_loopback, platform_core
 from ._pricing import DEFAULT_PRICING, PricingTable
+from ._ratelimit import RateLimiter
 from ._redact import register_secret, register_url
 from ._transport import DEFAULT_TIMEOUT, RetryPolicy
+
+RateLimitSetting = RateLimiter | float | str | None
 
 ENV_PLATFORM_URL = "NODE_GATEWAY_PLATFORM_URL"
 ENV_API_KEY = "NODE_GATEWAY_API_KEY"
@@ -52,14 +59,47 @@ def make_node(
     retry: RetryPolicy | None = None,
     timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
     head_ttl_s: float = 10.0,
+    cache: ResponseCache | None = None,
+    limiter: RateLimiter | None = None,
+    async_transport: AsyncTransportKind = "auto",
 ) -> Node:
     """A blocking client of the right class for the node's chain."""
     from ._helpers import NODE_CLASSES
 
     register_url(url)
     resolved = resolve_chain(chain, url, name)
-    core = NodeCore(url, resolved, name=name, meter=meter, retry=retry, head_ttl_s=head_ttl_s)
-    return NODE_CLASSES[resolved.name](core, timeout=timeout)
+    core = NodeCore(
+        url,
+        resolved,
+        name=name,
+        meter=meter,
+        retry=retry,
+        head_ttl_s=head_ttl_s,
+        cache=cache,
+        limiter=limiter,
+    )
+    return NODE_CLASSES[resolved.name](core, timeout=timeout, async_transport=async_transport)
+
+
+def rate_limiter(setting: RateLimitSetting, pricing: PricingTable) -> RateLimiter | None:
+    """A limiter from a number (calls per second), a plan name (its published rate), or None."""
+    if setting is None or isinstance(setting, RateLimiter):
+        return setting
+    if isinstance(setting, str):
+        plan = next((p for k, p in pricing.plans.items() if k.lower() == setting.lower()), None)
+        if plan is None:
+            known = ", ".join(pricing.plans)
+            raise ValidationError(
+                f"unknown plan {setting!r}; known: {known}", param="rate_limit", rule="choice"
+            )
+        if plan.requests_per_second is None:
+            return None  # the plan publishes no limit: 429s are still retried with backoff
+        return RateLimiter(plan.requests_per_second)
+    return RateLimiter(setting)
+
+
+def _is_remote(url: str) -> bool:
+    return not _is_loopback(httpx.URL(url).host)
 
 
 class Gateway:
@@ -80,6 +120,9 @@ class Gateway:
         timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
         head_ttl_s: float = 10.0,
         sandbox: Any = None,
+        cache: CacheSetting = "auto",
+        rate_limit: RateLimitSetting = None,
+        async_transport: AsyncTransportKind = "auto",
     ):
         register_secret(api_key)
         self.meter = Meter(pricing=pricing, budget=budget)
@@ -87,6 +130,10 @@ class Gateway:
         self._retry = retry
         self._timeout = timeout
         self._head_ttl_s = head_ttl_s
+        self._async_transport = async_transport
+        remote = sandbox is None and _is_remote(platform_url)
+        self._cache = resolve_cache(cache, remote=remote)
+        self._limiter = rate_limiter(rate_limit, pricing)
         core = platform_core(platform_url, api_key, meter=self.meter, retry=retry)
         self.platform = Platform(core, timeout=timeout)
         self._node_urls = dict(nodes or {})
@@ -135,6 +182,9 @@ class Gateway:
             retry=self._retry,
             timeout=self._timeout,
             head_ttl_s=self._head_ttl_s,
+            cache=self._cache,
+            limiter=self._limiter,
+            async_transport=self._async_transport,
         )
         self._nodes[name] = client
         return client
@@ -184,6 +234,31 @@ class Gateway:
     def pricing(self, table: PricingTable) -> None:
         self.meter.pricing = table
 
+    # --- the response cache and the rate limit, shared by every node of this handle ---
+
+    @property
+    def cache(self) -> ResponseCache | None:
+        """The response cache (None when off); see `set_cache`."""
+        return self._cache
+
+    def set_cache(self, cache: CacheSetting) -> None:
+        """Use another response cache: a path, True (the default file), a `ResponseCache`, or
+        None/False to turn caching off, for this handle's nodes now and later."""
+        self._cache = resolve_cache(cache, remote=True)
+        for client in self._nodes.values():
+            client._core.cache = self._cache
+
+    @property
+    def rate_limit(self) -> RateLimiter | None:
+        return self._limiter
+
+    def set_rate_limit(self, rate_limit: RateLimitSetting) -> None:
+        """Calls per second for all of this handle's nodes together (a number, a plan name such
+        as "Developer", a `RateLimiter`, or None for no client-side limit)."""
+        self._limiter = rate_limiter(rate_limit, self.pricing)
+        for client in self._nodes.values():
+            client._core.limiter = self._limiter
+
     def close(self) -> None:
         self.platform.close()
         for client in self._nodes.values():
@@ -214,6 +289,9 @@ def connect(
     retry: RetryPolicy | None = None,
     timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
     head_ttl_s: float = 10.0,
+    cache: CacheSetting = "auto",
+    rate_limit: RateLimitSetting = None,
+    async_transport: AsyncTransportKind = "auto",
 ) -> Gateway:
     """A gateway handle.
 
@@ -222,9 +300,18 @@ def connect(
       case the real gateway they name (``sandbox=True`` forces the sandbox).
     - ``connect(platform_url=..., api_key=...)``: a real gateway. `nodes` maps node names to
       their URLs (with access keys) when you have them.
+
+    `cache`: answers that can never change are kept on disk and never paid for twice. The
+    default, ``"auto"``, caches for a real gateway (in ``~/.cache/node-gateway-toolkit/``) and
+    not for the sandbox; ``True``, ``False``, a file path or a `ResponseCache` choose yourself.
+    `rate_limit`: calls per second for all nodes together, or a plan name ("Developer" is
+    25/s); None (the default) sends as fast as the work goes and relies on retrying 429s.
+    `async_transport`: ``"auto"`` (aiohttp) or ``"httpx"`` for the async clients.
     """
     options = dict(budget=budget, pricing=pricing, retry=retry, timeout=timeout)
-    options["head_ttl_s"] = head_ttl_s
+    options.update(
+        head_ttl_s=head_ttl_s, cache=cache, rate_limit=rate_limit, async_transport=async_transport
+    )
     if platform_url is None and api_key is None and sandbox is not True:
         platform_url, api_key = os.environ.get(ENV_PLATFORM_URL), os.environ.get(ENV_API_KEY)
         if not (platform_url and api_key):
@@ -264,10 +351,14 @@ def node(
     retry: RetryPolicy | None = None,
     timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
     head_ttl_s: float = 10.0,
+    cache: CacheSetting = "auto",
+    rate_limit: RateLimitSetting = None,
+    async_transport: AsyncTransportKind = "auto",
 ) -> Node:
     """A standalone client for one node URL (its access key in the path), with its own ledger.
 
     The chain comes from `chain`, else from `name` or the URL's host (``ethereum-mainnet...``).
+    `cache`, `rate_limit` and `async_transport` are as for `connect`.
     """
     meter = Meter(pricing=pricing, budget=budget)
     return make_node(
@@ -278,4 +369,7 @@ def node(
         retry=retry,
         timeout=timeout,
         head_ttl_s=head_ttl_s,
+        cache=resolve_cache(cache, remote=_is_remote(url)),
+        limiter=rate_limiter(rate_limit, pricing),
+        async_transport=async_transport,
     )

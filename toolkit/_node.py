@@ -189,10 +189,13 @@ class NodeCore:
         block = bound.argument(rule.param) if isinstance(rule, ArchiveByBlock) else None
         return (yield from self.estimate(method.name, method.ru, block, fetch=fetch))
 
-    def call(self, bound: BoundCall, receipt: Receipt | None = None) -> Steps:
-        """Answer a call: from the response cache when it holds it (0 RU), else over HTTP."""
+    def call(
+        self, bound: BoundCall, receipt: Receipt | None = None, *, check_cache: bool = True
+    ) -> Steps:
+        """Answer a call: from the response cache when it holds it (0 RU), else over HTTP.
+        `check_cache=False` is for a caller that just asked the cache (`from_cache`)."""
         cacheable = self.cacheable(bound)
-        if cacheable is not None:
+        if cacheable is not None and check_cache:
             found = self.cache.lookup([cacheable.key])
             if cacheable.key in found:
                 self.record_cache_hit(bound, receipt)
@@ -224,11 +227,48 @@ class NodeCore:
 
     # --- the response cache ---
 
+    @property
+    def cache(self) -> ResponseCache | None:
+        return self._cache
+
+    @cache.setter
+    def cache(self, cache: ResponseCache | None) -> None:
+        self._cache = cache
+        self._cacheables: dict[int, tuple[BoundCall, Cacheable | None]] = {}
+
     def cacheable(self, bound: BoundCall) -> Cacheable | None:
         """The call's cache key when a cache is set and the call's answer could be cached."""
-        if self.cache is None:
+        if self._cache is None:
             return None
-        return self.cache.cacheable(self.endpoint.url, self.chain.name, bound)
+        # A bulk run asks several times per call (preview, cache pass, batch): compute once.
+        known = self._cacheables.get(id(bound))
+        if known is not None and known[0] is bound:
+            return known[1]
+        cacheable = self._cache.cacheable(self.endpoint.url, self.chain.name, bound)
+        if len(self._cacheables) >= 100_000:
+            self._cacheables.clear()
+        self._cacheables[id(bound)] = (bound, cacheable)
+        return cacheable
+
+    def from_cache(
+        self,
+        bounds: Sequence[BoundCall],
+        cacheables: Sequence[Cacheable | None],
+        receipts: Sequence[Receipt | None],
+    ) -> tuple[list[Any], list[int]]:
+        """The answers the cache holds (each recorded as a 0 RU hit), and the positions of the
+        calls it does not answer."""
+        keys = [cacheable.key for cacheable in cacheables if cacheable is not None]
+        found = self.cache.lookup(keys) if keys else {}
+        results: list[Any] = [None] * len(bounds)
+        unanswered = []
+        for index, cacheable in enumerate(cacheables):
+            if cacheable is not None and cacheable.key in found:
+                results[index] = found[cacheable.key]
+                self.record_cache_hit(bounds[index], receipts[index])
+            else:
+                unanswered.append(index)
+        return results, unanswered
 
     def record_cache_hit(self, bound: BoundCall, receipt: Receipt | None) -> None:
         self.meter.record(
@@ -304,16 +344,7 @@ class NodeCore:
             )
         receipts = receipts or [Receipt() for _ in bounds]
         cacheables = [self.cacheable(bound) for bound in bounds]
-        keys = [cacheable.key for cacheable in cacheables if cacheable is not None]
-        found = self.cache.lookup(keys) if keys else {}
-        results: list[Any] = [None] * len(bounds)
-        unanswered = []
-        for index, cacheable in enumerate(cacheables):
-            if cacheable is not None and cacheable.key in found:
-                results[index] = found[cacheable.key]
-                self.record_cache_hit(bounds[index], receipts[index])
-            else:
-                unanswered.append(index)
+        results, unanswered = self.from_cache(bounds, cacheables, receipts)
         if not unanswered:
             return results
         sent = yield from self.send_batch(

@@ -6,20 +6,28 @@
     preview = work.preview(plan="Developer")                   # RU, money, minimum time
     preview.frame                                              # calls and RU by method and class
 
+    results = work.run()                                       # or: await work.arun()
+
 Every call is validated when it is added (a bad one raises at once, 0 RU). Pricing an archive-rule
 call needs its chain's head: `preview` fetches each EVM head once (1 RU each, in the ledger) unless
 ``fetch_heads=False``, in which case those calls are priced as ranges and the preview says so.
+Calls the response cache already answers are priced at 0 RU (class ``cached``).
+
+`run` sends the calls concurrently, in JSON-RPC batches where the node takes them, with a progress
+bar, and returns one DataFrame with a row per call: its result or its failure (see `_bulk`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ._catalog import BoundCall
-from ._errors import ValidationError
+from ._errors import GatewayError, ValidationError
 from ._node import Node
 from ._pricing import Estimate, Plan
 
@@ -74,22 +82,49 @@ class Workload:
     def __iter__(self) -> Iterator[PlannedCall]:
         return iter(self.calls)
 
-    def estimates(self, *, fetch_heads: bool = True) -> list[Estimate]:
+    def estimates(
+        self, *, fetch_heads: bool = True, cached: set[int] | None = None
+    ) -> list[Estimate]:
         """One estimate per call, in order. Heads are fetched once per node (see module doc)."""
-        heads_needed = {id(c.node): c.node for c in self.calls if _needs_head(c)}
+        cached = self.cached_calls() if cached is None else cached
+        heads_needed = {
+            id(c.node): c.node
+            for index, c in enumerate(self.calls)
+            if index not in cached and _needs_head(c)
+        }
         if fetch_heads:
             for node in heads_needed.values():
                 node.head()
         return [
-            _drive(planned.node, planned.node._core.price(planned.call, fetch=False))
-            for planned in self.calls
+            CACHED
+            if index in cached
+            else _drive(planned.node, planned.node._core.price(planned.call, fetch=False))
+            for index, planned in enumerate(self.calls)
         ]
 
-    def preview(self, *, plan: str | Plan = "Developer", fetch_heads: bool = True) -> Preview:
+    def cached_calls(self) -> set[int]:
+        """Positions of the calls the response cache answers already (they will cost 0 RU)."""
+        keys: dict[int, tuple[Any, bytes]] = {}
+        for index, planned in enumerate(self.calls):
+            cacheable = planned.node._core.cacheable(planned.call)
+            if cacheable is not None:
+                keys[index] = (planned.node._core.cache, cacheable.key)
+        found: set[bytes] = set()
+        for cache in {id(cache): cache for cache, _ in keys.values()}.values():
+            found |= cache.contains([key for owner, key in keys.values() if owner is cache])
+        return {index for index, (_, key) in keys.items() if key in found}
+
+    def preview(
+        self,
+        *,
+        plan: str | Plan = "Developer",
+        fetch_heads: bool = True,
+        cached: set[int] | None = None,
+    ) -> Preview:
         """What the workload will cost, in RU and money, and how long it must take at least."""
         if not self.calls:
             raise ValidationError("the workload is empty", param="calls", rule="empty")
-        estimates = self.estimates(fetch_heads=fetch_heads)
+        estimates = self.estimates(fetch_heads=fetch_heads, cached=cached)
         meter = self.calls[0].node.meter
         chosen = plan if isinstance(plan, Plan) else _plan(meter.pricing.plans, plan)
         rows = [
@@ -97,6 +132,82 @@ class Workload:
             for planned, estimate in zip(self.calls, estimates, strict=True)
         ]
         return Preview(rows=rows, plan=chosen, spent_before=meter.ledger.total_ru)
+
+    # --- running ---
+
+    def run(
+        self, *, concurrency: int = 32, batch_size: int = 100, progress: bool = True
+    ) -> pd.DataFrame:
+        """Send every call and return one DataFrame with a row per call, in order.
+
+        Blocking, and safe inside a running event loop (a notebook): the calls run on the
+        toolkit's background event loop. `concurrency` bounds the requests in flight;
+        JSON-RPC calls go in batches of `batch_size` where the node takes batches (1: never).
+        Columns: node, method, params (JSON text), result (raw JSON), value (typed, like the
+        helpers return: ints for quantities), error (type name) and message for a failed call,
+        ru (billed for the call, retries included), cache_hit. ``frame.attrs["summary"]`` holds
+        the run's counts, RU and time, and the preview's RU.
+        """
+        from ._bulk import progress_bar
+        from ._loop import run_sync
+
+        bar = progress_bar(len(self), progress, "calls")
+        try:
+            return run_sync(self._run(bar, concurrency, batch_size))
+        finally:
+            if bar is not None:
+                bar.close()
+
+    async def arun(
+        self, *, concurrency: int = 32, batch_size: int = 100, progress: bool = True
+    ) -> pd.DataFrame:
+        """`run` for async code: ``frame = await work.arun()`` (in the caller's event loop)."""
+        from ._bulk import progress_bar
+
+        bar = progress_bar(len(self), progress, "calls")
+        try:
+            return await self._run(bar, concurrency, batch_size)
+        finally:
+            if bar is not None:
+                bar.close()
+
+    async def _run(self, bar: Any, concurrency: int, batch_size: int) -> pd.DataFrame:
+        from ._bulk import BulkRun, results_frame
+
+        started = time.perf_counter()
+        cached = self.cached_calls()
+        await self._fetch_heads(cached)
+        preview = self.preview(fetch_heads=False, cached=cached)
+        run = BulkRun(
+            ((planned.node, planned.call) for planned in self.calls),
+            concurrency=concurrency,
+            batch_size=batch_size,
+            progress=bar,
+        )
+        items = await run.run()
+        frame = results_frame(items)
+        frame.attrs["summary"] = {
+            "calls": len(frame),
+            "failed": int(frame["error"].notna().sum()),
+            "cache_hits": int(frame["cache_hit"].sum()),
+            "ru": int(frame["ru"].sum()),
+            "preview_ru_high": preview.ru_high,
+            "seconds": time.perf_counter() - started,
+        }
+        return frame
+
+    async def _fetch_heads(self, cached: set[int]) -> None:
+        """Fetch once, before the calls, each head they need (for pricing or for deciding what
+        to cache), rather than once per concurrent call."""
+        nodes = {
+            id(planned.node): planned.node
+            for index, planned in enumerate(self.calls)
+            if index not in cached and (_needs_head(planned) or _pinned_to_block(planned))
+        }
+        for node in nodes.values():
+            # On failure the calls that need the head fetch it themselves, or report why not.
+            with contextlib.suppress(GatewayError):
+                await node.aio.head()
 
 
 def _drive(node: Node, steps: Any) -> Any:
@@ -115,7 +226,17 @@ def _needs_head(planned: PlannedCall) -> bool:
     return param is not None and core._needs_head(planned.call.argument(param))
 
 
+def _pinned_to_block(planned: PlannedCall) -> bool:
+    cacheable = planned.node._core.cacheable(planned.call)
+    return cacheable is not None and cacheable.block is not None
+
+
+CACHED = Estimate(0, 0, "answered from the response cache", archive=None)
+
+
 def _klass(estimate: Estimate) -> str:
+    if estimate is CACHED:
+        return "cached"
     return {True: "archive", False: "full", None: "fixed" if estimate.exact else "unknown"}[
         estimate.archive
     ]

@@ -64,12 +64,13 @@ def _pubkey(value: Pubkey | str) -> Pubkey:
     return value if isinstance(value, Pubkey) else Pubkey.from_string(value)
 
 
-def _payer_key(payer: Keypair | Pubkey) -> Pubkey:
-    return payer.pubkey() if isinstance(payer, Keypair) else payer
+def _payer_key(payer: Keypair | Pubkey | str) -> Pubkey:
+    """The payer's public key; a base58 string is accepted for unsigned transactions."""
+    return payer.pubkey() if isinstance(payer, Keypair) else _pubkey(payer)
 
 
 def build(
-    payer: Keypair | Pubkey,
+    payer: Keypair | Pubkey | str,
     instructions: Sequence[Instruction],
     recent_blockhash: str | Hash,
     *,
@@ -104,7 +105,7 @@ def encode(tx: VersionedTransaction | Transaction | bytes, encoding: str = "base
 
 
 def transfer(
-    payer: Keypair | Pubkey,
+    payer: Keypair | Pubkey | str,
     to: Pubkey | str,
     lamports: int,
     recent_blockhash: str | Hash,
@@ -119,7 +120,7 @@ def transfer(
 
 
 def memo(
-    payer: Keypair | Pubkey,
+    payer: Keypair | Pubkey | str,
     text: str,
     recent_blockhash: str | Hash,
     *,
@@ -139,7 +140,7 @@ def associated_token_address(owner: Pubkey | str, mint: Pubkey | str) -> Pubkey:
 
 
 def create_associated_token_account(
-    payer: Keypair | Pubkey,
+    payer: Keypair | Pubkey | str,
     owner: Pubkey | str,
     mint: Pubkey | str,
     recent_blockhash: str | Hash,
@@ -162,7 +163,7 @@ def create_associated_token_account(
 
 
 def get_account_data_size(
-    payer: Keypair | Pubkey,
+    payer: Keypair | Pubkey | str,
     mint: Pubkey | str,
     recent_blockhash: str | Hash,
     *,

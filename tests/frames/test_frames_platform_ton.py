@@ -122,3 +122,12 @@ def test_token_data_envelope_and_empty():
 def test_token_data_bad_shapes_raise_frame_error(payload, message):
     with pytest.raises(FrameError, match=message):
         ton_token_data(payload)
+
+
+def test_toncenter_answers_get_the_address_that_was_asked_for(load):
+    payload = load("ton_token_toncenter")
+    df = ton_token_data(payload, address="EQ-asked")
+    assert df["address"].tolist() == ["EQ-asked"]
+    both = ton_token_data([payload, load("ton_token_flat")], address=["EQ-1", "EQ-2"])
+    assert both["address"].iloc[0] == "EQ-1"
+    assert both["address"].iloc[1] != "EQ-2"  # the flat record names its own address

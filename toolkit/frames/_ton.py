@@ -59,7 +59,7 @@ _TOKEN_FIELDS = frozenset(
 )
 
 
-def ton_token_data(payload: Any) -> pd.DataFrame:
+def ton_token_data(payload: Any, *, address: str | list[str] | None = None) -> pd.DataFrame:
     """Token (jetton) data, one row per token.
 
     Accepts the spec's flat record (``{name, symbol, decimals, totalSupply, mintable, burnable,
@@ -71,10 +71,21 @@ def ton_token_data(payload: Any) -> pd.DataFrame:
     total_supply (exact int, smallest units), supply (float, total_supply / 10**decimals),
     mintable, burnable (boolean), admin_address, contract_type (string, e.g. jetton_master),
     content_type (string: onchain/offchain), uri, image, description (string, from the content).
+
+    toncenter's answer does not repeat the token's address: pass the `address` you asked for (a
+    list, one per payload, for a list of payloads) to fill that column.
     """
     payload = unwrap_envelope(payload)
     payloads = payload if isinstance(payload, list) else [payload]
-    rows = [row for item in payloads if (row := _token_row(item)) is not None]
+    addresses = address if isinstance(address, list) else [address] * len(payloads)
+    if len(addresses) != len(payloads):
+        raise FrameError(f"{len(addresses)} addresses given for {len(payloads)} payloads")
+    rows = []
+    for item, asked in zip(payloads, addresses, strict=True):
+        row = _token_row(item)
+        if row is not None:
+            row["address"] = row["address"] or asked
+            rows.append(row)
     columns = columns_from_rows(rows, _TOKEN_SCHEMA)
     columns["supply"] = float_column(
         to_units(row["total_supply"], decimals_scale(row["decimals"])) for row in rows

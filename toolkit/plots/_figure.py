@@ -8,6 +8,7 @@ importing the toolkit stays fast.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterable
@@ -31,18 +32,43 @@ def new_axes(
     """The figure of `ax` and `ax` itself, or a new figure with one axes."""
     if ax is not None:
         return ax.figure, ax
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=size, layout="constrained")
+    figure = _figure(size)
     return figure, figure.add_subplot()
 
 
 def new_figure(columns: int, *, size: tuple[float, float]) -> tuple[Figure, Any]:
     """A new figure with `columns` axes side by side, returned as (figure, array of axes)."""
+    figure = _figure(size)
+    return figure, figure.subplots(1, columns, squeeze=False)[0]
+
+
+def _figure(size: tuple[float, float]) -> Figure:
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=size, layout="constrained")
-    return figure, figure.subplots(1, columns, squeeze=False)[0]
+    _show_figures_in_ipython()
+    return Figure(figsize=size, layout="constrained")
+
+
+@functools.cache
+def _show_figures_in_ipython() -> None:
+    """Let a notebook show a returned figure as a PNG without `%matplotlib inline`.
+
+    A figure made without pyplot has no rich display until pyplot's inline backend registers one;
+    register the same PNG printer ourselves, unless something already did.
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    from IPython.core.pylabtools import print_figure
+    from matplotlib.figure import Figure
+
+    formatter = shell.display_formatter.formatters["image/png"]
+    if Figure not in formatter.type_printers:
+        formatter.for_type(Figure, lambda figure: print_figure(figure, "png", bbox_inches="tight"))
 
 
 def require_columns(frame: pd.DataFrame, columns: Iterable[str], produced_by: str) -> None:

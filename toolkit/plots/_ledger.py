@@ -29,6 +29,9 @@ def status_colours(statuses) -> dict[str, str]:
     return {**STATUS_COLOURS, **extra}
 
 
+SHORT_SESSION_S = 120
+
+
 def plot_cumulative_ru(ledger: pd.DataFrame, ax: Axes | None = None) -> tuple[Figure, Axes]:
     """Running total of request units over time, calls that did not succeed marked.
 
@@ -40,16 +43,24 @@ def plot_cumulative_ru(ledger: pd.DataFrame, ax: Axes | None = None) -> tuple[Fi
     if calls.empty:
         show_no_data(ax, "No calls recorded")
         return fig, ax
-    times = calls["time"].dt.tz_convert("UTC").dt.tz_localize(None).to_numpy()
+    stamps = calls["time"].dt.tz_convert("UTC").dt.tz_localize(None)
+    span = (stamps.iloc[-1] - stamps.iloc[0]).total_seconds()
+    short = span < SHORT_SESSION_S
+    # A short session reads better as seconds from its start than as clock ticks.
+    times = (stamps - stamps.iloc[0]).dt.total_seconds().to_numpy() if short else stamps.to_numpy()
     total = calls["ru"].to_numpy(dtype=float, na_value=0).cumsum()
     ax.step(times, total, where="post", color="tab:blue", label="cumulative RU")
     failed = (calls["status"] != "ok").to_numpy(dtype=bool, na_value=True)
     if failed.any():
         ax.scatter(times[failed], total[failed], color="tab:red", marker="x", zorder=3)
         ax.scatter([], [], color="tab:red", marker="x", label="call not ok")
-    _date_axis(ax)
+    if short:
+        ax.set_xlabel(f"Seconds since the first call ({stamps.iloc[0]:%Y-%m-%d %H:%M:%S} UTC)")
+        format_axis(ax.xaxis)
+    else:
+        _date_axis(ax)
+        ax.set_xlabel("Time (UTC)")
     ax.set_title("Request units spent")
-    ax.set_xlabel("Time (UTC)")
     ax.set_ylabel("Cumulative request units (RU)")
     format_axis(ax.yaxis, integer=True)
     ax.set_ylim(bottom=0)

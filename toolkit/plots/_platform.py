@@ -35,9 +35,10 @@ def plot_node_counts(
     Needs the columns `by` and status. Returns (figure, axes); draws on `ax` when given.
     """
     require_columns(nodes, (by, "status"), "toolkit.frames.platform_nodes")
+    # A renamed key, so that `by="status"` does not group by the same column twice.
+    group = nodes[by].astype("string").fillna("unknown").rename("group")
     counts = (
-        nodes.assign(**{by: nodes[by].astype("string").fillna("unknown")})
-        .groupby([by, "status"], observed=True)
+        nodes.groupby([group, nodes["status"]], observed=True)
         .size()
         .unstack("status", fill_value=0)
     )

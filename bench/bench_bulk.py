@@ -1,0 +1,416 @@
+"""Benchmark: bulk workloads, ours against the usual ways, measured side by side in one run.
+
+1. 1,000 ``eth_getBalance`` against Anvil (a real EVM node): ``Workload.run`` (the async engine,
+   batches of 100) against web3.py sync, web3.py ``AsyncWeb3`` + ``asyncio.gather``, and one raw
+   JSON-RPC batch of 1,000 sent with httpx (the lower bound: no validation, pricing or ledger).
+2. 1,000 TRON REST calls (``wallet/gettransactioninfobyblocknum``) against the sandbox, served by
+   its own process so that client and server do not share a core: ``Workload.run`` against a
+   plain httpx sync loop and raw aiohttp at the same concurrency (32).
+3. The same two workloads re-run from the response cache.
+
+Times are the best of `--repeats` rounds in which the contenders take turns, after a warm-up
+round (ours starts each first run from an empty cache). Memory is the peak of Python allocations
+traced by ``tracemalloc`` during one extra, untimed run of each (allocations inside C libraries,
+aiohttp's parser or SQLite, are not seen). Prints markdown tables.
+
+    python bench/bench_bulk.py [--calls 1000] [--repeats 3] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+import toolkit
+from toolkit._workload import Workload
+
+ROOT = Path(__file__).resolve().parents[1]
+ANVIL = ROOT / ".tools" / "node_modules" / ".bin" / "anvil"
+CONCURRENCY = 32
+OURS_EVM = "ours: Workload.run (async engine, batches of 100)"
+WEB3_GATHER = "web3.py AsyncWeb3 + asyncio.gather"
+LOWER_BOUND = "raw httpx, one batch of all (lower bound)"
+OURS_TRON = "ours: Workload.run (async engine, 32 in flight)"
+RAW_AIOHTTP = "raw aiohttp, 32 in flight"
+
+
+@dataclass
+class Row:
+    name: str
+    seconds: float
+    calls: int
+    peak_kib: float | None = None
+    note: str = ""
+
+    @property
+    def rate(self) -> float:
+        return self.calls / self.seconds
+
+
+@dataclass
+class Contender:
+    name: str
+    run: Callable[[], object]
+    prepare: Callable[[], None] = lambda: None
+    note: str = ""
+
+
+def measure(contenders: list[Contender], calls: int, repeats: int) -> dict[str, Row]:
+    """Each contender's best wall time over `repeats` rounds, the contenders taking turns within
+    a round (so a server slowing down or speeding up affects them alike), after one warm-up run
+    each; then the tracemalloc peak of one more, untimed run of each."""
+    best = {c.name: float("inf") for c in contenders}
+    for round_number in range(repeats + 1):
+        for contender in contenders:
+            contender.prepare()
+            gc.collect()
+            started = time.perf_counter()
+            contender.run()
+            elapsed = time.perf_counter() - started
+            if round_number > 0:  # round 0 warms up: imports, connections, server caches
+                best[contender.name] = min(best[contender.name], elapsed)
+    rows = {}
+    for contender in contenders:
+        contender.prepare()
+        gc.collect()
+        tracemalloc.start()
+        contender.run()
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        rows[contender.name] = Row(
+            contender.name, best[contender.name], calls, peak / 1024, contender.note
+        )
+    return rows
+
+
+def table(title: str, rows: list[Row], reference: Row | None = None) -> str:
+    lines = [f"**{title}**", ""]
+    against = f" | vs {reference.name}" if reference else ""
+    lines.append(f"| client | seconds | calls/s | peak KiB (tracemalloc){against} | note |")
+    lines.append("|---|---:|---:|---:|" + ("---:|" if reference else "") + "---|")
+    for row in rows:
+        ratio = f" | {row.rate / reference.rate:.2f}x" if reference else ""
+        peak = f"{row.peak_kib:,.0f}" if row.peak_kib is not None else "-"
+        lines.append(
+            f"| {row.name} | {row.seconds:.3f} | {row.rate:,.0f} | {peak}{ratio} | {row.note} |"
+        )
+    return "\n".join(lines)
+
+
+# --- servers ------------------------------------------------------------------------------------
+
+
+def start_anvil(workdir: str) -> tuple[subprocess.Popen, str]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [str(ANVIL), "--host", "127.0.0.1", "--port", str(port), "--cache-path", workdir],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "HOME": workdir},
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            rpc(url, "eth_chainId")
+            return process, url
+        except httpx.TransportError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise RuntimeError("Anvil did not start") from None
+            time.sleep(0.05)
+
+
+def start_sandbox() -> tuple[subprocess.Popen, dict]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolkit", "sandbox", "--head-pace", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    return process, json.loads(process.stdout.readline())
+
+
+def rpc(url: str, method: str, *params: object) -> object:
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}
+    return httpx.post(url, json=body, timeout=10).json()["result"]
+
+
+# --- 1. eth_getBalance on Anvil ----------------------------------------------------------------
+
+
+def evm_section(calls: int, repeats: int, workdir: str) -> tuple[str, str]:
+    process, url = start_anvil(workdir)
+    try:
+        rpc(url, "anvil_mine", hex(400))
+        head = int(rpc(url, "eth_blockNumber"), 16)
+        addresses = [rpc(url, "eth_accounts")[0]] + [f"0x{i:040x}" for i in range(1, 100)]
+        blocks = [head - 300 + i for i in range(max(1, calls // len(addresses)))]
+        pairs = [(a, b) for a in addresses for b in blocks][:calls]
+        return evm_rows(url, pairs, repeats, workdir)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def evm_rows(url: str, pairs: list[tuple[str, int]], repeats: int, workdir: str):
+    from web3 import AsyncHTTPProvider, AsyncWeb3, HTTPProvider, Web3
+
+    n = len(pairs)
+    cache_file = Path(workdir) / "evm-cache.sqlite"
+    eth = toolkit.node(url, chain="ethereum", name="anvil", cache=cache_file)
+    w3 = Web3(HTTPProvider(url))
+
+    def ours(batch_size: int = 100, node: toolkit.Node | None = None) -> None:
+        node = node or eth
+        work = Workload()
+        for address, block in pairs:
+            work.add(node, "eth_getBalance", address, block)
+        frame = work.run(progress=False, batch_size=batch_size, concurrency=CONCURRENCY)
+        assert frame["error"].isna().all(), frame["message"].dropna().head()
+
+    def web3_sync() -> None:
+        for address, block in pairs:
+            w3.eth.get_balance(Web3.to_checksum_address(address), block)
+
+    def web3_async() -> None:
+        async def main():
+            aw3 = AsyncWeb3(AsyncHTTPProvider(url))
+            await asyncio.gather(
+                *(aw3.eth.get_balance(Web3.to_checksum_address(a), b) for a, b in pairs)
+            )
+            await aw3.provider.disconnect()
+
+        asyncio.run(main())
+
+    def singles(client_class: Callable[[], object]) -> None:
+        """32 single calls in flight with a raw client: what batching off costs at best."""
+
+        async def main():
+            limit = asyncio.Semaphore(CONCURRENCY)
+            async with client_class() as client:
+
+                async def one(index: int, address: str, block: int):
+                    body = {
+                        "jsonrpc": "2.0",
+                        "id": index,
+                        "method": "eth_getBalance",
+                        "params": [address, hex(block)],
+                    }
+                    async with limit:
+                        return await post_json(client, url, body)
+
+                await asyncio.gather(*(one(i, a, b) for i, (a, b) in enumerate(pairs)))
+
+        asyncio.run(main())
+
+    def raw_batch() -> None:
+        body = [
+            {"jsonrpc": "2.0", "id": i, "method": "eth_getBalance", "params": [a, hex(b)]}
+            for i, (a, b) in enumerate(pairs)
+        ]
+        answers = httpx.post(url, json=body, timeout=30).json()
+        assert len(answers) == n
+
+    def clear_cache() -> None:
+        eth._core.cache.clear()
+        eth._core._head = None
+
+    plain = toolkit.node(url, chain="ethereum", name="anvil", cache=False, async_transport="httpx")
+    unbatched = toolkit.node(url, chain="ethereum", name="anvil", cache=False)
+    measured = measure(
+        [
+            Contender(OURS_EVM, ours, clear_cache),
+            Contender("ours: batching off (aiohttp, 32 in flight)", lambda: ours(1, unbatched)),
+            Contender("ours: batching off, plain httpx.AsyncClient", lambda: ours(1, plain)),
+            Contender("raw aiohttp, batching off, 32 in flight", lambda: singles(aiohttp_session)),
+            Contender(
+                "raw httpx.AsyncClient over httpx_aiohttp.AiohttpTransport, batching off",
+                lambda: singles(httpx_over_aiohttp),
+            ),
+            Contender("web3.py sync", web3_sync),
+            Contender(WEB3_GATHER, web3_async),
+            Contender(LOWER_BOUND, raw_batch),
+        ],
+        n,
+        repeats,
+    )
+    rows = list(measured.values())
+    first, web3_gather, bound = measured[OURS_EVM], measured[WEB3_GATHER], measured[LOWER_BOUND]
+    clear_cache()
+    ru_before = eth.ledger.total_ru
+    ours()  # a clean first run fills the cache for section 3
+    spent_first = eth.ledger.total_ru - ru_before
+    ru_before = eth.ledger.total_ru
+    cached = measure([Contender("cached", ours)], n, repeats)["cached"]
+    spent_again = eth.ledger.total_ru - ru_before
+    title = f"1. {n:,} eth_getBalance on Anvil"
+    text = table(title, rows, reference=web3_gather)
+    text += (
+        f"\n\nours / lower bound: {first.rate / bound.rate:.2f} (target 0.7); "
+        f"ours / AsyncWeb3+gather: {first.rate / web3_gather.rate:.1f}x (target 10x)"
+    )
+    cache_row = (
+        f"| 1,000 eth_getBalance (Anvil) | {first.seconds:.3f} | {cached.seconds:.4f} "
+        f"| {first.seconds / cached.seconds:.0f}x | {spent_first:,} | {spent_again} "
+        f"| {cached.peak_kib:,.0f} |"
+    )
+    for client in (eth, plain, unbatched):
+        client.close()
+    return text, cache_row
+
+
+def aiohttp_session():
+    import aiohttp
+
+    return aiohttp.ClientSession()
+
+
+def httpx_over_aiohttp():
+    from httpx_aiohttp import AiohttpTransport
+
+    return httpx.AsyncClient(transport=AiohttpTransport())
+
+
+async def post_json(client, url: str, body: dict) -> object:
+    if isinstance(client, httpx.AsyncClient):
+        return (await client.post(url, json=body)).json()
+    async with client.post(url, json=body) as answer:
+        return await answer.json()
+
+
+# --- 2. TRON REST on the sandbox ---------------------------------------------------------------
+
+
+def tron_section(calls: int, repeats: int, workdir: str) -> tuple[str, str]:
+    process, info = start_sandbox()
+    try:
+        return tron_rows(info, calls, repeats, workdir)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def tron_rows(info: dict, n: int, repeats: int, workdir: str):
+    import aiohttp
+
+    base = info["nodes"]["tron-mainnet"]
+    gateway = toolkit.Gateway(
+        info["platform_url"],
+        info["api_key"],
+        nodes=info["nodes"],
+        cache=Path(workdir) / "tron-cache.sqlite",
+    )
+    tron = gateway.node("tron-mainnet")
+    head = tron.head()
+    numbers = range(head - 100 - n, head - 100)
+    url = base + "/wallet/gettransactioninfobyblocknum"
+    httpx.post(base + "/wallet/getblockbylatestnum", json={"num": 1})  # server warm
+
+    def ours() -> None:
+        work = Workload().each(tron, "wallet/gettransactioninfobyblocknum", numbers, param="num")
+        frame = work.run(progress=False, concurrency=CONCURRENCY)
+        assert frame["error"].isna().all(), frame["message"].dropna().head()
+
+    def httpx_sync() -> None:
+        with httpx.Client() as client:
+            for number in numbers:
+                client.post(url, json={"num": number}).json()
+
+    def raw_aiohttp() -> None:
+        async def main():
+            limit = asyncio.Semaphore(CONCURRENCY)
+            async with aiohttp.ClientSession() as session:
+
+                async def one(number: int):
+                    async with limit, session.post(url, json={"num": number}) as answer:
+                        return await answer.json()
+
+                await asyncio.gather(*(one(number) for number in numbers))
+
+        asyncio.run(main())
+
+    def clear_cache() -> None:
+        gateway.cache.clear()
+
+    measured = measure(
+        [
+            Contender(OURS_TRON, ours, clear_cache),
+            Contender("plain httpx sync loop", httpx_sync),
+            Contender(RAW_AIOHTTP, raw_aiohttp),
+        ],
+        n,
+        repeats,
+    )
+    rows = list(measured.values())
+    first, bound = measured[OURS_TRON], measured[RAW_AIOHTTP]
+    clear_cache()
+    ru_before = gateway.ledger.total_ru
+    ours()  # a clean first run fills the cache for section 3
+    spent_first = gateway.ledger.total_ru - ru_before
+    ru_before = gateway.ledger.total_ru
+    cached = measure([Contender("cached", ours)], n, repeats)["cached"]
+    spent_again = gateway.ledger.total_ru - ru_before
+    text = table(f"2. {n:,} TRON REST calls on the sandbox", rows, reference=bound)
+    text += f"\n\nours / raw aiohttp: {first.rate / bound.rate:.2f} (target 0.7)"
+    cache_row = (
+        f"| 1,000 TRON gettransactioninfobyblocknum (sandbox) | {first.seconds:.3f} "
+        f"| {cached.seconds:.4f} | {first.seconds / cached.seconds:.0f}x | {spent_first:,} "
+        f"| {spent_again} | {cached.peak_kib:,.0f} |"
+    )
+    gateway.close()
+    return text, cache_row
+
+
+def main(argv: list[str] | None = None) -> str:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--calls", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="two timed rounds (a smoke check)")
+    options = parser.parse_args(argv)
+    repeats = 2 if options.quick else options.repeats
+    parts = []
+    with tempfile.TemporaryDirectory(prefix="bench-bulk-") as workdir:
+        cache_rows = []
+        if ANVIL.exists():
+            text, row = evm_section(options.calls, repeats, workdir)
+            parts.append(text)
+            cache_rows.append(row)
+        else:
+            parts.append("1. skipped: Anvil is not installed (`make anvil`)")
+        text, row = tron_section(options.calls, repeats, workdir)
+        parts.append(text)
+        cache_rows.append(row)
+    parts.append(
+        "\n".join(
+            [
+                "**3. The same workloads re-run from the response cache**",
+                "",
+                "| workload | first run s | cached re-run s | speed-up | RU first | RU re-run "
+                "| peak KiB re-run |",
+                "|---|---:|---:|---:|---:|---:|---:|",
+                *cache_rows,
+            ]
+        )
+    )
+    report = "\n\n".join(parts)
+    print(report)
+    return report
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,51 @@
+"""Every benchmark of the project in one run, printed as markdown (``make bench``).
+
+    python bench/run_all.py            # full size: a few minutes on 2 cores
+    python bench/run_all.py --quick    # small sizes and one timed round, for a smoke check
+
+Each benchmark is also a script of its own in this folder, with its own options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+# (script, title, its arguments at full size, its arguments with --quick)
+BENCHMARKS = [
+    ("bench_bulk.py", "Bulk workloads", [], ["--quick"]),
+    ("bench_frames.py", "Frames", [], ["--records", "10000", "--runs", "2"]),
+    ("load.py", "Load on the sandbox", [], ["--seconds", "3", "--threads", "4"]),
+]
+
+
+def _module(script: str):
+    spec = importlib.util.spec_from_file_location(Path(script).stem, HERE / script)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, one timed round")
+    options = parser.parse_args(argv)
+    for script, title, full, quick in BENCHMARKS:
+        if not (HERE / script).exists():
+            print(f"## {title}\n\n(skipped: {script} is missing)\n")
+            continue
+        print(f"## {title} (`bench/{script}`)\n", flush=True)
+        started = time.monotonic()
+        _module(script).main(quick if options.quick else full)
+        print(f"\n_{time.monotonic() - started:.0f} s_\n", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

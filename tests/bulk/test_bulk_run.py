@@ -1,0 +1,184 @@
+"""Workload.run over the sandbox: faults, budget, batching and its fallback, loops, progress."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+import toolkit
+from toolkit._workload import Workload
+
+ADDRESSES = [f"0x{index:040x}" for index in range(1, 21)]
+
+
+def balances_and_blocks(gateway, *, blocks: int = 5) -> Workload:
+    """EVM balances at numbered blocks (batched) and TRON transaction info (single calls)."""
+    eth, tron = gateway.node("ethereum-mainnet"), gateway.node("tron-mainnet")
+    head, tron_head = eth.head(), tron.head()
+    work = Workload()
+    work.grid(eth, "eth_getBalance", ADDRESSES, [head - 300 + 7 * i for i in range(blocks)])
+    work.each(
+        tron, "wallet/gettransactioninfobyblocknum", range(tron_head - 40, tron_head), param="num"
+    )
+    return work
+
+
+def metered_ru(sandbox) -> int:
+    return sum(usage["ru"] for usage in sandbox.metering().values())
+
+
+def test_every_call_ends_as_a_row_with_its_result(make_gateway, sandbox):
+    gateway = make_gateway()
+    work = balances_and_blocks(gateway)
+    frame = work.run(progress=False, batch_size=25)
+    assert len(frame) == len(work) == 140
+    assert frame["error"].isna().all()
+    eth = gateway.node("ethereum-mainnet")
+    first = work.calls[0]
+    expected = eth.get_balance(first.call.arguments["address"], first.call.arguments["block"])
+    assert frame["value"][0] == expected and isinstance(frame["value"][0], int)
+    assert frame["result"][0] == hex(expected)
+    assert json.loads(frame["params"][0]) == first.call.wire_params
+    tron_rows = frame[frame["method"] == "wallet/gettransactioninfobyblocknum"]
+    assert all(isinstance(value, list) for value in tron_rows["value"])
+    assert list(frame.columns) == [
+        "node", "method", "params", "result", "value", "error", "message", "ru", "cache_hit"
+    ]  # fmt: skip
+    batches = [e for e in gateway.ledger.entries if e.method.startswith("batch[25]")]
+    assert len(batches) == 4  # 100 balances in batches of 25
+    assert eth._core.accepts_batches is True
+    # what each row says it cost, plus the head fetches, is what the ledger and the server say
+    heads = sum(e.ru for e in gateway.ledger.entries if "chain head" in e.note)
+    assert frame["ru"].sum() + heads == gateway.ledger.total_ru - 2  # minus the check call above
+    assert gateway.ledger.total_ru == metered_ru(sandbox)
+
+
+FAULTS = ["rate-limit", "rate-limit-rpc", "server-error", "bad-gateway", "drop", "truncated"]
+
+
+def test_faults_at_a_rate_lose_nothing_and_the_ledger_equals_the_metering(make_gateway, sandbox):
+    gateway = make_gateway()
+    work = balances_and_blocks(gateway, blocks=10)
+    for kind in FAULTS:
+        for node in ("ethereum-mainnet", "tron-mainnet"):
+            if kind != "rate-limit-rpc" or node == "ethereum-mainnet":
+                sandbox.faults.set(
+                    kind=kind, node=node, rate=0.08, retry_after=0, try_again_in="5ms"
+                )
+    frame = work.run(progress=False, batch_size=20, concurrency=16)
+    assert len(frame) == len(work) == 240
+    answered = frame["error"].isna()
+    assert (answered | frame["message"].notna()).all()  # a result or a reported failure
+    assert frame.loc[answered, "result"].notna().all()
+    assert answered.sum() > 200  # retries carried most calls through
+    retried = [e for e in gateway.ledger.entries if e.retries]
+    assert retried, "the faults should have forced retries"
+    assert gateway.ledger.total_ru == metered_ru(sandbox)
+    heads = sum(e.ru for e in gateway.ledger.entries if "chain head" in e.note)
+    assert frame["ru"].sum() + heads == gateway.ledger.total_ru
+
+
+def test_a_budget_smaller_than_the_workload_is_never_crossed(make_gateway, sandbox):
+    gateway = make_gateway()
+    work = balances_and_blocks(gateway)  # 100 archive balances (2 RU) + 40 TRON calls (1 RU)
+    assert work.preview().ru_high == 240
+    spent_before = gateway.ledger.total_ru
+    gateway.set_budget(spent_before + 101)
+    frame = work.run(progress=False, batch_size=10, concurrency=8)
+    assert len(frame) == len(work)
+    refused = frame["error"].fillna("") == "BudgetExceeded"
+    assert refused.sum() > 0
+    assert set(frame["error"].dropna()) == {"BudgetExceeded"}
+    assert frame.loc[refused, "ru"].eq(0).all()
+    assert gateway.ledger.total_ru <= spent_before + 101
+    assert gateway.ledger.total_ru == metered_ru(sandbox)
+    assert frame.loc[~refused, "ru"].sum() >= 95  # the budget was used, not abandoned early
+
+
+def test_refused_batches_fall_back_to_single_calls_and_the_node_remembers(
+    refusing_node, make_gateway
+):
+    node = toolkit.node(
+        refusing_node.url,
+        chain="ethereum",
+        name="no-batches",
+        retry=toolkit.RetryPolicy(attempts=2, backoff_s=0.001),
+    )
+    sandbox_eth = make_gateway().node("ethereum-mainnet")
+    work = Workload().grid(node, "eth_getBalance", ADDRESSES, ["latest"])
+    work.grid(sandbox_eth, "eth_getBalance", ADDRESSES, ["latest"])
+    frame = work.run(progress=False, batch_size=5)
+    assert frame["error"].isna().all()
+    assert frame["value"][:20].tolist() == [int(a[-4:], 16) for a in ADDRESSES]
+    assert refusing_node.requests.count("batch") == 1  # the first batch alone probed the node
+    assert refusing_node.requests.count("eth_getBalance") == 20
+    assert node._core.accepts_batches is False
+    assert sandbox_eth._core.accepts_batches is True  # per node: the sandbox still batches
+    refused = [e for e in node.ledger.entries if e.status == "BatchRefused"]
+    assert len(refused) == 1 and refused[0].retries == 0  # a refusal is not retried
+    work.run(progress=False, batch_size=5)  # remembered: no batch is even tried again
+    assert refusing_node.requests.count("batch") == 1
+    node.close()
+
+
+def test_run_inside_a_running_event_loop_and_arun(make_gateway):
+    gateway = make_gateway()
+    work = Workload().grid(
+        gateway.node("ethereum-mainnet"), "eth_getBalance", ADDRESSES, ["latest"]
+    )
+
+    async def notebook_cell():
+        assert asyncio.get_running_loop().is_running()
+        blocking = work.run(progress=False)  # what a notebook user types, inside the kernel's loop
+        awaited = await work.arun(progress=False)
+        return blocking, awaited
+
+    blocking, awaited = asyncio.run(notebook_cell())
+    assert blocking["value"].tolist() == awaited["value"].tolist()
+    assert len(blocking) == 20 and blocking["error"].isna().all()
+
+
+@pytest.mark.parametrize("progress", [True, False])
+def test_the_progress_bar_can_be_turned_off(make_gateway, capsys, progress):
+    gateway = make_gateway()
+    work = Workload().grid(
+        gateway.node("ethereum-mainnet"), "eth_getBalance", ADDRESSES, ["latest"]
+    )
+    work.run(progress=progress)
+    shown = capsys.readouterr().err
+    assert ("20/20" in shown) is progress
+    if not progress:
+        assert shown == ""
+
+
+def test_plain_httpx_stays_selectable_and_gives_the_same_rows(make_gateway):
+    rows = {}
+    for transport in ("auto", "httpx"):
+        gateway = make_gateway(async_transport=transport)
+        work = Workload().grid(
+            gateway.node("ethereum-mainnet"), "eth_getBalance", ADDRESSES, ["latest"]
+        )
+        work.each(
+            gateway.node("tron-mainnet"),
+            "wallet/getassetissuebyid",
+            ["1000001", "1000002"],
+            param="value",
+        )
+        rows[transport] = work.run(progress=False, batch_size=1)
+    assert rows["auto"].drop(columns="result").equals(rows["httpx"].drop(columns="result"))
+
+
+def test_a_client_side_rate_limit_spaces_the_calls(make_gateway):
+    import time
+
+    gateway = make_gateway(rate_limit=40)
+    work = Workload().grid(
+        gateway.node("ethereum-mainnet"), "eth_getBalance", ADDRESSES, ["latest"]
+    )
+    started = time.monotonic()
+    frame = work.run(progress=False, batch_size=1, concurrency=20)
+    elapsed = time.monotonic() - started
+    assert frame["error"].isna().all()
+    assert elapsed >= 19 / 40 * 0.95  # 20 calls at 40/s: the first at once, then 1/40 s apart

@@ -1,0 +1,151 @@
+"""The finality-aware response cache: what is kept, what never is, and what a re-run costs."""
+
+from __future__ import annotations
+
+import pytest
+
+import toolkit
+from toolkit._cache import ResponseCache
+from toolkit._workload import Workload
+from toolkit.sandbox import DEMO
+
+ALICE, BOB = DEMO.evm.accounts["alice"], DEMO.evm.accounts["bob"]
+DEPTH = toolkit.CHAINS["ethereum"].finality_depth
+
+
+def metered_ru(sandbox) -> int:
+    return sum(usage["ru"] for usage in sandbox.metering().values())
+
+
+def research(gateway) -> Workload:
+    eth, tron = gateway.node("ethereum-mainnet"), gateway.node("tron-mainnet")
+    head, tron_head = eth.head(), tron.head()
+    work = Workload().grid(eth, "eth_getBalance", [ALICE, BOB], range(head - 1000, head - 900, 10))
+    work.each(
+        tron,
+        "wallet/gettransactioninfobyblocknum",
+        range(tron_head - 200, tron_head - 150),
+        param="num",
+    )
+    work.add(tron, "web3_sha3", "0x68656c6c6f")
+    return work
+
+
+def test_a_rerun_costs_nothing_and_the_ledger_shows_the_hits(make_gateway, sandbox, cache_path):
+    gateway = make_gateway(cache=cache_path)
+    work = research(gateway)
+    first = work.run(progress=False)
+    assert first["error"].isna().all() and not first["cache_hit"].any()
+    spent, metered = gateway.ledger.total_ru, metered_ru(sandbox)
+    assert spent == metered
+    preview = work.preview()
+    assert preview.ru_high == 0 and set(preview.frame["class"]) == {"cached"}
+    again = work.run(progress=False)
+    assert again["cache_hit"].all() and again["ru"].eq(0).all()
+    assert again["result"].tolist() == first["result"].tolist()
+    assert again["value"].tolist() == first["value"].tolist()
+    assert (gateway.ledger.total_ru, metered_ru(sandbox)) == (spent, metered)  # 0 RU, no request
+    hits = [e for e in gateway.ledger.entries if e.cache_hit]
+    assert len(hits) == len(work) and all(e.ru == 0 and e.status == "ok" for e in hits)
+    # the same answers through the helpers, from a fresh handle on the same file
+    other = make_gateway(cache=cache_path)
+    block = work.calls[0].call.arguments["block"]
+    assert other.node("ethereum-mainnet").get_balance(ALICE, block=block) == first["value"][0]
+    assert other.ledger.entries[-1].cache_hit
+
+
+def test_latest_and_shallow_blocks_are_never_cached_deep_ones_are(make_gateway, cache_path):
+    gateway = make_gateway(cache=cache_path)
+    eth = gateway.node("ethereum-mainnet")
+    head = eth.head()
+    shallow, deep = head - DEPTH, head - DEPTH - 1  # final means more than DEPTH blocks behind
+    for _ in range(2):
+        eth.get_balance(ALICE, block="latest")
+        eth.get_balance(ALICE, block=shallow)
+        eth.get_balance(ALICE, block=deep)
+        eth.get_balance(ALICE, block="earliest")
+    assert [e.cache_hit for e in gateway.ledger.entries[-4:]] == [False, False, True, False]
+    assert len(gateway.cache) == 1
+
+
+def test_tron_blocks_are_cached_once_final_by_a_billed_head(make_gateway, cache_path, sandbox):
+    gateway = make_gateway(cache=cache_path)
+    tron = gateway.node("tron-mainnet")
+    depth = toolkit.CHAINS["tron"].finality_depth
+    head = tron.head()
+    gateway.ledger.clear()
+    tron._core._head = None  # forget it: deciding finality must fetch it, billed
+    tron.get_transaction_info_by_block_num(head - depth - 1)
+    tron.get_transaction_info_by_block_num(head - depth)
+    notes = [(e.method, e.ru, "chain head" in e.note) for e in gateway.ledger.entries]
+    assert ("wallet/getblockbylatestnum", 1, True) in notes
+    assert len(gateway.cache) == 1
+    assert tron.get_transaction_info_by_block_num(head - depth - 1) is not None
+    assert gateway.ledger.entries[-1].cache_hit
+
+
+def test_asset_lookups_by_id_are_not_cached(make_gateway, cache_path):
+    gateway = make_gateway(cache=cache_path)
+    tron = gateway.node("tron-mainnet")
+    tron.get_asset_issue_by_id("1000001")
+    tron.get_asset_issue_by_id("1000001")
+    assert len(gateway.cache) == 0 and not gateway.ledger.entries[-1].cache_hit
+
+
+def test_the_file_holds_no_access_key(make_gateway, sandbox, cache_path):
+    gateway = make_gateway(cache=cache_path)
+    research(gateway).run(progress=False)
+    gateway.cache.close()
+    stored = b"".join(p.read_bytes() for p in cache_path.parent.glob(cache_path.name + "*"))
+    assert len(stored) > 10_000
+    for url in sandbox.info["nodes"].values():
+        key = url.rsplit("/", 1)[-1]
+        assert key.encode() not in stored and key.upper().encode() not in stored
+        assert bytes.fromhex(key) not in stored
+    assert sandbox.info["api_key"].encode() not in stored
+
+
+def test_clear_and_disable(make_gateway, sandbox, cache_path):
+    gateway = make_gateway(cache=cache_path)
+    work = research(gateway)
+    work.run(progress=False)
+    held = len(gateway.cache)
+    assert held > 0
+    assert gateway.cache.clear(node="tron-mainnet") == held - 20  # the 20 EVM balances stay
+    assert gateway.cache.clear() == 20 and len(gateway.cache) == 0
+    spent = gateway.ledger.total_ru
+    gateway.set_cache(None)
+    assert gateway.node("ethereum-mainnet")._core.cache is None
+    frame = work.run(progress=False)
+    assert not frame["cache_hit"].any() and gateway.ledger.total_ru > spent
+
+
+def test_the_sandbox_is_not_cached_by_default_and_the_variable_can_turn_it_on(
+    make_gateway, monkeypatch, tmp_path
+):
+    assert make_gateway().cache is None
+    monkeypatch.setenv("NODE_GATEWAY_CACHE", str(tmp_path / "chosen.sqlite"))
+    assert make_gateway().cache.path == tmp_path / "chosen.sqlite"
+    monkeypatch.setenv("NODE_GATEWAY_CACHE", "off")
+    assert make_gateway(cache="auto").cache is None
+
+
+def test_the_size_is_bounded_by_evicting_the_oldest(tmp_path):
+    cache = ResponseCache(tmp_path / "small.sqlite", max_bytes=20_000)
+    answers = [(i.to_bytes(32, "big"), "node", "m", "x" * 900) for i in range(100)]
+    for answer in answers:
+        cache.store([answer])
+    assert cache.size_bytes <= 20_000
+    held = cache.contains(key for key, *_ in answers)
+    assert answers[-1][0] in held and answers[0][0] not in held
+    assert 10 <= len(held) < 25
+    cache.close()
+    reopened = ResponseCache(tmp_path / "small.sqlite", max_bytes=20_000)
+    assert reopened.size_bytes == cache.size_bytes and len(reopened) == len(held)
+    reopened.close()
+
+
+@pytest.mark.parametrize("block", ["latest", "pending", "safe", "finalized", "earliest"])
+def test_tags_are_never_cacheable(make_gateway, cache_path, block):
+    eth = make_gateway(cache=cache_path).node("ethereum-mainnet")
+    assert eth._core.cacheable(eth._core.bind("eth_getBalance", (ALICE, block), {})) is None

@@ -1,0 +1,147 @@
+"""The combined explorer and the ledger view; no secret anywhere in the widgets' state."""
+
+import json
+
+import ipywidgets as widgets
+import pytest
+from ipywidgets.widgets.widget import _instances
+
+import toolkit
+from toolkit.sandbox import DEMO
+from toolkit.widgets import Explorer, LedgerView, explorer
+from toolkit.widgets import _explorer as explorer_module
+
+
+@pytest.fixture
+def ui(gw):
+    return explorer(gw, show=False)
+
+
+def run_balance(ui, block):
+    ui.picker.pick("ethereum-mainnet")
+    ui.methods.select("eth_getBalance")
+    ui.methods.form.field("block").input.value = block
+    ui.methods.run_button.click()
+
+
+def test_the_sandbox_explorer_starts_with_working_demo_inputs(ui):
+    ui.picker.pick("ethereum-mainnet")
+    ui.methods.select("eth_getBalance")
+    assert ui.methods.form.field("address").input.value == DEMO.evm.accounts["alice"]
+    assert ui.methods.bound is not None and "1 RU" in ui.methods.preview.value
+
+
+def test_picking_a_node_hands_its_client_to_the_method_explorer(ui, gw):
+    ui.picker.pick("tron-mainnet")
+    assert ui.methods.node is gw.node("tron-mainnet")
+    ui.picker.pick("polygon-amoy")  # maintenance: no client
+    assert ui.methods.node is None and ui.methods.run_button.disabled
+
+
+def test_reordering_the_nodes_keeps_what_was_typed(ui):
+    ui.picker.pick("ethereum-mainnet")
+    ui.methods.select("eth_getBalance")
+    ui.methods.form.field("block").input.value = "0x2"
+    ui.picker.ordering.value = "-name"
+    assert ui.methods.form.field("block").input.value == "0x2"
+
+
+def test_a_run_lands_in_the_ledger_view(ui, gw):
+    run_balance(ui, "0x1")
+    assert ui.methods.error is None
+    table = ui.ledger.table.value
+    assert "eth_getBalance" in table and "ethereum-mainnet" in table
+    assert f"{len(gw.ledger)} calls, {gw.ledger.total_ru} RU spent" in ui.ledger.totals.value
+    assert gw.ledger.total_ru == 3  # the 2 RU archive call and the 1 RU head it needed
+
+
+def test_the_ledger_view_sets_and_removes_the_budget(ui, gw):
+    ui.ledger.budget_input.value = 10
+    ui.ledger.set_button.click()
+    assert gw.budget.limit == 10
+    run_balance(ui, "0x1")
+    assert gw.budget.remaining == 10 - gw.ledger.total_ru
+    assert f"{gw.budget.remaining} RU left" in ui.ledger.totals.value
+    assert ui.ledger.gauge.value == gw.budget.spent and ui.ledger.gauge.max == 10
+    assert f"budget {gw.budget.remaining} of 10 RU left" in ui.methods.status.value
+    ui.ledger.clear_button.click()
+    assert gw.budget is None and "no budget set" in ui.ledger.totals.value
+
+
+def test_a_spent_budget_stops_runs(ui, gw):
+    ui.picker.pick("ethereum-mainnet")
+    ui.methods.select("eth_getBalance")
+    ui.ledger.budget_input.value = 0
+    ui.ledger.set_button.click()
+    ui.methods.run_button.click()
+    assert isinstance(ui.methods.error, toolkit.BudgetExceeded)
+    assert "0 RU left" in ui.ledger.totals.value
+    assert ui.ledger.gauge.bar_style == "danger"
+
+
+def test_the_ledger_view_works_on_a_single_nodes_meter(gw):
+    node = gw.node("ton-mainnet")
+    view = LedgerView(node.meter)
+    node.get_token_data(DEMO.ton.jettons[0].address)
+    view.refresh()
+    assert "api/v2/getTokenData" in view.table.value
+
+
+def test_explorer_connects_to_the_sandbox_when_given_no_gateway():
+    ui = explorer(show=False)
+    assert ui.gw.sandbox is not None and len(ui.picker.list.options) == 14
+
+
+def test_explorer_can_start_on_a_node(gw):
+    ui = explorer(gw, node="ton-mainnet", show=False)
+    assert ui.methods.node.name == "ton-mainnet"
+
+
+def test_explorer_is_shown_once_per_cell_and_again_in_later_cells(gw, monkeypatch):
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda *objs, **kw: shown.append(objs))
+
+    class Shell:
+        execution_count = 7
+
+    monkeypatch.setattr(explorer_module, "_shell", lambda: Shell)
+    ui = explorer(gw)
+    assert len(shown) == 1 and "application/vnd.jupyter.widget-view+json" in shown[0][0]
+    ui._ipython_display_()  # IPython echoing the cell's value: skipped
+    assert len(shown) == 1
+    Shell.execution_count = 8
+    ui._ipython_display_()  # `ui` on its own in a later cell
+    assert len(shown) == 2
+    assert isinstance(ui, Explorer) and isinstance(ui, widgets.VBox)
+
+
+def widget_state_text():
+    """Everything the widgets would send to a browser: every live widget's full state."""
+    states = []
+    for widget in list(_instances.values()):
+        state = widget.get_state()
+        for key, value in state.items():
+            if isinstance(value, bytes | memoryview):
+                state[key] = bytes(value).decode("latin-1")
+        states.append(json.dumps(state, default=str))
+    return "\n".join(states)
+
+
+def test_no_key_or_url_in_any_widget_state(ui, gw, sandbox, secrets):
+    for name in ("ethereum-mainnet", "solana-mainnet", "tron-mainnet", "ton-mainnet"):
+        ui.picker.pick(name)
+        for method in ui.methods.method_picker.options:
+            ui.methods.select(method)
+            ui.methods.run_button.click()
+    sandbox.faults.set(kind="bad-gateway", node="polygon-mainnet")
+    ui.picker.pick("polygon-mainnet")
+    ui.methods.run_button.click()
+    assert ui.methods.error is not None  # an error message is part of the scan
+    sandbox.faults.set(kind="server-error", node="platform")
+    ui.picker.reload_button.click()
+    text = widget_state_text()
+    # The scan sees what a browser would: node names, error messages, tables.
+    for shown in ("ethereum-mainnet", "HTTPStatusError", "PlatformError", "<table"):
+        assert shown in text
+    for secret in secrets:
+        assert secret not in text

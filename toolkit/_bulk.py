@@ -1,0 +1,320 @@
+"""The bulk runner behind `Workload.run` and `Workload.arun`: many calls, fast, none lost.
+
+- Bounded concurrency: `concurrency` workers take units of work from one queue.
+- JSON-RPC calls go in batches of `batch_size` per node and endpoint. The first batch to a node
+  whose batch support is unknown goes alone; if the node refuses it (`BatchRefused`), the node
+  remembers (`NodeCore.accepts_batches = False`) and its calls go one by one from then on.
+- Everything else that protects the user happens below, once per call or batch: the response
+  cache (0 RU hits), the budget (reserved before each attempt), the rate limiter, and retries
+  with backoff (`NodeCore`, `Exchange`). What the runner adds is retrying the items of a batch
+  answer that failed with a retryable error (a rate-limit error object for one item, say), with
+  the node's retry policy, and the budget rule for a run: once a call is refused for the budget,
+  nothing more is sent and every call not yet answered is reported as `BudgetExceeded`.
+- Every call ends as one row: its result, or its failure (error type and message). The rows come
+  back in the workload's order, so ``len(frame) == len(workload)`` always.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ._catalog import BoundCall, Surface
+from ._errors import BudgetExceeded, GatewayError
+from ._transport import BatchRefused, Receipt
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ._node import Node, NodeCore
+
+RESULT_COLUMNS = (
+    "node",
+    "method",
+    "params",
+    "result",
+    "value",
+    "error",
+    "message",
+    "ru",
+    "cache_hit",
+)
+
+# The typed value of a raw result, by the catalog's result kind (what the typed helpers return).
+VALUE_OF_KIND = {
+    "quantity": lambda result: int(result, 16),
+    "transaction-info-list": lambda result: result if isinstance(result, list) else [],
+}
+
+
+@dataclass(eq=False)
+class Item:
+    """One call of the run and what became of it."""
+
+    node: Node
+    call: BoundCall
+    receipt: Receipt = field(default_factory=Receipt)
+    batch_retries: int = 0
+    done: bool = False
+    result: Any = None
+    error: BaseException | None = None
+
+    @property
+    def core(self) -> NodeCore:
+        return self.node._core
+
+    def succeed(self, result: Any) -> None:
+        self.done, self.result = True, result
+
+    def fail(self, error: BaseException) -> None:
+        self.done, self.error = True, error
+
+
+class BulkRun:
+    """One run of many calls; `await run()` returns when every item is done."""
+
+    def __init__(
+        self,
+        calls: Iterable[tuple[Node, BoundCall]],
+        *,
+        concurrency: int = 32,
+        batch_size: int = 100,
+        progress: Any = None,
+    ):
+        if concurrency < 1 or batch_size < 1:
+            raise ValueError("concurrency and batch_size must be at least 1")
+        self.items = [Item(node, call) for node, call in calls]
+        self.concurrency = concurrency
+        self.batch_size = batch_size
+        self.progress = progress
+        self.budget_refusal: BudgetExceeded | None = None
+        self._queue: asyncio.Queue[list[Item]] = asyncio.Queue()
+        self._batch_verdicts: dict[int, asyncio.Event] = {}  # per core: first batch answered
+
+    async def run(self) -> list[Item]:
+        for unit in self._units(self._answer_from_cache()):
+            self._queue.put_nowait(unit)
+        workers = [asyncio.create_task(self._work()) for _ in range(self.concurrency)]
+        try:
+            await self._queue.join()
+        finally:
+            for worker in workers:
+                worker.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+        caches = {id(item.core.cache): item.core.cache for item in self.items}
+        for cache in caches.values():
+            if cache is not None:
+                cache.flush()  # the run's answers are on disk when it returns
+        return self.items
+
+    def _answer_from_cache(self) -> list[Item]:
+        """Answer what the response cache holds in one pass per node (the cache check each call
+        and batch makes anyway, done for all at once); return the items still to send."""
+        by_core: dict[int, list[Item]] = {}
+        for item in self.items:
+            if item.core.cache is not None:
+                by_core.setdefault(id(item.core), []).append(item)
+        for items in by_core.values():
+            core = items[0].core
+            cacheables = [core.cacheable(item.call) for item in items]
+            results, _ = core.from_cache(
+                [item.call for item in items], cacheables, [item.receipt for item in items]
+            )
+            answered = [(i, r) for i, r in zip(items, results, strict=True) if i.receipt.cache_hit]
+            for item, result in answered:
+                item.succeed(result)
+            if answered and self.progress is not None:
+                self.progress.update(len(answered))
+        return [item for item in self.items if not item.done]
+
+    def _units(self, items: Sequence[Item]) -> list[list[Item]]:
+        """Batches of JSON-RPC calls per node and endpoint, then single calls."""
+        groups: dict[tuple[int, str], list[Item]] = {}
+        singles = []
+        for item in items:
+            if self._batchable(item):
+                key = (id(item.core), item.core.url_for(item.call.method))
+                groups.setdefault(key, []).append(item)
+            else:
+                singles.append([item])
+        size = self.batch_size
+        batches = [g[i : i + size] for g in groups.values() for i in range(0, len(g), size)]
+        return batches + singles
+
+    def _batchable(self, item: Item) -> bool:
+        return (
+            self.batch_size > 1
+            and item.call.method.surface is Surface.JSONRPC
+            and item.core.accepts_batches is not False
+        )
+
+    async def _work(self) -> None:
+        while True:
+            unit = await self._queue.get()
+            try:
+                await self._send(unit)
+            except Exception as error:  # a bug must not lose calls: report it on each of them
+                self._finish(unit, error=error)
+            finally:
+                self._queue.task_done()
+
+    async def _send(self, unit: list[Item]) -> None:
+        if self.budget_refusal is not None:
+            self._finish(unit, error=self._not_sent())
+            return
+        if len(unit) == 1:
+            await self._send_one(unit[0])
+        elif await self._may_batch(unit[0].core):
+            await self._send_batch(unit)
+        else:
+            self._requeue_singly(unit)
+
+    async def _may_batch(self, core: NodeCore) -> bool:
+        """Whether to send a batch to `core` now: the first batch to a node goes alone, and the
+        others wait for its verdict, so a node that refuses batches is asked only once."""
+        while core.accepts_batches is None:
+            verdict = self._batch_verdicts.get(id(core))
+            if verdict is None:
+                self._batch_verdicts[id(core)] = asyncio.Event()
+                return True  # this unit is the probe
+            await verdict.wait()
+            if core.accepts_batches is None:  # the probe failed for another reason
+                return True
+        return core.accepts_batches
+
+    async def _send_one(self, item: Item) -> None:
+        try:
+            # The cache was asked for every item at the start (`_answer_from_cache`).
+            steps = item.core.call(item.call, receipt=item.receipt, check_cache=False)
+            result = await item.node.aio._run(steps)
+        except BudgetExceeded as error:
+            self.budget_refusal = self.budget_refusal or error
+            self._finish([item], error=error)
+        except GatewayError as error:
+            self._finish([item], error=error)
+        else:
+            self._finish([item], result=result)
+
+    async def _send_batch(self, unit: list[Item]) -> None:
+        core = unit[0].core
+        steps = core.batch(
+            [item.call for item in unit],
+            return_exceptions=True,
+            receipts=[item.receipt for item in unit],
+        )
+        try:
+            results = await unit[0].node.aio._run(steps)
+        except BatchRefused:
+            self._requeue_singly(unit)
+            return
+        except BudgetExceeded:
+            # The batch as a whole does not fit; one by one, the calls spend what is left.
+            self._requeue_singly(unit)
+            return
+        except GatewayError as error:
+            self._finish(unit, error=error)
+            return
+        finally:
+            verdict = self._batch_verdicts.get(id(core))
+            if verdict is not None:
+                verdict.set()
+        again, wait = [], 0.0
+        for item, result in zip(unit, results, strict=True):
+            if not isinstance(result, GatewayError):
+                self._finish([item], result=result)
+                continue
+            delay = core.retry.delay(result, item.batch_retries)
+            if delay is None:
+                self._finish([item], error=result)
+            else:
+                item.batch_retries += 1
+                again.append(item)
+                wait = max(wait, delay)
+        if again:
+            await asyncio.sleep(wait)
+            self._queue.put_nowait(again if len(again) > 1 else again[:1])
+
+    def _requeue_singly(self, unit: list[Item]) -> None:
+        for item in unit:
+            self._queue.put_nowait([item])
+
+    def _finish(
+        self, unit: list[Item], *, result: Any = None, error: BaseException | None = None
+    ) -> None:
+        for item in unit:
+            if error is None:
+                item.succeed(result)
+            else:
+                item.fail(error)
+        if self.progress is not None:
+            self.progress.update(len(unit))
+
+    def _not_sent(self) -> BudgetExceeded:
+        refusal = self.budget_refusal
+        return BudgetExceeded(
+            f"not sent: the budget refused an earlier call of this run ({refusal.detail})",
+            needed=refusal.needed,
+            remaining=refusal.remaining,
+        )
+
+
+# --- results as one DataFrame -------------------------------------------------------------------
+
+
+def typed_value(call: BoundCall, result: Any) -> Any:
+    convert = VALUE_OF_KIND.get(call.method.result)
+    if convert is None:
+        return result
+    try:
+        return convert(result)
+    except (TypeError, ValueError):
+        return None
+
+
+def results_frame(items: Sequence[Item]) -> pd.DataFrame:
+    """One row per call, in the workload's order (see `RESULT_COLUMNS`)."""
+    import pandas as pd
+
+    rows = []
+    for item in items:
+        failed = item.error is not None
+        rows.append(
+            (
+                item.node.name,
+                item.call.method.name,
+                json.dumps(item.call.wire_params, separators=(",", ":")),
+                None if failed else item.result,
+                None if failed else typed_value(item.call, item.result),
+                type(item.error).__name__ if failed else None,
+                str(item.error) if failed else None,
+                item.receipt.ru,
+                item.receipt.cache_hit,
+            )
+        )
+    frame = pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
+    return frame.astype(
+        {
+            "node": "string",
+            "method": "string",
+            "params": "string",
+            "error": "string",
+            "message": "string",
+            "ru": "int64",
+            "cache_hit": "bool",
+        }
+    )
+
+
+# --- progress ---------------------------------------------------------------------------------
+
+
+def progress_bar(total: int, enabled: bool, description: str) -> Any:
+    """A `tqdm.auto` bar (a widget in notebooks, text elsewhere), or None when disabled."""
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit="call", desc=description, dynamic_ncols=True)

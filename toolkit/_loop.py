@@ -1,0 +1,72 @@
+"""Run a coroutine to completion from blocking code, even inside a running event loop (Jupyter).
+
+The pattern of jupyter_core's `run_sync`: one persistent event loop on a background daemon thread,
+started on first use and kept for the life of the process. `run_sync` hands it the coroutine and
+blocks until it is done. It never calls ``asyncio.run`` inside a running loop and never patches
+a loop, so it works the same in a script, in a notebook, and after ``nest_asyncio.apply()``.
+
+Keeping one loop (rather than a new one per call) keeps whatever the coroutines built on it, such
+as the async HTTP clients and their open connections, alive and warm between calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_lock = threading.Lock()
+_loop: asyncio.AbstractEventLoop | None = None
+_thread: threading.Thread | None = None
+
+
+def background_loop() -> asyncio.AbstractEventLoop:
+    """The toolkit's background event loop, started on first use."""
+    global _loop, _thread
+    with _lock:
+        if _loop is None or not _thread or not _thread.is_alive():
+            loop = asyncio.new_event_loop()
+            ready = threading.Event()
+
+            def serve() -> None:
+                asyncio.set_event_loop(loop)
+                loop.call_soon(ready.set)
+                loop.run_forever()
+
+            thread = threading.Thread(target=serve, name="toolkit-event-loop", daemon=True)
+            thread.start()
+            ready.wait()
+            _loop, _thread = loop, thread
+        return _loop
+
+
+def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run `coroutine` on the background loop and return its result (or raise its exception).
+
+    Interrupting the wait (Ctrl-C, or a notebook's interrupt button) cancels the coroutine.
+    """
+    loop = background_loop()
+    if _thread is threading.current_thread():
+        coroutine.close()
+        raise RuntimeError(
+            "run_sync was called from the toolkit's own event loop, where it would wait for "
+            "itself forever; await the async API there instead"
+        )
+    future = asyncio.run_coroutine_threadsafe(coroutine, loop)
+    try:
+        return future.result()
+    except BaseException:
+        future.cancel()
+        raise
+
+
+@atexit.register
+def _stop() -> None:
+    if _loop is not None and _loop.is_running():
+        _loop.call_soon_threadsafe(_loop.stop)
+        if _thread is not None:
+            _thread.join(timeout=2)

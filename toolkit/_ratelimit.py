@@ -1,0 +1,53 @@
+"""A client-side rate limiter: stay under the gateway's requests-per-second limit instead of
+collecting 429s and waiting them out.
+
+It is a token bucket kept as one number, the time at which the bucket is next empty (the
+"generic cell rate algorithm"). `reserve` never blocks: it books the calls and says how many
+seconds the caller must wait before sending them. The exchange (see `_transport.Exchange`) turns
+that into a `Sleep` step, so one limiter serves the blocking and the async drivers alike, and any
+number of threads and tasks sharing it.
+
+A JSON-RPC batch of N calls reserves N: gateways count the calls in a batch, not the HTTP request.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+
+class RateLimiter:
+    """At most `rate` calls per second on average, with bursts of up to `burst` calls.
+
+    The default burst of 1 spaces calls evenly (1/rate seconds apart), which is what a gateway
+    that counts calls per second sees as safely under its limit.
+    """
+
+    def __init__(
+        self,
+        rate: float,
+        *,
+        burst: int = 1,
+        clock: Callable[[], float] = time.monotonic,
+    ):
+        if not rate > 0:
+            raise ValueError(f"rate must be a positive number of calls per second, got {rate!r}")
+        if burst < 1:
+            raise ValueError(f"burst must be at least 1, got {burst!r}")
+        self.rate = float(rate)
+        self.burst = burst
+        self._interval = 1.0 / self.rate
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._empty_at = clock()  # when the bucket, drained by what is booked, is empty again
+
+    def reserve(self, calls: int = 1) -> float:
+        """Book `calls` calls; return the seconds to wait before sending them (0 if none)."""
+        with self._lock:
+            now = self._clock()
+            self._empty_at = max(self._empty_at, now) + calls * self._interval
+            return max(0.0, self._empty_at - self.burst * self._interval - now)
+
+    def __repr__(self) -> str:
+        return f"RateLimiter({self.rate:g}/s, burst={self.burst})"

@@ -1,0 +1,88 @@
+"""`Explorer`: the node picker, the method explorer and the RU ledger, wired together.
+
+Picking a node hands its client to the method explorer; every billed request refreshes the ledger.
+Against the embedded sandbox the forms start filled with working demo inputs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets as widgets
+
+from ._examples import sandbox_examples
+from ._html import STYLE, text
+from ._ledger_view import LedgerView
+from ._method import MethodExplorer
+from ._picker import NodePicker
+
+
+class Explorer(widgets.VBox):
+    """Everything in one widget: `picker`, `methods`, `ledger`. `gw` is a `toolkit.Gateway`."""
+
+    def __init__(self, gw: Any, *, node: str | None = None):
+        self.gw = gw
+        self._displayed_in: int | None = None  # the IPython cell that `explorer()` showed it in
+        where = "the embedded sandbox" if gw.sandbox is not None else "your gateway"
+        examples = sandbox_examples(gw.sandbox) if gw.sandbox is not None else None
+        self.picker = NodePicker(gw)
+        self.methods = MethodExplorer(examples=examples)
+        self.ledger = LedgerView(gw.meter)
+        title = widgets.HTML(
+            f'{STYLE}<div class="tk-title" style="font-size:17px">Node gateway explorer</div>'
+            f'<div class="tk-muted">Connected to {text(where)}. Pick a node, then a method; '
+            "the cost in request units (RU) is shown before you run it.</div>"
+        )
+        self.picker.layout = widgets.Layout(width="540px", min_width="540px", margin="0 16px 0 0")
+        self.methods.layout = widgets.Layout(flex="1 1 auto")
+        super().__init__(
+            [title, widgets.HBox([self.picker, self.methods]), self.ledger],
+            layout=widgets.Layout(width="100%", padding="4px 8px"),
+        )
+        self.add_class("toolkit-explorer")
+        self.picker.on_pick(self._use_node)
+        self.methods.on_ledger_change(self.ledger.refresh)
+        if node is not None:
+            self.picker.pick(node)
+        self.ledger.refresh()  # listing the nodes is a (0 RU) platform call in the ledger
+
+    def _use_node(self, client: Any) -> None:
+        self.methods.node = client
+        self.ledger.refresh()
+
+    def _ipython_display_(self) -> None:
+        # `explorer()` displays the widget and returns it; when it is a cell's last line IPython
+        # would echo it as a second live copy. Skip that echo, but show it in any later cell.
+        shell = _shell()
+        count = getattr(shell, "execution_count", None)
+        if count is not None and count == self._displayed_in:
+            return
+        from IPython.display import display
+
+        display(self._repr_mimebundle_(), raw=True)
+
+
+def _shell() -> Any:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    return get_ipython()
+
+
+def explorer(gw: Any = None, *, node: str | None = None, show: bool = True) -> Explorer:
+    """Display the combined explorer for `gw` (the embedded sandbox when None) and return it.
+
+    `node` picks a node by name at the start. With ``show=False`` nothing is displayed.
+    """
+    if gw is None:
+        from .. import connect
+
+        gw = connect()
+    widget = Explorer(gw, node=node)
+    if show:
+        from IPython.display import display
+
+        display(widget._repr_mimebundle_(), raw=True)
+        widget._displayed_in = getattr(_shell(), "execution_count", None)
+    return widget

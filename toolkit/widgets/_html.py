@@ -1,0 +1,76 @@
+"""The little HTML the widgets show: escaped, scrubbed text, message boxes and DataFrame tables.
+
+Everything a widget puts on screen goes through `text`, which escapes it and removes every
+registered secret (node URLs and API keys, see `toolkit._redact`), so no key reaches the page even
+if an error message somehow carried one.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING, Any
+
+from .._redact import scrub
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# Rows and cell width of a table on screen; the whole frame stays available in Python.
+MAX_ROWS = 50
+MAX_CELL_CHARS = 70
+
+# One stylesheet, repeated in the HTML that needs it: each widget must look right on its own, and
+# the rules are scoped by class, so repeats are harmless. Colours follow the JupyterLab theme.
+STYLE = """<style>
+.tk-table { border-collapse: collapse; font-size: 12px; margin: 2px 0 6px 0; }
+table.tk-table th, table.tk-table td { padding: 2px 8px; line-height: 1.5; text-align: left;
+  white-space: nowrap; border-bottom: 1px solid var(--jp-border-color2, #ddd); }
+table.tk-table th { font-weight: 600; background: var(--jp-layout-color2, #f3f3f3); }
+.tk-msg { padding: 4px 8px; border-radius: 3px; margin: 2px 0; line-height: 1.4; }
+.tk-info { background: var(--jp-info-color3, #e8f1fb); }
+.tk-ok { background: var(--jp-success-color3, #e6f4ea); }
+.tk-warn { background: var(--jp-warn-color3, #fff4e0); }
+.tk-error { background: var(--jp-error-color3, #fdecea); color: var(--jp-error-color0, #8a1c13); }
+.tk-ru { font-size: 15px; font-weight: 700; padding: 1px 8px; border-radius: 10px;
+  background: var(--jp-brand-color3, #d5e7fb); margin-right: 6px; }
+.tk-ru-archive { background: var(--jp-warn-color2, #ffd59e); }
+.tk-muted { color: var(--jp-ui-font-color2, #777); }
+.tk-title { font-size: 15px; font-weight: 700; }
+.tk-caption { font-weight: 600; margin-top: 4px; }
+.toolkit-node-list select, .tk-list-header { font-family: var(--jp-code-font-family, monospace);
+  font-size: 12px; }
+.tk-list-header { margin: 0 0 -4px 5px; white-space: pre; overflow: hidden;
+  color: var(--jp-ui-font-color2, #777); }
+.tk-field-error { color: var(--jp-error-color1, #c62828); font-size: 12px; margin-left: 198px; }
+</style>"""
+
+
+def text(value: Any) -> str:
+    """`value` as HTML text: secrets scrubbed, then escaped."""
+    return html.escape(scrub(str(value)))
+
+
+def message(kind: str, body_html: str) -> str:
+    """A coloured box: kind is info, ok, warn or error; `body_html` is HTML already escaped."""
+    return f'{STYLE}<div class="tk-msg tk-{kind}">{body_html}</div>'
+
+
+def error_message(error: BaseException) -> str:
+    """An exception as its class name and its own message (which never holds a key)."""
+    return message("error", f"<b>{text(type(error).__name__)}</b>: {text(error)}")
+
+
+def frame_table(frame: pd.DataFrame, *, caption: str = "", max_rows: int = MAX_ROWS) -> str:
+    """A DataFrame as a compact HTML table, long cells shortened, at most `max_rows` rows."""
+    import pandas as pd
+
+    shown = frame.head(max_rows).astype(object)
+    # pandas writes a missing value of a nullable column as "<NA>"; plain NA reads better.
+    shown = shown.where(shown.notna(), "NA")
+    with pd.option_context("display.max_colwidth", MAX_CELL_CHARS):
+        table = shown.to_html(index=False, border=0, classes="tk-table")
+    more = len(frame) - len(shown)
+    footer = f'<div class="tk-muted">… {more:,} more rows in the DataFrame</div>' if more else ""
+    head = f'<div class="tk-caption">{text(caption)}</div>' if caption else ""
+    scrolled = f'<div style="overflow-x: auto; max-width: 100%">{scrub(table)}</div>'
+    return f"{STYLE}{head}{scrolled}{footer}"

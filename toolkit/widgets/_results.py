@@ -1,0 +1,173 @@
+"""A call's result on screen: the `toolkit.frames` function that fits it, and a plot where one does.
+
+The frame function is picked by the catalog's result kind (`Method.result`), or by the method's
+name where the kind alone does not say enough (``text`` is a client version or a block dump) or the
+frame needs the call's arguments (a balance needs its address and block). Results no frame function
+covers (a hex quantity, return data) become a one-row frame of the raw value.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as widgets
+import pandas as pd
+
+from .. import frames, plots
+from .._catalog import BLOCK_TAGS, BoundCall
+from ._html import frame_table
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+
+@dataclass(frozen=True)
+class Presentation:
+    """Captioned frames (the first is the main one) and an optional figure."""
+
+    tables: tuple[tuple[str, pd.DataFrame], ...]
+    figure: Figure | None = None
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        return self.tables[0][1]
+
+
+Presenter = Callable[[BoundCall, Any], Presentation]
+
+
+def _balance(bound: BoundCall, result: Any) -> Presentation:
+    block = bound.arguments["block"]
+    # A tag names no block number; the frame's block column is then NA (the ledger has the time).
+    number = None if block in BLOCK_TAGS else block
+    frame = frames.balances_frame([(bound.arguments["address"], number, result)])
+    return Presentation((("Balance", frame),))
+
+
+def _root_hash(bound: BoundCall, result: Any) -> Presentation:
+    arguments = bound.arguments
+    frame = frames.root_hashes([(arguments["from"], arguments["to"], result)])
+    return Presentation((("Root hash", frame),))
+
+
+def _print_block(bound: BoundCall, result: Any) -> Presentation:
+    return Presentation((("Block header", frames.print_block_frame(result)),))
+
+
+def _simulation(bound: BoundCall, result: Any) -> Presentation:
+    logs = frames.simulation_logs(result)
+    tables = [
+        ("Simulation", frames.simulation_summary(result)),
+        ("Logs", logs),
+        ("SOL balances", frames.simulation_balances(result)),
+    ]
+    inner = frames.simulation_inner_instructions(result)
+    if len(inner):
+        tables.append(("Inner instructions", inner))
+    figure = plots.plot_compute_units(logs)[0] if len(logs) else None
+    return Presentation(tuple(tables), figure)
+
+
+def _transaction_infos(bound: BoundCall, result: Any) -> Presentation:
+    infos = frames.tron_transaction_infos(result)
+    figure = plots.plot_fee_distribution(infos)[0] if len(infos) else None
+    return Presentation((("Transactions", infos),), figure)
+
+
+def _blocks(bound: BoundCall, result: Any) -> Presentation:
+    return Presentation(
+        (
+            ("Blocks", frames.tron_blocks(result)),
+            ("Transactions", frames.tron_block_transactions(result)),
+        )
+    )
+
+
+def _platform_nodes(bound: BoundCall, result: Any) -> Presentation:
+    nodes = frames.platform_nodes(result)
+    return Presentation((("Nodes", nodes),), plots.plot_nodes(nodes)[0])
+
+
+def _single(caption: str, frame_function: Callable[[Any], pd.DataFrame]) -> Presenter:
+    def present(bound: BoundCall, result: Any) -> Presentation:
+        return Presentation(((caption, frame_function(result)),))
+
+    return present
+
+
+def _raw(bound: BoundCall, result: Any) -> Presentation:
+    """A value no frame function covers, as one row; hex quantities also as an exact int."""
+    row: dict[str, Any] = {"method": bound.method.name, "result": result}
+    if bound.method.result == "quantity":
+        row["value"] = frames.quantity(result)
+    frame = pd.DataFrame([row]).astype({"method": "string"})
+    return Presentation((("Result", frame),))
+
+
+BY_NAME: dict[str, Presenter] = {
+    "eth_getBalance": _balance,
+    "bor_getRootHash": _root_hash,
+    "debug_printBlock": _print_block,
+}
+BY_RESULT_KIND: dict[str, Presenter] = {
+    "simulation": _simulation,
+    "asset-issue": _single("Asset", frames.asset_issues),
+    "asset-issue-list": _single("Assets", frames.asset_issues),
+    "transaction-info-list": _transaction_infos,
+    "block-list": _blocks,
+    "unsigned-transaction": _single("Unsigned transaction", frames.tron_transaction),
+    "token-data": _single("Token", frames.ton_token_data),
+    "node-page": _platform_nodes,
+}
+
+
+def present(bound: BoundCall, result: Any) -> Presentation:
+    """Frames (and a figure) for the result of `bound`."""
+    method = bound.method
+    presenter = BY_NAME.get(method.name) or BY_RESULT_KIND.get(method.result) or _raw
+    return presenter(bound, result)
+
+
+def figure_png(figure: Figure) -> bytes:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=96, bbox_inches="tight")
+    return buffer.getvalue()
+
+
+class ResultView(widgets.VBox):
+    """Where a result appears: a headline, the frames as tables, the figure as an image."""
+
+    def __init__(self) -> None:
+        self.headline = widgets.HTML()
+        self.tables = widgets.HTML()
+        self.image = widgets.Image(
+            format="png", layout=widgets.Layout(display="none", max_width="640px")
+        )
+        self.presentation: Presentation | None = None
+        super().__init__([self.headline, self.tables, self.image])
+        self.add_class("toolkit-result")
+
+    def show(self, headline_html: str, presentation: Presentation) -> None:
+        self.presentation = presentation
+        self.headline.value = headline_html
+        self.tables.value = "".join(
+            frame_table(frame, caption=caption) for caption, frame in presentation.tables
+        )
+        if presentation.figure is not None:
+            self.image.value = figure_png(presentation.figure)
+            self.image.layout.display = ""
+        else:
+            self._hide_image()
+
+    def show_message(self, html: str) -> None:
+        self.presentation = None
+        self.headline.value = html
+        self.tables.value = ""
+        self._hide_image()
+
+    def _hide_image(self) -> None:
+        self.image.value = b""
+        self.image.layout.display = "none"
