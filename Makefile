@@ -52,8 +52,13 @@ format: $(VENV)/.dev-installed
 test: $(VENV)/.dev-installed anvil browser lint
 	$(PY) -m pytest
 
-bench: $(VENV)/.dev-installed anvil
-	$(PY) bench/run_all.py
+$(VENV)/.bench-installed: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[dev,bench]'
+	@touch $@
+
+# Side-by-side benchmark tables (QUICK=1 for a short run).
+bench: $(VENV)/.bench-installed anvil
+	$(PY) bench/run_all.py $(if $(QUICK),--quick)
 
 clean:
 	rm -rf $(VENV) $(TOOLS) .pytest_cache .ruff_cache

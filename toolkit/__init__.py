@@ -15,11 +15,13 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from ._cache import ResponseCache
 from ._catalog import CATALOG, CHAINS, METHODS, BoundCall, Chain, Method, Param, lookup
 from ._encoding import to_checksum_address, ton_address_forms, tron_to_base58, tron_to_hex
 from ._errors import (
     AmbiguousAssetName,
     AuthenticationError,
+    BatchRefused,
     BudgetExceeded,
     GatewayError,
     HTTPStatusError,
@@ -61,6 +63,7 @@ from ._pricing import (
     PricingTable,
 )
 from ._provenance import Provenance, provenance
+from ._ratelimit import RateLimiter
 from ._transport import RetryPolicy
 from ._version import __version__
 from ._workload import Preview, Workload
@@ -92,6 +95,7 @@ __all__ = [
     "AsyncTonNode",
     "AsyncTronNode",
     "AuthenticationError",
+    "BatchRefused",
     "BoundCall",
     "Budget",
     "BudgetExceeded",
@@ -118,6 +122,8 @@ __all__ = [
     "Provenance",
     "RPCError",
     "RateLimited",
+    "RateLimiter",
+    "ResponseCache",
     "ResponseError",
     "RetryPolicy",
     "SolanaNode",

@@ -9,6 +9,7 @@
         ├── HTTPStatusError    non-2xx status with no more specific meaning
         ├── RateLimited        HTTP 429, or a JSON-RPC "RPS limit" error (retry_after in seconds)
         ├── MalformedResponse  not JSON, truncated JSON, HTML, wrong content type, wrong shape or id
+        ├── BatchRefused       the node does not take JSON-RPC batches (calls go one by one)
         ├── RPCError           a JSON-RPC error object (code, message, data)
         ├── TronError          TRON's HTTP-200 ``{"Error": "..."}``
         │   └── AmbiguousAssetName
@@ -112,6 +113,11 @@ class MalformedResponse(ResponseError):
     """The body was not the JSON the spec promises (HTML page, truncated JSON, wrong shape)."""
 
 
+class BatchRefused(ResponseError):
+    """The node answered a JSON-RPC batch with a refusal (a 4xx status, or one error object or
+    one result instead of an array): it does not take batches, so send the calls one by one."""
+
+
 class RPCError(ResponseError):
     """A JSON-RPC error object: `code`, `rpc_message` and optional `data`."""
 
@@ -163,6 +169,7 @@ class AuthenticationError(PlatformError):
 __all__ = [
     "AmbiguousAssetName",
     "AuthenticationError",
+    "BatchRefused",
     "BudgetExceeded",
     "GatewayError",
     "HTTPStatusError",

@@ -167,7 +167,7 @@ class Gateway:
         case the access key comes from `key` or ``NODE_GATEWAY_KEY_<NAME>`` when the record's
         endpoint carries none.
         """
-        if name in self._nodes and url is None:
+        if name in self._nodes and url is None and key is None:
             return self._nodes[name]
         record_chain = chain
         if url is None:

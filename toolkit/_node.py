@@ -202,6 +202,8 @@ class NodeCore:
                 return found[cacheable.key]
         estimate = yield from self.price(bound)
         result = yield from self.exchange(bound, estimate, receipt=receipt)
+        if bound.method.name == "eth_blockNumber":  # a head the user fetched prices calls too
+            self._head = (_evm_head(result), time.monotonic())
         if cacheable is not None:
             yield from self.remember([(cacheable, bound, result)])
         return result

@@ -27,6 +27,7 @@ import httpx
 from ._errors import (
     AmbiguousAssetName,
     AuthenticationError,
+    BatchRefused,
     BudgetExceeded,
     GatewayError,
     HTTPStatusError,
@@ -273,11 +274,6 @@ def interpret_ton(body: Any, status: int = 200) -> Any:
             raise TonError(error, code=body.get("code"), status=status)
         return body.get("result")
     return body
-
-
-class BatchRefused(ResponseError):
-    """The node answered a JSON-RPC batch with a refusal (a 4xx status, or one error object or
-    one result instead of an array): it does not take batches, so send the calls one by one."""
 
 
 # --- one logical exchange, with retries and metering -------------------------------------------

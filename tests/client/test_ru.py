@@ -162,3 +162,12 @@ def test_provenance_names_nodes_and_hides_keys(gateway, sandbox):
     for url in sandbox.info["nodes"].values():
         assert url.rsplit("/", 1)[-1] not in text
     assert sandbox.info["api_key"] not in text
+
+
+def test_a_head_fetched_by_block_number_prices_calls_without_another_fetch(
+    gateway, server_requests
+):
+    eth = gateway.node("ethereum-mainnet")
+    head = eth.block_number()
+    estimate = eth.estimate("eth_getBalance", ACCOUNTS[0], head - 200)
+    assert estimate.exact and estimate.ru == 2 and server_requests() == 1
