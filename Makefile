@@ -27,7 +27,7 @@ lab: $(VENV)/.lab-installed
 # Anvil (Foundry's EVM node) from npm into a project-local folder, for the real-node tests.
 $(ANVIL):
 	@if command -v npm >/dev/null; then \
-		npm install --silent --no-audit --no-fund --prefix $(TOOLS) @foundry-rs/anvil; \
+		npm install --silent --no-audit --no-fund --prefix $(TOOLS) @foundry-rs/anvil@1.7.1; \
 	else echo "npm not found: the Anvil tests will be skipped"; fi
 
 anvil: $(ANVIL)

@@ -36,6 +36,15 @@ class Anvil:
         self.url = url
         self.client = httpx.Client(timeout=10)
 
+    def send(self, transaction: dict) -> dict:
+        """Send a transaction and wait for its receipt (it can lag the send under load)."""
+        tx_hash = self.rpc("eth_sendTransaction", transaction)
+        deadline = time.monotonic() + 10
+        while (receipt := self.rpc("eth_getTransactionReceipt", tx_hash)) is None:
+            assert time.monotonic() < deadline, "Anvil did not mine the transaction"
+            time.sleep(0.02)
+        return receipt
+
     def rpc(self, method: str, *params):
         body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}
         answer = self.client.post(self.url, json=body).json()

@@ -14,11 +14,10 @@ def chain(anvil):
     """Two accounts, a deployed contract, and enough blocks that early ones are archive blocks."""
     accounts = anvil.rpc("eth_accounts")
     sender, receiver = accounts[0], "0x" + "42" * 20
-    deploy = anvil.rpc("eth_sendTransaction", {"from": sender, "data": anvil.init_code})
-    contract = anvil.rpc("eth_getTransactionReceipt", deploy)["contractAddress"]
+    contract = anvil.send({"from": sender, "data": anvil.init_code})["contractAddress"]
     before = int(anvil.rpc("eth_blockNumber"), 16)
-    anvil.rpc("eth_sendTransaction", {"from": sender, "to": receiver, "value": hex(10**18)})
-    funded_at = int(anvil.rpc("eth_blockNumber"), 16)
+    funded = anvil.send({"from": sender, "to": receiver, "value": hex(10**18)})
+    funded_at = int(funded["blockNumber"], 16)
     anvil.rpc("anvil_mine", hex(200))
     return {
         "sender": sender,

@@ -171,3 +171,14 @@ def test_a_head_fetched_by_block_number_prices_calls_without_another_fetch(
     head = eth.block_number()
     estimate = eth.estimate("eth_getBalance", ACCOUNTS[0], head - 200)
     assert estimate.exact and estimate.ru == 2 and server_requests() == 1
+
+
+def test_the_ledger_never_holds_a_key(gateway, sandbox):
+    gateway.node("ethereum-mainnet").head()
+    gateway.node("tron-mainnet").get_block_by_latest_num(1)
+    gateway.nodes()
+    text = gateway.ledger.frame().to_csv() + repr(gateway.ledger.entries)
+    info = sandbox.info
+    assert "ethereum-mainnet" in text and "platform" in text
+    for secret in [info["api_key"], *(u.rsplit("/", 1)[-1] for u in info["nodes"].values())]:
+        assert secret not in text
