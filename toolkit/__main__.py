@@ -47,10 +47,10 @@ def _add_sandbox_command(commands: argparse._SubParsersAction) -> None:
 
 
 def _run_sandbox(args: argparse.Namespace) -> int:
+    from ._encoding import is_loopback_host
     from .sandbox import Sandbox
-    from .sandbox._server import is_loopback
 
-    if not args.allow_remote and not is_loopback(args.host):
+    if not args.allow_remote and not is_loopback_host(args.host):
         print(
             f"refusing to serve on {args.host}: the sandbox speaks plain HTTP and prints its keys, "
             "so anyone who can reach the port could use it. Use a loopback address "

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._catalog import BoundCall, Surface
+from ._catalog import TYPED_VALUES, BoundCall, Surface
 from ._errors import BudgetExceeded, GatewayError
 from ._transport import BatchRefused, Receipt
 
@@ -42,12 +42,6 @@ RESULT_COLUMNS = (
     "ru",
     "cache_hit",
 )
-
-# The typed value of a raw result, by the catalog's result kind (what the typed helpers return).
-VALUE_OF_KIND = {
-    "quantity": lambda result: int(result, 16),
-    "transaction-info-list": lambda result: result if isinstance(result, list) else [],
-}
 
 
 @dataclass(eq=False)
@@ -265,7 +259,7 @@ class BulkRun:
 
 
 def typed_value(call: BoundCall, result: Any) -> Any:
-    convert = VALUE_OF_KIND.get(call.method.result)
+    convert = TYPED_VALUES.get(call.method.result)
     if convert is None:
         return result
     try:

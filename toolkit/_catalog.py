@@ -367,7 +367,15 @@ class Method:
         owners = [p for p in self.params if any(f.name == key for f in p.fields)]
         if len(owners) == 1:
             owner = owners[0].name
-            inner = dict(given.get(owner) or {})
+            current = given.get(owner) or {}
+            if not isinstance(current, Mapping):
+                raise ValidationError(
+                    f"must be an object to take the keyword {key!r}, got {current!r}",
+                    param=owner,
+                    rule="type",
+                    method=self.name,
+                )
+            inner = dict(current)
             inner[key] = value
             given[owner] = inner
             return
@@ -917,6 +925,13 @@ class ResultKind:
 def _is_hex(value: Any) -> bool:
     return isinstance(value, str) and value.startswith("0x")
 
+
+# The typed value of a raw result, by result kind: what the typed helpers and bulk runs return.
+TYPED_VALUES: dict[str, Callable[[Any], Any]] = {
+    "quantity": lambda result: int(result, 16),
+    # TRON answers {} instead of [] for block 0 and below
+    "transaction-info-list": lambda result: result if isinstance(result, list) else [],
+}
 
 RESULT_KINDS: dict[str, ResultKind] = {
     k.name: k

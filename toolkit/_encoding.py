@@ -100,6 +100,21 @@ def b58encode(data: bytes) -> str:
     return base58.b58encode(data).decode()
 
 
+# --- hosts ------------------------------------------------------------------------------------
+
+
+def is_loopback_host(host: str) -> bool:
+    """``localhost`` or a loopback IP (127.0.0.0/8, ::1): where plain HTTP and a server may be."""
+    if host == "localhost":
+        return True
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 # --- TRON addresses ---------------------------------------------------------------------------
 
 

@@ -27,11 +27,12 @@ import httpx
 
 from ._cache import CacheSetting, ResponseCache, resolve_cache
 from ._catalog import Chain
+from ._encoding import is_loopback_host
 from ._errors import ValidationError
 from ._http import AsyncTransportKind
 from ._ledger import Ledger, Meter
 from ._node import Node, NodeCore, resolve_chain
-from ._platform import Platform, _is_loopback, platform_core
+from ._platform import Platform, platform_core
 from ._pricing import DEFAULT_PRICING, PricingTable
 from ._ratelimit import RateLimiter
 from ._redact import register_secret, register_url
@@ -99,7 +100,7 @@ def rate_limiter(setting: RateLimitSetting, pricing: PricingTable) -> RateLimite
 
 
 def _is_remote(url: str) -> bool:
-    return not _is_loopback(httpx.URL(url).host)
+    return not is_loopback_host(httpx.URL(url).host)
 
 
 class Gateway:

@@ -12,11 +12,8 @@ import base64
 from typing import Any
 
 from . import _encoding as enc
+from ._catalog import TYPED_VALUES
 from ._node import AsyncNode, Node
-
-
-def _quantity(value: str) -> int:
-    return int(value, 16)
 
 
 def _drop_none(**fields: Any) -> dict[str, Any]:
@@ -28,7 +25,7 @@ class EvmMethods:
 
     def block_number(self):
         """The latest block number, as an int (``eth_blockNumber``)."""
-        return self._request("eth_blockNumber", (), {}, _quantity)
+        return self._request("eth_blockNumber", (), {}, TYPED_VALUES["quantity"])
 
     def get_balance(self, address: str, block: int | str = "latest"):
         """The balance in wei, as an exact int (``eth_getBalance``).
@@ -36,7 +33,7 @@ class EvmMethods:
         `block` is an int, a 0x hex number or a tag. A block 128 or more behind the head is an
         archive request (2 RU instead of 1).
         """
-        return self._request("eth_getBalance", (address, block), {}, _quantity)
+        return self._request("eth_getBalance", (address, block), {}, TYPED_VALUES["quantity"])
 
     def get_storage_at(self, address: str, slot: int | str, block: int | str = "latest"):
         """The 32-byte word at a storage slot, as 0x hex (``eth_getStorageAt``; archive rule)."""
@@ -158,7 +155,7 @@ class TronMethods:
             "wallet/gettransactioninfobyblocknum",
             (),
             {"num": num, "visible": visible},
-            lambda result: result if isinstance(result, list) else [],
+            TYPED_VALUES["transaction-info-list"],
         )
 
     def get_block_by_latest_num(self, num: int, *, visible: bool = False):

@@ -6,13 +6,13 @@ following each page's `next` link to the end, as a list and as an iterator (sync
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx
 
 from ._catalog import CHAINS
+from ._encoding import is_loopback_host
 from ._errors import ValidationError
 from ._ledger import Meter
 from ._node import AsyncNode, Node, NodeCore
@@ -26,7 +26,7 @@ def check_platform_url(url: str) -> None:
     parsed = httpx.URL(url)
     if parsed.scheme == "https":
         return
-    if parsed.scheme == "http" and _is_loopback(parsed.host):
+    if parsed.scheme == "http" and is_loopback_host(parsed.host):
         return
     raise ValidationError(
         f"the platform API needs HTTPS (got {parsed.scheme}://{parsed.host}); plain HTTP is "
@@ -34,15 +34,6 @@ def check_platform_url(url: str) -> None:
         param="platform_url",
         rule="https",
     )
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def platform_core(

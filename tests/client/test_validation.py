@@ -58,6 +58,7 @@ BAD_INPUTS = [
     ),
     ("ethereum-mainnet", "eth_call", ({"to": EVM, "gas": -5},), {}, "call.gas", "min"),
     ("ethereum-mainnet", "eth_call", ("not an object",), {}, "call", "type"),
+    ("ethereum-mainnet", "eth_call", (True,), {"value": 1}, "call", "type"),  # found by hypothesis
     ("ethereum-mainnet", "eth_call", ({"to": EVM}, "100"), {}, "block", "hex-prefix"),
     # chains: methods belong to their chains
     ("ethereum-mainnet", "debug_printBlock", (22_207_815,), {}, None, "chain"),

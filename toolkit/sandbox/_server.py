@@ -8,27 +8,18 @@ server thread runs, and returns once the server accepts connections (a few tens 
 from __future__ import annotations
 
 import atexit
-import ipaddress
 import socket
 import threading
 import time
 from typing import Any
 
+from .._encoding import is_loopback_host
 from ._app import create_app
 from ._faults import TRANSPORT_STATE_KEY, Faults
 from ._metering import PLATFORM, Meter
 from ._world import World
 
 _START_TIMEOUT_S = 10.0
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _protocol_class() -> type:
@@ -66,7 +57,7 @@ class Sandbox:
         root_hash_cap: int = 1024,
         allow_remote: bool = False,
     ):
-        if not allow_remote and not is_loopback(host):
+        if not allow_remote and not is_loopback_host(host):
             raise ValueError(
                 f"refusing to serve on {host!r}: the sandbox has no TLS and no real secrets, and "
                 "anyone who can reach the port can use it; pass allow_remote=True if you mean it"
