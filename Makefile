@@ -21,8 +21,9 @@ $(VENV)/.dev-installed: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[dev]'
 	@touch $@
 
+# JupyterLab refuses root unless told; containers and CI machines often run as root.
 lab: $(VENV)/.lab-installed
-	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # Anvil (Foundry's EVM node) from npm into a project-local folder, for the real-node tests.
 $(ANVIL):
