@@ -257,3 +257,27 @@ def test_a_chain_without_a_node_names_what_was_found_and_what_to_set(real):
     with pytest.raises(toolkit.ValidationError, match="NODE_GATEWAY_NODE_") as missing:
         partial.node_name("tron")
     assert "ethereum: eth-main" in str(missing.value)
+
+
+def test_inputs_call_every_method_of_the_spec_on_the_sandbox():
+    gw = toolkit.connect(sandbox=True)
+    ex = toolkit.examples.examples(gw)
+    for method in toolkit.METHODS:
+        (chain,) = method.chains[:1]
+        client = gw.platform if chain == "platform" else gw.node(ex.node_name(chain))
+        head = client.head() if method.name in HEAD_METHODS else None
+        assert client.call(method.name, **ex.inputs(method.name, head=head)) is not None
+
+
+def test_real_gateway_inputs_pass_the_catalogs_validation():
+    ex = toolkit.examples._real_examples({})
+    for method in toolkit.METHODS:
+        if method.name == "wallet/proposaldelete":
+            with pytest.raises(toolkit.ValidationError, match="proposal"):
+                ex.inputs(method.name)
+            continue
+        head = 1_000_000_000 if method.name in HEAD_METHODS else None
+        method.bind(**ex.inputs(method.name, head=head))
+
+
+HEAD_METHODS = {"debug_printBlock", "bor_getRootHash", "wallet/gettransactioninfobyblocknum"}

@@ -26,11 +26,12 @@ from `Examples.node_name` that says what was found and what to set.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from . import _encoding as enc
 from ._catalog import chain_for
 from ._errors import ValidationError
 from ._gateway import ENV_NODE_PREFIX, env_name
@@ -87,6 +88,8 @@ class TronExamples:
     asset_id: str  # the id to look up
     ambiguous_name: str  # a name more than one asset has: by-name lookup answers an Error
     ambiguous_is_certain: bool  # True in the sandbox; on a real chain it depends on its state
+    unique_name: str  # a name by-name lookup answers with one asset
+    proposal: tuple[str, int] | None = None  # (creator, id) of a deletable proposal; sandbox only
 
 
 @dataclass(frozen=True)
@@ -162,6 +165,84 @@ class Examples:
             param="chain",
             rule="unknown-node",
         )
+
+    def inputs(self, method: str, *, head: int | None = None) -> dict[str, Any]:
+        """Keyword arguments (the spec's names, wire form) that make a good call of `method`:
+        ``node.call(method, **ex.inputs(method, head=...))``. `head` is the chain's head, needed
+        by the methods that take a recent block number (debug_printBlock, bor_getRootHash, TRON
+        transaction info). Methods without parameters get ``{}``."""
+        evm, tron, ton = self.evm, self.tron, self.ton
+        total_supply = "0x" + enc.keccak256(b"totalSupply()")[:4].hex()
+        fixed: dict[str, Callable[[], dict[str, Any]]] = {
+            "eth_getBalance": lambda: {"address": evm.token_holder, "block": "latest"},
+            "eth_getStorageAt": lambda: {
+                "address": evm.token,
+                "slot": hex(evm.token_total_supply_slot),
+                "block": "latest",
+            },
+            "eth_call": lambda: {
+                "call": {"to": evm.token, "data": total_supply},
+                "block": "latest",
+            },
+            "simulateTransaction": self._simulation_inputs,
+            "wallet/getassetissuebyname": lambda: {"value": enc.utf8_to_hex(tron.unique_name)},
+            "wallet/getassetissuelistbyname": lambda: {"value": tron.asset_name},
+            "wallet/getassetissuebyid": lambda: {"value": tron.asset_id},
+            "wallet/getblockbylatestnum": lambda: {"num": 5},
+            "wallet/proposaldelete": self._proposal_inputs,
+            "web3_sha3": lambda: {"data": "0x" + b"hello".hex()},
+            "api/v2/getTokenData": lambda: {"address": ton.jetton},
+            "api/v2/jsonRPC": lambda: {
+                "method": "unpackAddress",
+                "params": {"address": ton.jetton},
+            },
+            "v2/nodes/": lambda: {"ordering": "name"},
+        }
+        by_head: dict[str, Callable[[int], dict[str, Any]]] = {
+            "debug_printBlock": lambda h: {"number": h - 5},
+            "bor_getRootHash": lambda h: {"from": h - 63, "to": h},
+            "wallet/gettransactioninfobyblocknum": lambda h: {"num": h - 1},
+        }
+        if method in by_head:
+            if head is None:
+                raise ValidationError(
+                    f"{method} takes a recent block number: pass head=node.head()",
+                    param="head",
+                    rule="required",
+                )
+            return by_head[method](head)
+        make = fixed.get(method)
+        return make() if make is not None else {}
+
+    def _simulation_inputs(self) -> dict[str, Any]:
+        """A transfer: signed against the sandbox's blockhash, or unsigned with the blockhash
+        replaced by the node's on a real gateway (no keypair is needed to simulate it)."""
+        from . import solana_tx
+
+        sol = self.solana
+        if sol.can_sign and sol.recent_blockhash:
+            payer, blockhash, config = sol.payer_keypair(), sol.recent_blockhash, {}
+        else:
+            payer, blockhash = sol.payer, "11111111111111111111111111111111"
+            config = {"replaceRecentBlockhash": True}
+        transaction = solana_tx.transfer(
+            payer, sol.recipient, 1_000_000, blockhash, sign=sol.can_sign
+        )
+        return {
+            "transaction": transaction,
+            "config": {"encoding": "base64", "innerInstructions": True, **config},
+        }
+
+    def _proposal_inputs(self) -> dict[str, Any]:
+        if self.tron.proposal is None:
+            raise ValidationError(
+                "no known deletable proposal on a real chain: give your own proposal's creator "
+                "and id",
+                param="proposal_id",
+                rule="unknown",
+            )
+        creator, proposal_id = self.tron.proposal
+        return {"owner_address": creator, "proposal_id": proposal_id}
 
     def __repr__(self) -> str:
         where = "sandbox demo inputs" if self.sandbox else "public mainnet inputs"
@@ -284,6 +365,7 @@ def _real_examples(nodes: Mapping[str, str]) -> Examples:
             asset_id=_real("tron.asset_id"),
             ambiguous_name=_real("tron.ambiguous_name"),
             ambiguous_is_certain=False,
+            unique_name=_real("tron.asset_name"),
         ),
         ton=TonExamples(
             jettons=MappingProxyType(jettons), jetton=jettons["USDT"], not_a_jetton=None
@@ -336,6 +418,8 @@ def _sandbox_examples(sandbox: Any) -> Examples:
             asset_id=tron.ambiguous_ids[-1],
             ambiguous_name=tron.ambiguous_name,
             ambiguous_is_certain=True,
+            unique_name=tron.unique_name,
+            proposal=next((p.creator, p.id) for p in tron.proposals if p.deletable),
         ),
         ton=TonExamples(
             jettons=MappingProxyType({j.symbol: j.address for j in ton.jettons}),
