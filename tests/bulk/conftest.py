@@ -2,58 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
-
-import toolkit
-from toolkit.sandbox import Sandbox
-
-
-def _load(path: Path):
-    spec = importlib.util.spec_from_file_location(f"bulk_{path.parent.name}_conftest", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-anvil = _load(Path(__file__).parents[1] / "anvil" / "conftest.py").anvil  # the same fixture
-
-FAST_RETRY = toolkit.RetryPolicy(attempts=4, backoff_s=0.005, backoff_max_s=0.02)
-
-
-@pytest.fixture(scope="session")
-def sandbox():
-    with Sandbox(seed=0, head_pace=0) as running:
-        yield running
-
-
-@pytest.fixture
-def make_gateway(sandbox):
-    """Fresh handles on the sandbox (own ledgers), with clean faults and metering."""
-    sandbox.faults.clear()
-    sandbox.reset_metering()
-    opened = []
-
-    def make(**options) -> toolkit.Gateway:
-        info = sandbox.info
-        options.setdefault("retry", FAST_RETRY)
-        gateway = toolkit.Gateway(
-            info["platform_url"], info["api_key"], nodes=info["nodes"], sandbox=sandbox, **options
-        )
-        opened.append(gateway)
-        return gateway
-
-    yield make
-    sandbox.faults.clear()
-    for gateway in opened:
-        gateway.close()
-        if gateway.cache is not None:
-            gateway.cache.close()
 
 
 @pytest.fixture

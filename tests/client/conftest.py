@@ -1,32 +1,6 @@
-"""The client against the embedded sandbox, over real loopback HTTP, with frozen chain heads."""
+"""The client against the embedded sandbox (tests/conftest.py), over real loopback HTTP."""
 
 import pytest
-
-import toolkit
-from toolkit.sandbox import Sandbox
-
-
-@pytest.fixture(scope="session")
-def sandbox():
-    with Sandbox(seed=0, head_pace=0) as running:
-        yield running
-
-
-@pytest.fixture
-def gateway(sandbox):
-    """A fresh handle (fresh ledger, no budget) and clean fault knobs and metering."""
-    sandbox.faults.clear()
-    sandbox.reset_metering()
-    info = sandbox.info
-    with toolkit.Gateway(
-        info["platform_url"],
-        info["api_key"],
-        nodes=info["nodes"],
-        sandbox=sandbox,
-        retry=toolkit.RetryPolicy(attempts=4, backoff_s=0.01, backoff_max_s=0.05),
-    ) as handle:
-        yield handle
-    sandbox.faults.clear()
 
 
 @pytest.fixture

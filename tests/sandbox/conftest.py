@@ -16,12 +16,6 @@ from toolkit.sandbox import DEMO, Sandbox
 
 
 @pytest.fixture(scope="session")
-def sandbox() -> Iterator[Sandbox]:
-    with Sandbox(seed=0, head_pace=0) as running:
-        yield running
-
-
-@pytest.fixture(scope="session")
 def info(sandbox: Sandbox) -> dict[str, Any]:
     return sandbox.info
 

@@ -5,30 +5,12 @@ from urllib.parse import urlsplit
 import pytest
 
 import toolkit
-from toolkit.sandbox import Sandbox
-
-
-@pytest.fixture(scope="session")
-def sandbox():
-    # Frozen heads: the archive distance, and so every estimate's text, stays put during a test.
-    with Sandbox(seed=0, head_pace=0) as running:
-        yield running
 
 
 @pytest.fixture
-def gw(sandbox):
+def gw(make_gateway):
     """A fresh gateway handle (fresh ledger, no budget) with clean fault knobs."""
-    sandbox.faults.clear()
-    info = sandbox.info
-    with toolkit.Gateway(
-        info["platform_url"],
-        info["api_key"],
-        nodes=info["nodes"],
-        sandbox=sandbox,
-        retry=toolkit.RetryPolicy(attempts=2, backoff_s=0.01, backoff_max_s=0.02),
-    ) as handle:
-        yield handle
-    sandbox.faults.clear()
+    return make_gateway(retry=toolkit.RetryPolicy(attempts=2, backoff_s=0.01, backoff_max_s=0.02))
 
 
 @pytest.fixture
