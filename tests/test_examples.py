@@ -18,24 +18,13 @@ from toolkit.examples import (
     examples,
     real_node_names,
 )
-from toolkit.sandbox import Sandbox
 
 ANY_BLOCKHASH = "11111111111111111111111111111111"
 
 
-@pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox(seed=0, head_pace=0) as running:
-        yield running
-
-
 @pytest.fixture
-def gw(sandbox):
-    info = sandbox.info
-    with toolkit.Gateway(
-        info["platform_url"], info["api_key"], nodes=info["nodes"], sandbox=sandbox
-    ) as handle:
-        yield handle
+def gw(gateway):
+    return gateway
 
 
 @pytest.fixture
@@ -259,9 +248,7 @@ def test_a_chain_without_a_node_names_what_was_found_and_what_to_set(real):
     assert "ethereum: eth-main" in str(missing.value)
 
 
-def test_inputs_call_every_method_of_the_spec_on_the_sandbox():
-    gw = toolkit.connect(sandbox=True)
-    ex = toolkit.examples.examples(gw)
+def test_inputs_call_every_method_of_the_spec_on_the_sandbox(gw, ex):
     for method in toolkit.METHODS:
         (chain,) = method.chains[:1]
         client = gw.platform if chain == "platform" else gw.node(ex.node_name(chain))
