@@ -372,11 +372,7 @@ class NodeCore:
         retried; it marks the node as one that takes no batches (`accepts_batches`)."""
         estimates = []
         for bound in bounds:
-            rule = self.rule(bound.method.name, bound.method.ru)
-            block = bound.argument(rule.param) if isinstance(rule, ArchiveByBlock) else None
-            estimates.append(
-                (yield from self.estimate(bound.method.name, bound.method.ru, block, fetch=True))
-            )
+            estimates.append((yield from self.price(bound)))
         ids = [next_request_id() for _ in bounds]
         url = self.url_for(bounds[0].method)
         body = [_envelope(b.rpc_method, b.wire_params, i) for b, i in zip(bounds, ids, strict=True)]
@@ -413,7 +409,7 @@ class NodeCore:
             interpret=interpret,
             method=f"batch[{len(bounds)}]:" + ",".join(names),
             ru=sum(e.ru for e in estimates),
-            archive=any(e.archive for e in estimates) if estimates else None,
+            archive=_common({e.archive for e in estimates}),  # NA when the batch mixes classes
             note=f"JSON-RPC batch of {len(bounds)}",
             limiter=self.limiter,
             calls=len(bounds),
@@ -492,6 +488,11 @@ class NodeCore:
 
 
 _HEADERS = {"User-Agent": USER_AGENT}
+
+
+def _common(values: set[Any]) -> Any:
+    """The one value all items share, else None."""
+    return next(iter(values)) if len(values) == 1 else None
 
 
 def _envelope(method: str, params: Any, request_id: int) -> dict[str, Any]:

@@ -317,6 +317,10 @@ class Preview:
     def __str__(self) -> str:
         return self.summary()
 
+    def __repr__(self) -> str:
+        ru = f"{self.ru_low:,} RU" if self.exact else f"{self.ru_low:,}-{self.ru_high:,} RU"
+        return f"<Preview {self.calls:,} calls, {ru}, {self.plan.name} plan>"
+
     def _repr_html_(self) -> str:
         summary = "<br>".join(self.summary().splitlines())
         return f"<p>{summary}</p>" + self.frame.to_html(index=False)

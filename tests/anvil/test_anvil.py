@@ -2,6 +2,7 @@
 
 import asyncio
 
+import pandas as pd
 import pytest
 
 import toolkit
@@ -87,6 +88,7 @@ def test_batch(eth, chain):
     assert int(results[2], 16) == chain["head"]
     batch_entry = eth.ledger.frame().iloc[-1]
     assert batch_entry["ru"] == 1 + 2 + 1 + 1  # billed as N calls, archive included
+    assert batch_entry["archive"] is pd.NA  # full and archive calls mixed: neither class
 
 
 def test_batch_with_an_error_item(eth, anvil):
