@@ -147,6 +147,10 @@ class Workload:
         helpers return: ints for quantities), error (type name) and message for a failed call,
         ru (billed for the call, retries included), cache_hit. ``frame.attrs["summary"]`` holds
         the run's counts, RU and time, and the preview's RU.
+
+        Nothing raises for one call: a failed call is a row with its error. When the budget
+        refuses a call, the run stops sending, and that call and every call not yet sent are
+        rows with the error ``BudgetExceeded`` (0 RU).
         """
         from ._bulk import progress_bar
         from ._loop import run_sync
