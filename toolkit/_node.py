@@ -409,11 +409,12 @@ class NodeCore:
             interpret=interpret,
             method=f"batch[{len(bounds)}]:" + ",".join(names),
             ru=sum(e.ru for e in estimates),
-            archive=_common({e.archive for e in estimates}),  # NA when the batch mixes classes
-            note=f"JSON-RPC batch of {len(bounds)}",
+            note=f"in a JSON-RPC batch of {len(bounds)}",
             limiter=self.limiter,
-            calls=len(bounds),
             receipt=billed,
+            parts=tuple(
+                (b.method.name, e.ru, e.archive) for b, e in zip(bounds, estimates, strict=True)
+            ),
         )
         try:
             results = yield from exchange.run()
@@ -488,11 +489,6 @@ class NodeCore:
 
 
 _HEADERS = {"User-Agent": USER_AGENT}
-
-
-def _common(values: set[Any]) -> Any:
-    """The one value all items share, else None."""
-    return next(iter(values)) if len(values) == 1 else None
 
 
 def _envelope(method: str, params: Any, request_id: int) -> dict[str, Any]:

@@ -306,23 +306,25 @@ class Exchange:
     archive: bool | None = None
     note: str = ""
     limiter: RateLimiter | None = None  # consulted before every attempt
-    calls: int = 1  # calls this request carries (a batch carries many), for the limiter
     receipt: Receipt | None = None
+    # The calls a JSON-RPC batch carries, as (method, RU, archive): the limiter counts each, and
+    # the ledger gets one entry per call, so RU by method stays true for batched work.
+    parts: tuple[tuple[str, int, bool | None], ...] = ()
 
     def run(self) -> Generator[Step, Any, Any]:
         started = time.perf_counter()
-        attempt = billed = 0
+        attempt = answered_attempts = 0
         status = "ok"
         try:
             while True:
                 self._reserve(attempt)
-                wait = self.limiter.reserve(self.calls) if self.limiter else 0.0
+                wait = self.limiter.reserve(len(self.parts) or 1) if self.limiter else 0.0
                 if wait > 0:
                     yield Sleep(wait)
                 outcome = yield self.request
                 answered = isinstance(outcome, httpx.Response)
                 self.meter.settle(self.ru, self.ru if answered else 0)
-                billed += self.ru if answered else 0
+                answered_attempts += answered
                 if answered and self.receipt is not None:
                     self.receipt.ru += self.ru
                     self.receipt.answered += 1
@@ -341,16 +343,18 @@ class Exchange:
             error.node = error.node or self.endpoint.label
             raise
         finally:
-            self.meter.record(
-                node=self.endpoint.label,
-                method=self.method,
-                ru=billed,
-                latency_s=time.perf_counter() - started,
-                status=status,
-                retries=attempt,
-                archive=self.archive,
-                note=self.note,
-            )
+            latency = time.perf_counter() - started
+            for method, ru, archive in self.parts or ((self.method, self.ru, self.archive),):
+                self.meter.record(
+                    node=self.endpoint.label,
+                    method=method,
+                    ru=ru * answered_attempts,
+                    latency_s=latency,
+                    status=status,
+                    retries=attempt,
+                    archive=archive,
+                    note=self.note,
+                )
 
     def _reserve(self, attempt: int) -> None:
         what = f"{self.method} on {self.endpoint.label}" + (

@@ -2,7 +2,6 @@
 
 import asyncio
 
-import pandas as pd
 import pytest
 
 import toolkit
@@ -86,9 +85,21 @@ def test_batch(eth, chain):
     )
     assert results[0] == hex(10**18) and results[1] == "0x0"
     assert int(results[2], 16) == chain["head"]
-    batch_entry = eth.ledger.frame().iloc[-1]
-    assert batch_entry["ru"] == 1 + 2 + 1 + 1  # billed as N calls, archive included
-    assert batch_entry["archive"] is pd.NA  # full and archive calls mixed: neither class
+    batch = eth.ledger.frame().tail(4)  # one ledger entry per call of the batch
+    assert batch["method"].tolist() == [
+        "eth_getBalance",
+        "eth_getBalance",
+        "eth_blockNumber",
+        "web3_clientVersion",
+    ]
+    assert batch["ru"].tolist() == [1, 2, 1, 1]  # billed as N calls, the archive one at 2
+    assert batch["archive"].astype(object).fillna("fixed").tolist() == [
+        False,
+        True,
+        "fixed",
+        "fixed",
+    ]
+    assert batch["note"].eq("in a JSON-RPC batch of 4").all()
 
 
 def test_batch_with_an_error_item(eth, anvil):

@@ -46,8 +46,8 @@ def test_every_call_ends_as_a_row_with_its_result(make_gateway, sandbox):
     assert list(frame.columns) == [
         "node", "method", "params", "result", "value", "error", "message", "ru", "cache_hit"
     ]  # fmt: skip
-    batches = [e for e in gateway.ledger.entries if e.method.startswith("batch[25]")]
-    assert len(batches) == 4  # 100 balances in batches of 25
+    batched = [e for e in gateway.ledger.entries if e.note == "in a JSON-RPC batch of 25"]
+    assert len(batched) == 100  # 100 balances in 4 batches of 25, one ledger entry per call
     assert eth._core.accepts_batches is True
     # what each row says it cost, plus the head fetches, is what the ledger and the server say
     heads = sum(e.ru for e in gateway.ledger.entries if "chain head" in e.note)
@@ -117,7 +117,8 @@ def test_refused_batches_fall_back_to_single_calls_and_the_node_remembers(
     assert node._core.accepts_batches is False
     assert sandbox_eth._core.accepts_batches is True  # per node: the sandbox still batches
     refused = [e for e in node.ledger.entries if e.status == "BatchRefused"]
-    assert len(refused) == 1 and refused[0].retries == 0  # a refusal is not retried
+    assert len(refused) == 5  # the one probing batch of 5 calls, an entry per call
+    assert all(e.retries == 0 for e in refused)  # a refusal is not retried
     work.run(progress=False, batch_size=5)  # remembered: no batch is even tried again
     assert refusing_node.requests.count("batch") == 1
     node.close()
