@@ -314,7 +314,7 @@ class Exchange:
     def run(self) -> Generator[Step, Any, Any]:
         started = time.perf_counter()
         attempt = answered_attempts = 0
-        status = "ok"
+        status, result = "ok", None
         try:
             while True:
                 self._reserve(attempt)
@@ -329,7 +329,8 @@ class Exchange:
                     self.receipt.ru += self.ru
                     self.receipt.answered += 1
                 try:
-                    return self._read(outcome)
+                    result = self._read(outcome)
+                    return result
                 except GatewayError as error:
                     delay = self.policy.delay(error, attempt)
                     if delay is None:
@@ -344,17 +345,27 @@ class Exchange:
             raise
         finally:
             latency = time.perf_counter() - started
-            for method, ru, archive in self.parts or ((self.method, self.ru, self.archive),):
+            parts = self.parts or ((self.method, self.ru, self.archive),)
+            for (method, ru, archive), part_status in zip(
+                parts, self._statuses(status, result, len(parts)), strict=True
+            ):
                 self.meter.record(
                     node=self.endpoint.label,
                     method=method,
                     ru=ru * answered_attempts,
                     latency_s=latency,
-                    status=status,
+                    status=part_status,
                     retries=attempt,
                     archive=archive,
                     note=self.note,
                 )
+
+    @staticmethod
+    def _statuses(status: str, result: Any, count: int) -> list[str]:
+        """Each part's status: a batch answer's failed item keeps its own error's name."""
+        if count > 1 and isinstance(result, list) and len(result) == count:
+            return [type(r).__name__ if isinstance(r, GatewayError) else status for r in result]
+        return [status] * count
 
     def _reserve(self, attempt: int) -> None:
         what = f"{self.method} on {self.endpoint.label}" + (

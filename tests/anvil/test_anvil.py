@@ -109,6 +109,8 @@ def test_batch_with_an_error_item(eth, anvil):
     )
     assert results[0].startswith("0x")
     assert isinstance(results[1], toolkit.GatewayError)
+    statuses = eth.ledger.frame()["status"].tail(2).tolist()
+    assert statuses == ["ok", type(results[1]).__name__]  # each call of the batch its own status
 
 
 def test_async_flavour(eth, chain):
