@@ -29,7 +29,7 @@ from ._catalog import (
     lookup,
 )
 from ._errors import GatewayError, MalformedResponse, RateLimited, ValidationError
-from ._http import AsyncTransportKind, async_client
+from ._http import ASYNC_TRANSPORTS, AsyncTransportKind, async_client
 from ._ledger import Meter
 from ._pricing import ArchiveByBlock, Estimate, Rule
 from ._transport import (
@@ -583,6 +583,12 @@ class _BaseNode:
         timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
         async_transport: AsyncTransportKind = "auto",
     ):
+        if async_transport not in ASYNC_TRANSPORTS:
+            raise ValidationError(
+                f"must be one of {', '.join(ASYNC_TRANSPORTS)}; got {async_transport!r}",
+                param="async_transport",
+                rule="choice",
+            )
         self._core = core
         self._timeout = timeout
         self._async_transport = async_transport

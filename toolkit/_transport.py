@@ -28,7 +28,6 @@ from ._errors import (
     AmbiguousAssetName,
     AuthenticationError,
     BatchRefused,
-    BudgetExceeded,
     GatewayError,
     HTTPStatusError,
     MalformedResponse,
@@ -115,9 +114,6 @@ class RetryPolicy:
             return error.retry_after if error.retry_after <= self.max_wait_s else None
         backoff = min(self.backoff_max_s, self.backoff_s * 2**attempt)
         return backoff * (0.5 + random.random() / 2)
-
-
-NO_RETRY = RetryPolicy(attempts=1)
 
 
 def _retryable(error: GatewayError) -> bool:
@@ -440,9 +436,7 @@ def bearer(api_key: str) -> dict[str, str]:
 
 __all__ = [
     "DEFAULT_TIMEOUT",
-    "NO_RETRY",
     "BatchRefused",
-    "BudgetExceeded",
     "Endpoint",
     "Exchange",
     "HTTPRequest",

@@ -269,6 +269,12 @@ def test_helpers_validate_too(gateway, server_requests):
     assert server_requests() == 0
 
 
+def test_a_bad_async_transport_is_refused_when_the_client_is_made():
+    with pytest.raises(toolkit.ValidationError) as caught:
+        toolkit.node("http://127.0.0.1:9/KEY0123456789", chain="ethereum", async_transport="curl")
+    assert (caught.value.param, caught.value.rule) == ("async_transport", "choice")
+
+
 def test_the_platform_api_is_refused_over_plain_http_except_on_loopback():
     with pytest.raises(toolkit.ValidationError, match="HTTPS") as caught:
         toolkit.platform("http://api.example.com", "KEY0123456789")
