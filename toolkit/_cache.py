@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._encoding import is_hex_quantity
+from ._errors import ValidationError
 from ._pricing import ArchiveByBlock
 
 if TYPE_CHECKING:
@@ -331,4 +332,10 @@ def resolve_cache(setting: CacheSetting, *, remote: bool) -> ResponseCache | Non
         if chosen:
             return ResponseCache(chosen)
         return ResponseCache() if remote else None
+    if not isinstance(setting, str | os.PathLike):
+        raise ValidationError(
+            f"must be 'auto', True, False, a file path or a ResponseCache; got {setting!r}",
+            param="cache",
+            rule="type",
+        )
     return ResponseCache(setting)

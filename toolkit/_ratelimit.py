@@ -16,6 +16,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from ._errors import ValidationError
+
 
 class RateLimiter:
     """At most `rate` calls per second on average, with bursts of up to `burst` calls.
@@ -31,10 +33,14 @@ class RateLimiter:
         burst: int = 1,
         clock: Callable[[], float] = time.monotonic,
     ):
-        if not rate > 0:
-            raise ValueError(f"rate must be a positive number of calls per second, got {rate!r}")
+        if isinstance(rate, bool) or not isinstance(rate, int | float) or not rate > 0:
+            raise ValidationError(
+                f"must be a positive number of calls per second, got {rate!r}",
+                param="rate_limit",
+                rule="min",
+            )
         if burst < 1:
-            raise ValueError(f"burst must be at least 1, got {burst!r}")
+            raise ValidationError(f"must be at least 1, got {burst!r}", param="burst", rule="min")
         self.rate = float(rate)
         self.burst = burst
         self._interval = 1.0 / self.rate

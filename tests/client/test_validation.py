@@ -275,6 +275,20 @@ def test_a_bad_async_transport_is_refused_when_the_client_is_made():
     assert (caught.value.param, caught.value.rule) == ("async_transport", "choice")
 
 
+@pytest.mark.parametrize(
+    ("options", "param"),
+    [
+        ({"cache": 3}, "cache"),
+        ({"rate_limit": 0}, "rate_limit"),
+        ({"rate_limit": -2.5}, "rate_limit"),
+    ],
+)
+def test_bad_client_options_are_refused_when_the_client_is_made(options, param):
+    with pytest.raises(toolkit.ValidationError) as caught:
+        toolkit.node("http://127.0.0.1:9/KEY0123456789", chain="ethereum", **options)
+    assert caught.value.param == param
+
+
 def test_the_platform_api_is_refused_over_plain_http_except_on_loopback():
     with pytest.raises(toolkit.ValidationError, match="HTTPS") as caught:
         toolkit.platform("http://api.example.com", "KEY0123456789")
