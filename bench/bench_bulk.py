@@ -36,7 +36,7 @@ from pathlib import Path
 import httpx
 
 import toolkit
-from toolkit._workload import Workload
+from toolkit.workloads._workload import Workload
 
 ROOT = Path(__file__).resolve().parents[1]
 ANVIL = ROOT / ".tools" / "node_modules" / ".bin" / "anvil"

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 import toolkit
 from toolkit import DEFAULT_PRICING, lookup
-from toolkit._ledger import Budget
+from toolkit.client._ledger import Budget
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),

@@ -3,7 +3,7 @@
 import re
 from pathlib import Path
 
-from toolkit._reference import with_method_table
+from toolkit.catalog._reference import with_method_table
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -11,7 +11,7 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 def test_method_table_matches_the_catalog():
     text = README.read_text()
     assert with_method_table(text) == text, (
-        "README's method table is out of date: run `python -m toolkit._reference README.md`"
+        "README's method table is out of date: run `python -m toolkit.catalog._reference README.md`"
     )
 
 

@@ -4,7 +4,7 @@ import httpx
 import pytest
 
 import toolkit
-from toolkit._transport import (
+from toolkit.client._transport import (
     RetryPolicy,
     check_status,
     explain_platform,

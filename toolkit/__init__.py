@@ -15,9 +15,6 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from ._cache import ResponseCache
-from ._catalog import CATALOG, CHAINS, METHODS, BoundCall, Chain, Method, Param, lookup
-from ._encoding import to_checksum_address, ton_address_forms, tron_to_base58, tron_to_hex
 from ._errors import (
     AmbiguousAssetName,
     AuthenticationError,
@@ -36,37 +33,54 @@ from ._errors import (
     TronError,
     ValidationError,
 )
-from ._gateway import Gateway, connect, node
-from ._helpers import (
+from ._version import __version__
+from .catalog import (
+    CATALOG,
+    CHAINS,
+    DEFAULT_PRICING,
+    METHODS,
+    ArchiveByBlock,
+    BoundCall,
+    Chain,
+    Estimate,
+    Fixed,
+    Method,
+    Param,
+    Plan,
+    PricingTable,
+    lookup,
+)
+from .catalog.encoding import to_checksum_address, ton_address_forms, tron_to_base58, tron_to_hex
+from .client import (
     ArbitrumNode,
     AsyncArbitrumNode,
     AsyncEvmNode,
+    AsyncNode,
+    AsyncPlatform,
     AsyncPolygonNode,
     AsyncSolanaNode,
     AsyncTonNode,
     AsyncTronNode,
+    Budget,
+    Entry,
     EvmNode,
+    Gateway,
+    Ledger,
+    Meter,
+    Node,
+    Platform,
     PolygonNode,
+    RateLimiter,
+    ResponseCache,
+    RetryPolicy,
     SolanaNode,
     TonNode,
     TronNode,
+    connect,
+    node,
+    platform,
 )
-from ._ledger import Budget, Entry, Ledger, Meter
-from ._node import AsyncNode, Node
-from ._platform import AsyncPlatform, Platform, platform
-from ._pricing import (
-    DEFAULT_PRICING,
-    ArchiveByBlock,
-    Estimate,
-    Fixed,
-    Plan,
-    PricingTable,
-)
-from ._provenance import Provenance, provenance
-from ._ratelimit import RateLimiter
-from ._transport import RetryPolicy
-from ._version import __version__
-from ._workload import Preview, Workload
+from .workloads import Preview, Provenance, Workload, provenance
 
 _LAZY_MODULES = ("frames", "plots", "widgets", "sandbox", "solana_tx", "examples")
 

@@ -47,7 +47,7 @@ def _add_sandbox_command(commands: argparse._SubParsersAction) -> None:
 
 
 def _run_sandbox(args: argparse.Namespace) -> int:
-    from ._encoding import is_loopback_host
+    from .catalog.encoding import is_loopback_host
     from .sandbox import Sandbox
 
     if not args.allow_remote and not is_loopback_host(args.host):

@@ -31,15 +31,15 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from . import _encoding as enc
-from ._catalog import chain_for
 from ._errors import ValidationError
-from ._gateway import ENV_NODE_PREFIX, env_name
+from .catalog import chain_for
+from .catalog import encoding as enc
+from .client import ENV_NODE_PREFIX, env_name
 
 if TYPE_CHECKING:
     from solders.keypair import Keypair
 
-    from ._gateway import Gateway
+    from .client import Gateway
 
 __all__ = [
     "CHAIN_NAMES",

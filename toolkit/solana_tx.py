@@ -34,7 +34,7 @@ from solders.token import ID as TOKEN_PROGRAM_ID
 from solders.token.associated import get_associated_token_address
 from solders.transaction import Transaction, VersionedTransaction
 
-from . import _encoding as enc
+from .catalog import encoding as enc
 
 ASSOCIATED_TOKEN_PROGRAM_ID = Pubkey.from_string("ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL")
 MEMO_PROGRAM_ID = Pubkey.from_string("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr")

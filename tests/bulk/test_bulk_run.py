@@ -8,7 +8,7 @@ import json
 import pytest
 
 import toolkit
-from toolkit._workload import Workload
+from toolkit.workloads._workload import Workload
 
 ADDRESSES = [f"0x{index:040x}" for index in range(1, 21)]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 import toolkit
-from toolkit._cache import ResponseCache
-from toolkit._workload import Workload
+from toolkit.client._cache import ResponseCache
 from toolkit.sandbox import DEMO
+from toolkit.workloads._workload import Workload
 
 ALICE, BOB = DEMO.evm.accounts["alice"], DEMO.evm.accounts["bob"]
 DEPTH = toolkit.CHAINS["ethereum"].finality_depth

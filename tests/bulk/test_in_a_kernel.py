@@ -9,7 +9,7 @@ pytestmark = pytest.mark.notebooks
 
 SETUP = """
 import toolkit
-from toolkit._workload import Workload
+from toolkit.workloads._workload import Workload
 gw = toolkit.connect(sandbox=True)
 eth = gw.node("ethereum-mainnet")
 work = Workload().grid(eth, "eth_getBalance", [f"0x{i:040x}" for i in range(1, 51)], ["latest"])

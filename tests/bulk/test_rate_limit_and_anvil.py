@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import toolkit
-from toolkit._ratelimit import RateLimiter
-from toolkit._workload import Workload
+from toolkit.client._ratelimit import RateLimiter
+from toolkit.workloads._workload import Workload
 
 
 class FakeClock:

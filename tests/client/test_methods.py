@@ -9,10 +9,10 @@ from solders.keypair import Keypair
 
 import toolkit
 from toolkit import solana_tx
-from toolkit._helpers import NODE_CLASSES
-from toolkit._platform import Platform
+from toolkit.client._chains import NODE_CLASSES
+from toolkit.client._platform import Platform
 from toolkit.sandbox import DEMO
-from toolkit.sandbox._solana import SolanaWorld
+from toolkit.sandbox._solana_world import SolanaWorld
 
 ALICE = DEMO.evm.accounts["alice"]
 TOKEN = DEMO.evm.token

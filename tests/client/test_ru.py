@@ -10,7 +10,7 @@ from solders.keypair import Keypair
 import toolkit
 from toolkit import solana_tx
 from toolkit.sandbox import DEMO
-from toolkit.sandbox._solana import SolanaWorld
+from toolkit.sandbox._solana_world import SolanaWorld
 
 ACCOUNTS = list(DEMO.evm.accounts.values())
 

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolkit.frames import FrameError
-from toolkit.frames._common import (
+from toolkit.frames._convert import (
     big_int_column,
     decode_hex_text,
     exact_ints,

@@ -219,7 +219,7 @@ def test_transaction_error_body_raises():
 
 
 def test_transaction_info_is_the_same_without_pandas_private_fast_path(load, monkeypatch):
-    import toolkit.frames._common as common
+    import toolkit.frames._convert as common
 
     records = load("tron_transaction_info_by_block")
     fast = tron_transaction_infos(records)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from toolkit import _encoding as enc
+from toolkit.catalog import encoding as enc
 from toolkit.sandbox import DEMO, Sandbox
 
 

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from eth_abi import decode, encode
 
-from toolkit import _encoding as enc
+from toolkit.catalog import encoding as enc
 from toolkit.sandbox import Sandbox
 
 EVM_NODES = {

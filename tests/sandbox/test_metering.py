@@ -5,8 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from toolkit._catalog import CATALOG
-from toolkit._pricing import DEFAULT_PRICING
+from toolkit.catalog._methods import CATALOG
+from toolkit.catalog._pricing import DEFAULT_PRICING
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """The Solana node's route: catalog validation before simulation, and delegation to the
-simulator (toolkit.sandbox._solana, tested on its own elsewhere)."""
+simulator (toolkit.sandbox._solana_world, tested on its own elsewhere)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def test_other_validation_and_methods(http, nodes):
 
 
 def test_a_transfer_is_simulated(http, nodes, sandbox):
-    pytest.importorskip("toolkit.sandbox._solana")
+    pytest.importorskip("toolkit.sandbox._solana_world")
     from solders.hash import Hash
     from solders.keypair import Keypair
     from solders.message import Message

@@ -19,7 +19,7 @@ from solders.system_program import transfer as system_transfer
 from solders.transaction import Transaction, VersionedTransaction
 
 from toolkit import solana_tx
-from toolkit.sandbox._solana import SimulationRejected, SolanaWorld, _zstd_frame
+from toolkit.sandbox._solana_world import SimulationRejected, SolanaWorld, _zstd_frame
 
 FEE = 5000  # lamports per signature
 STALE_BLOCKHASH = str(Hash.default())

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from toolkit import _encoding as enc
+from toolkit.catalog import encoding as enc
 
 AMBIGUOUS = {
     "Error": "class org.tron.core.exception.NonUniqueObjectException : "

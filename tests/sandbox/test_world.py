@@ -10,7 +10,7 @@ import pytest
 
 from toolkit.sandbox import Sandbox, World
 from toolkit.sandbox._clock import ANCHOR_UNIX_S, Clock, Timeline
-from toolkit.sandbox._seeded import Seeded
+from toolkit.sandbox._randomness import Seeded
 
 
 class FakeTime:

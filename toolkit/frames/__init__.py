@@ -8,7 +8,7 @@ timestamps, decoded hex text beside the raw value, and NA for anything missing. 
 shape raises `FrameError` (a `ValueError`) saying which shape was expected.
 """
 
-from ._common import FrameError
+from ._convert import FrameError
 from ._evm import balances_frame, print_block_frame, quantity, root_hashes
 from ._platform import NODE_STATUSES, platform_nodes
 from ._solana import (

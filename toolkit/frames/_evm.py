@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._common import (
+from ._convert import (
     WEI_PER_ETH,
     FrameError,
     as_iterable,

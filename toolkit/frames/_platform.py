@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from .._redact import redact_url
-from ._common import (
+from ._convert import (
     FrameError,
     as_list,
     as_mapping,

@@ -17,8 +17,8 @@ from typing import Any
 
 import pandas as pd
 
-from .._encoding import b58decode
-from ._common import (
+from ..catalog.encoding import b58decode
+from ._convert import (
     LAMPORTS_PER_SOL,
     FrameError,
     as_iterable,

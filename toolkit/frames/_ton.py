@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._common import (
+from ._convert import (
     FrameError,
     as_mapping,
     columns_from_rows,

@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._common import (
+from ._convert import (
     SUN_PER_TRX,
     FrameError,
     amount_columns,

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ._app import create_app
 from ._demo import Demo
 from ._faults import FaultKind, Faults
-from ._metering import Meter
+from ._metering import Metering
 from ._server import Sandbox, shared_sandbox
 from ._world import World
 
@@ -27,7 +27,7 @@ __all__ = [
     "Demo",
     "FaultKind",
     "Faults",
-    "Meter",
+    "Metering",
     "Sandbox",
     "World",
     "create_app",

@@ -30,14 +30,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from .._catalog import CHAINS, BoundCall, Method, Surface
 from .._errors import ValidationError
+from ..catalog import CHAINS, BoundCall, Method, Surface
 from . import _jsonrpc as jsonrpc
 from . import _platform
-from ._answer import Answer, error_body
 from ._faults import TRANSPORT_STATE_KEY, FaultKind, Faults, distort, replacement
 from ._jsonrpc import Call, RpcError
-from ._metering import PLATFORM, Meter
+from ._metering import PLATFORM, Metering
+from ._response import Answer, error_body
 from ._world import Node, World
 
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
@@ -77,7 +77,7 @@ def endpoints_of(chain_name: str) -> dict[tuple[str, str], Endpoint]:
 
 
 def create_app(
-    world: World, *, meter: Meter | None = None, faults: Faults | None = None
+    world: World, *, meter: Metering | None = None, faults: Faults | None = None
 ) -> Starlette:
     """The gateway for `world`; pass `meter`/`faults` to share them with the caller."""
     gateway = Gateway(world, meter, faults)
@@ -89,10 +89,10 @@ def create_app(
 class Gateway:
     """The app's endpoints, over a world, a meter and fault knobs."""
 
-    def __init__(self, world: World, meter: Meter | None, faults: Faults | None):
+    def __init__(self, world: World, meter: Metering | None, faults: Faults | None):
         names = [node.name for node in world.served_nodes]
         self.world = world
-        self.meter = meter or Meter(names)
+        self.meter = meter or Metering(names)
         self.faults = faults or Faults(world.seed, [*names, PLATFORM])
         self.endpoints = {node.name: endpoints_of(node.chain) for node in world.served_nodes}
         self.handlers = {chain: svc.handlers() for chain, svc in world.services.items()}

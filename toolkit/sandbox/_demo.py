@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .. import _encoding as enc
+from ..catalog import encoding as enc
 from . import _evm, _ton, _tron
 
 

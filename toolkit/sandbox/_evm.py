@@ -17,11 +17,11 @@ from functools import cached_property
 from math import isqrt
 from typing import Any
 
-from .. import _encoding as enc
-from .._catalog import BoundCall, Chain
+from ..catalog import BoundCall, Chain
+from ..catalog import encoding as enc
 from ._clock import Timeline
 from ._jsonrpc import SERVER_ERROR, RpcError
-from ._seeded import Seeded
+from ._randomness import Seeded
 
 ACCOUNT_NAMES = (
     "alice",

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from ._answer import Answer, error_body
 from ._jsonrpc import JSONRPC, RATE_LIMITED, Call, RpcError
+from ._response import Answer, error_body
 
 TRANSPORT_STATE_KEY = "toolkit.sandbox.transport"
 """Where the server puts each connection's asyncio transport in the ASGI scope state (for drop)."""

@@ -28,8 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._catalog import CATALOG
-from .._pricing import DEFAULT_PRICING, ArchiveByBlock, PricingTable, Rule
+from ..catalog import CATALOG, DEFAULT_PRICING, ArchiveByBlock, PricingTable, Rule
 from ._jsonrpc import Call
 
 PLATFORM = "platform"
@@ -47,7 +46,7 @@ class Usage:
         return {"requests": self.requests, "calls": self.calls, "ru": self.ru, "by_method": methods}
 
 
-class Meter:
+class Metering:
     """Usage per node name (and ``"platform"``), safe to read from any thread."""
 
     def __init__(self, names: Iterable[str], pricing: PricingTable = DEFAULT_PRICING):

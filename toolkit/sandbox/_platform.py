@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from .._catalog import CATALOG
 from .._errors import ValidationError
-from ._answer import Answer, error_body
+from ..catalog import CATALOG
+from ._response import Answer, error_body
 from ._world import Node, World
 
 PAGE_SIZE = 4

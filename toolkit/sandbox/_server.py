@@ -13,10 +13,10 @@ import threading
 import time
 from typing import Any
 
-from .._encoding import is_loopback_host
+from ..catalog.encoding import is_loopback_host
 from ._app import create_app
 from ._faults import TRANSPORT_STATE_KEY, Faults
-from ._metering import PLATFORM, Meter
+from ._metering import PLATFORM, Metering
 from ._world import World
 
 _START_TIMEOUT_S = 10.0
@@ -66,7 +66,7 @@ class Sandbox:
         self.requested_port = port
         self.world = World(seed, head_pace=head_pace, root_hash_cap=root_hash_cap)
         names = [node.name for node in self.world.served_nodes]
-        self.meter = Meter(names)
+        self.meter = Metering(names)
         self.faults = Faults(seed, [*names, PLATFORM])
         self.app = create_app(self.world, meter=self.meter, faults=self.faults)
         self._server: Any = None

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .._catalog import BoundCall
+from ..catalog import BoundCall
 from ._jsonrpc import INTERNAL_ERROR, RpcError
 
 
@@ -35,7 +35,7 @@ class SolanaNode:
 
     def _simulate(self, call: BoundCall, head: int | None) -> Any:
         world = self._load()
-        from ._solana import SimulationRejected
+        from ._solana_world import SimulationRejected
 
         config = dict(call.arguments.get("config", {}))
         try:
@@ -47,7 +47,7 @@ class SolanaNode:
         with self._lock:
             if self._world is None:
                 try:
-                    from ._solana import SolanaWorld
+                    from ._solana_world import SolanaWorld
                 except ImportError as error:
                     raise RpcError(
                         INTERNAL_ERROR, f"simulateTransaction is not available here: {error}"

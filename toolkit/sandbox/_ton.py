@@ -17,13 +17,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .. import _encoding as enc
-from .._catalog import BoundCall, Method
 from .._errors import ValidationError
-from ._answer import Answer
+from ..catalog import BoundCall, Method
+from ..catalog import encoding as enc
 from ._clock import Timeline
 from ._jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, RpcError
-from ._seeded import Seeded
+from ._randomness import Seeded
+from ._response import Answer
 
 BASE_HEAD = 47_000_000  # masterchain seqno
 NOT_A_JETTON = 409

@@ -16,13 +16,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .. import _encoding as enc
-from .._catalog import BoundCall, Method
 from .._errors import ValidationError
+from ..catalog import BoundCall, Method
+from ..catalog import encoding as enc
 from . import _protobuf as protobuf
-from ._answer import Answer
 from ._clock import Timeline
-from ._seeded import Seeded
+from ._randomness import Seeded
+from ._response import Answer
 
 AMBIGUOUS_NAME_ERROR = (
     "class org.tron.core.exception.NonUniqueObjectException : "

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from .._catalog import CHAINS
+from ..catalog import CHAINS
 from . import _evm, _ton, _tron
 from ._clock import ANCHOR_UNIX_S, Clock, Timeline
 from ._demo import Demo, demo
 from ._evm import EvmChain
-from ._seeded import Seeded
+from ._randomness import Seeded
 from ._solana_node import SolanaNode
 from ._ton import TonNode
 from ._tron import TronNode

@@ -16,7 +16,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from .._catalog import BLOCK_TAGS, Param
+from ..catalog import BLOCK_TAGS, Param
 from ._html import text
 
 LABEL_WIDTH = "190px"  # the longest name, replaceRecentBlockhash, fits

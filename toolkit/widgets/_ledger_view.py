@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from .._ledger import Meter
+from ..client import Meter
 from ._html import STYLE, frame_table, text
 
 SHOWN_COLUMNS = ["time", "node", "method", "ru", "status", "archive", "latency_s", "note"]

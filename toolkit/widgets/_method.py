@@ -14,10 +14,9 @@ from typing import Any
 import ipywidgets as widgets
 import traitlets
 
-from .._catalog import BoundCall, Method, lookup
 from .._errors import GatewayError, ValidationError
-from .._ledger import Entry
-from .._pricing import Estimate
+from ..catalog import BoundCall, Estimate, Method, lookup
+from ..client import Entry
 from ._examples import Examples
 from ._form import InputError, ParamForm
 from ._html import STYLE, error_message, message, text

@@ -17,7 +17,7 @@ import ipywidgets as widgets
 import pandas as pd
 
 from .. import frames, plots
-from .._catalog import BLOCK_TAGS, BoundCall
+from ..catalog import BLOCK_TAGS, BoundCall
 from ._html import frame_table
 
 if TYPE_CHECKING:

@@ -37,7 +37,7 @@ from solders.token.associated import get_associated_token_address
 from solders.transaction import SanitizeError, VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata
 
-from .. import _encoding as enc
+from ..catalog import encoding as enc
 
 API_VERSION = "2.3.0"  # the sandbox's stand-in for the Agave version a real node reports
 MAX_PROCESSING_AGE = 150  # blocks a blockhash stays valid for, as on mainnet

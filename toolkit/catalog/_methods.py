@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from . import _encoding as enc
-from ._errors import ValidationError
+from .._errors import ValidationError
+from . import encoding as enc
 from ._pricing import PUBLIC, SPEC, ArchiveByBlock, Fixed, Rule
 
 BLOCK_TAGS = ("latest", "safe", "finalized", "earliest", "pending")

@@ -25,17 +25,16 @@ from typing import Any
 
 import httpx
 
+from .._errors import ValidationError
+from .._redact import register_secret, register_url
+from ..catalog import DEFAULT_PRICING, Chain, PricingTable
+from ..catalog.encoding import is_loopback_host
 from ._cache import CacheSetting, ResponseCache, resolve_cache
-from ._catalog import Chain
-from ._encoding import is_loopback_host
-from ._errors import ValidationError
 from ._http import AsyncTransportKind
 from ._ledger import Ledger, Meter
 from ._node import Node, NodeCore, resolve_chain
 from ._platform import Platform, platform_core
-from ._pricing import DEFAULT_PRICING, PricingTable
 from ._ratelimit import RateLimiter
-from ._redact import register_secret, register_url
 from ._transport import DEFAULT_TIMEOUT, RetryPolicy
 
 RateLimitSetting = RateLimiter | float | str | None
@@ -65,7 +64,7 @@ def make_node(
     async_transport: AsyncTransportKind = "auto",
 ) -> Node:
     """A blocking client of the right class for the node's chain."""
-    from ._helpers import NODE_CLASSES
+    from ._chains import NODE_CLASSES
 
     register_url(url)
     resolved = resolve_chain(chain, url, name)
@@ -324,7 +323,7 @@ def connect(
                 f"{ENV_PLATFORM_URL} and {ENV_API_KEY})",
                 param="platform_url",
             )
-        from .sandbox import shared_sandbox
+        from ..sandbox import shared_sandbox
 
         running = shared_sandbox()
         info = running.info

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._encoding import is_hex_quantity
+from .encoding import is_hex_quantity
 
 SPEC = "spec, Limits"
 PUBLIC = "public pricing pages of the real gateway (unverified here)"

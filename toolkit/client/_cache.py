@@ -41,12 +41,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._encoding import is_hex_quantity
-from ._errors import ValidationError
-from ._pricing import ArchiveByBlock
+from .._errors import ValidationError
+from ..catalog import ArchiveByBlock
+from ..catalog.encoding import is_hex_quantity
 
 if TYPE_CHECKING:
-    from ._catalog import BoundCall
+    from ..catalog import BoundCall
 
 ENV_CACHE = "NODE_GATEWAY_CACHE"  # "off", or a file path; see `resolve_cache`
 DEFAULT_MAX_BYTES = 512 * 1024**2

@@ -11,9 +11,9 @@ from typing import Any
 
 import httpx
 
-from ._catalog import CHAINS
-from ._encoding import is_loopback_host
-from ._errors import ValidationError
+from .._errors import ValidationError
+from ..catalog import CHAINS
+from ..catalog.encoding import is_loopback_host
 from ._ledger import Meter
 from ._node import AsyncNode, Node, NodeCore
 from ._transport import DEFAULT_TIMEOUT, RetryPolicy, bearer

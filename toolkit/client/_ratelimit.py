@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from ._errors import ValidationError
+from .._errors import ValidationError
 
 
 class RateLimiter:

@@ -26,10 +26,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._catalog import BoundCall
-from ._errors import GatewayError, ValidationError
-from ._node import Node
-from ._pricing import Estimate, Plan
+from .._errors import GatewayError, ValidationError
+from ..catalog import BoundCall, Estimate, Plan
+from ..client import Node
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -152,8 +151,8 @@ class Workload:
         refuses a call, the run stops sending, and that call and every call not yet sent are
         rows with the error ``BudgetExceeded`` (0 RU).
         """
+        from ..client import run_sync
         from ._bulk import progress_bar
-        from ._loop import run_sync
 
         bar = progress_bar(len(self), progress, "calls")
         try:

@@ -22,14 +22,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._catalog import TYPED_VALUES, BoundCall, Surface
-from ._errors import BudgetExceeded, GatewayError
-from ._transport import BatchRefused, Receipt
+from .._errors import BudgetExceeded, GatewayError
+from ..catalog import TYPED_VALUES, BoundCall, Surface
+from ..client import BatchRefused, Receipt
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ._node import Node, NodeCore
+    from ..client import Node, NodeCore
 
 RESULT_COLUMNS = (
     "node",

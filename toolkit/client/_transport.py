@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx
 
-from ._errors import (
+from .._errors import (
     AmbiguousAssetName,
     AuthenticationError,
     BatchRefused,
@@ -40,9 +40,9 @@ from ._errors import (
     TransportError,
     TronError,
 )
+from .._redact import redact_url, register_secret, register_url, scrub, scrub_logs
 from ._ledger import Meter
 from ._ratelimit import RateLimiter
-from ._redact import redact_url, register_secret, register_url, scrub, scrub_logs
 
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 

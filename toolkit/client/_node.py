@@ -18,20 +18,22 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from ._cache import Cacheable, is_final
-from ._catalog import (
+from .._errors import GatewayError, MalformedResponse, RateLimited, ValidationError
+from ..catalog import (
     RESULT_KINDS,
+    ArchiveByBlock,
     BoundCall,
     Chain,
+    Estimate,
     Method,
+    Rule,
     Surface,
     chain_for,
     lookup,
 )
-from ._errors import GatewayError, MalformedResponse, RateLimited, ValidationError
+from ._cache import Cacheable, is_final
 from ._http import ASYNC_TRANSPORTS, AsyncTransportKind, async_client
 from ._ledger import Meter
-from ._pricing import ArchiveByBlock, Estimate, Rule
 from ._transport import (
     DEFAULT_TIMEOUT,
     USER_AGENT,

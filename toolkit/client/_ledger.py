@@ -19,8 +19,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from ._errors import BudgetExceeded
-from ._pricing import DEFAULT_PRICING, PricingTable
+from .._errors import BudgetExceeded
+from ..catalog import DEFAULT_PRICING, PricingTable
 
 if TYPE_CHECKING:
     import pandas as pd

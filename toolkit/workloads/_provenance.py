@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from ._version import __version__
+from .._version import __version__
 
 if TYPE_CHECKING:
-    from ._gateway import Gateway
+    from ..client import Gateway
 
 
 @dataclass(frozen=True)

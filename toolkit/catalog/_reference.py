@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._catalog import METHODS, Param, Surface
+from ._methods import METHODS, Param, Surface
 
 _SURFACE = {
     Surface.JSONRPC: "JSON-RPC",

@@ -27,8 +27,8 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import infer_dtype
 
-from .._encoding import parse_quantity
 from .._errors import GatewayError
+from ..catalog.encoding import parse_quantity
 
 try:  # private to pandas (its C code for DataFrame(list_of_dicts)); the public way is the fallback
     from pandas._libs.lib import dicts_to_array as _dicts_to_array

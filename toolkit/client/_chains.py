@@ -11,8 +11,8 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from . import _encoding as enc
-from ._catalog import TYPED_VALUES
+from ..catalog import TYPED_VALUES
+from ..catalog import encoding as enc
 from ._node import AsyncNode, Node
 
 

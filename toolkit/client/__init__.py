@@ -1,0 +1,67 @@
+"""The client layer: transport, the call pipeline, the node clients, the platform and the gateway.
+
+A call goes plan (validate, price with its reason, reserve budget) -> protocol (the request for its
+surface, reading the answer) -> transport (attempts, retries, rate limit, deadline, billing).
+Layers above (workloads, widgets) use the public names here, never the private modules.
+"""
+
+from ._cache import ResponseCache
+from ._chains import (
+    NODE_CLASSES,
+    ArbitrumNode,
+    AsyncArbitrumNode,
+    AsyncEvmNode,
+    AsyncPolygonNode,
+    AsyncSolanaNode,
+    AsyncTonNode,
+    AsyncTronNode,
+    EvmNode,
+    PolygonNode,
+    SolanaNode,
+    TonNode,
+    TronNode,
+)
+from ._gateway import ENV_NODE_PREFIX, Gateway, connect, env_name, node
+from ._ledger import Budget, Entry, Ledger, Meter
+from ._loop import run_sync
+from ._node import HEAD_NOTE, AsyncNode, Node
+from ._platform import AsyncPlatform, Platform, platform
+from ._ratelimit import RateLimiter
+from ._transport import BatchRefused, Receipt, RetryPolicy
+
+__all__ = [
+    "ENV_NODE_PREFIX",
+    "HEAD_NOTE",
+    "NODE_CLASSES",
+    "ArbitrumNode",
+    "AsyncArbitrumNode",
+    "AsyncEvmNode",
+    "AsyncNode",
+    "AsyncPlatform",
+    "AsyncPolygonNode",
+    "AsyncSolanaNode",
+    "AsyncTonNode",
+    "AsyncTronNode",
+    "BatchRefused",
+    "Budget",
+    "Entry",
+    "EvmNode",
+    "Gateway",
+    "Ledger",
+    "Meter",
+    "Node",
+    "Platform",
+    "PolygonNode",
+    "RateLimiter",
+    "Receipt",
+    "ResponseCache",
+    "RetryPolicy",
+    "SolanaNode",
+    "TonNode",
+    "TronNode",
+    "connect",
+    "env_name",
+    "node",
+    "platform",
+    "run_sync",
+]

@@ -1,0 +1,9 @@
+"""The workload layer: many planned calls, previewed, run in bulk, and their provenance.
+
+Built on the client layer's public names only (`Node.prepare`, `send`, `price`).
+"""
+
+from ._provenance import Provenance, provenance
+from ._workload import Preview, Workload
+
+__all__ = ["Preview", "Provenance", "Workload", "provenance"]
