@@ -227,8 +227,8 @@ def evm_rows(url: str, pairs: list[tuple[str, int]], repeats: int, workdir: str)
         assert len(answers) == n
 
     def clear_cache() -> None:
-        eth._core.cache.clear()
-        eth._core._head = None
+        eth.cache.clear()
+        eth.forget_head()
 
     plain = toolkit.node(url, chain="ethereum", name="anvil", cache=False, async_transport="httpx")
     unbatched = toolkit.node(url, chain="ethereum", name="anvil", cache=False)

@@ -110,7 +110,16 @@ class RateLimited(ResponseError):
 
 
 class MalformedResponse(ResponseError):
-    """The body was not the JSON the spec promises (HTML page, truncated JSON, wrong shape)."""
+    """The body was not the JSON the spec promises (HTML page, truncated JSON, wrong shape).
+
+    `retryable` says whether asking again can help: a truncated body or a proxy's HTML page may
+    pass next time; a well-formed answer of the wrong shape would come back the same, so it is
+    not retried (each attempt is billed).
+    """
+
+    def __init__(self, message: str, *, retryable: bool = False, **kw):
+        self.retryable = retryable
+        super().__init__(message, **kw)
 
 
 class BatchRefused(ResponseError):

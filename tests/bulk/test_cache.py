@@ -74,7 +74,7 @@ def test_tron_blocks_are_cached_once_final_by_a_billed_head(make_gateway, cache_
     depth = toolkit.CHAINS["tron"].finality_depth
     head = tron.head()
     gateway.ledger.clear()
-    tron._core._head = None  # forget it: deciding finality must fetch it, billed
+    tron.forget_head()  # forget it: deciding finality must fetch it, billed
     tron.get_transaction_info_by_block_num(head - depth - 1)
     tron.get_transaction_info_by_block_num(head - depth)
     notes = [(e.method, e.ru, "chain head" in e.note) for e in gateway.ledger.entries]
@@ -115,7 +115,7 @@ def test_clear_and_disable(make_gateway, sandbox, cache_path):
     assert gateway.cache.clear() == 20 and len(gateway.cache) == 0
     spent = gateway.ledger.total_ru
     gateway.set_cache(None)
-    assert gateway.node("ethereum-mainnet")._core.cache is None
+    assert gateway.node("ethereum-mainnet").cache is None
     frame = work.run(progress=False)
     assert not frame["cache_hit"].any() and gateway.ledger.total_ru > spent
 
@@ -148,4 +148,5 @@ def test_the_size_is_bounded_by_evicting_the_oldest(tmp_path):
 @pytest.mark.parametrize("block", ["latest", "pending", "safe", "finalized", "earliest"])
 def test_tags_are_never_cacheable(make_gateway, cache_path, block):
     eth = make_gateway(cache=cache_path).node("ethereum-mainnet")
-    assert eth._core.cacheable(eth._core.bind("eth_getBalance", (ALICE, block), {})) is None
+    assert eth.in_cache([eth.prepare("eth_getBalance", ALICE, block)]) == [False]
+    assert not eth.needs_head(eth.prepare("eth_getBalance", ALICE, block), for_cache=True)

@@ -48,7 +48,7 @@ def test_bulk_balances_on_anvil_go_in_batches_and_are_cached(anvil, tmp_path):
         work = Workload().grid(eth, "eth_getBalance", addresses, blocks)
         frame = work.run(progress=False, batch_size=50)
         assert frame["error"].isna().all() and len(frame) == 200
-        assert eth._core.accepts_batches is True
+        assert eth.accepts_batches is True
         assert sum(e.note == "in a JSON-RPC batch of 50" for e in eth.ledger.entries) == 200
         assert frame["value"][0] == eth.get_balance(sender, block=blocks[0]) > 0
         final = [b for b in blocks if head - b > toolkit.CHAINS["ethereum"].finality_depth]

@@ -18,7 +18,7 @@ ACCOUNTS = list(DEMO.evm.accounts.values())
 def test_preview_counts_full_and_archive_calls_and_prices_them(gateway, server_requests):
     eth = gateway.node("ethereum-mainnet")
     head = eth.head()
-    blocks = [head - 500, head - 128, head - 127, "latest"]
+    blocks = [head - 500, head - 128, head - 100, "latest"]
     preview = toolkit.Workload().grid(eth, "eth_getBalance", ACCOUNTS[:5], blocks).preview()
     assert (preview.calls, preview.ru_low, preview.ru_high) == (20, 30, 30)
     by_class = preview.frame.set_index("class")

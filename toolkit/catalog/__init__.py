@@ -6,6 +6,7 @@ billing model shared by the client and the sandbox (`billing`), and address/quan
 """
 
 from . import encoding
+from ._billing import BILLING, REFUSED_STATUSES, Fate, FateRule, charge, fate_of_status
 from ._methods import (
     BLOCK_TAGS,
     CATALOG,
@@ -36,11 +37,13 @@ from ._pricing import (
     Plan,
     PricingTable,
     Rule,
+    block_argument,
 )
 
 __all__ = [
     "ARCHIVE_TAGS",
     "ASSUMED",
+    "BILLING",
     "BLOCK_TAGS",
     "CATALOG",
     "CHAINS",
@@ -50,6 +53,7 @@ __all__ = [
     "FULL_TAGS",
     "METHODS",
     "PUBLIC",
+    "REFUSED_STATUSES",
     "RESULT_KINDS",
     "SPEC",
     "TYPED_VALUES",
@@ -57,6 +61,8 @@ __all__ = [
     "BoundCall",
     "Chain",
     "Estimate",
+    "Fate",
+    "FateRule",
     "Fixed",
     "Method",
     "Param",
@@ -64,7 +70,10 @@ __all__ = [
     "PricingTable",
     "Rule",
     "Surface",
+    "block_argument",
     "chain_for",
+    "charge",
     "encoding",
+    "fate_of_status",
     "lookup",
 ]

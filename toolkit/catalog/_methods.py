@@ -311,6 +311,10 @@ class Method:
     notes: tuple[str, ...] = field(default=())
 
     @property
+    def param_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params)
+
+    @property
     def http_method(self) -> str:
         return "GET" if self.surface in (Surface.REST_GET, Surface.PLATFORM) else "POST"
 

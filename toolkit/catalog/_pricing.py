@@ -150,11 +150,26 @@ class PricingTable:
                 return rule
         return Fixed(1, ASSUMED)
 
-    def estimate(self, rule: Rule, block: Any, head: int | None) -> Estimate:
-        """Price one call under `rule`, given its block argument and the chain head (or None)."""
+    def estimate(self, rule: Rule, block: Any, head: int | None, *, drift: int = 0) -> Estimate:
+        """Price one call under `rule`, given its block argument and the chain head (or None).
+
+        `drift`: how many blocks the chain may add before the gateway prices the call (the
+        head's age plus the call's deadline, in blocks). A block that may cross the archive
+        threshold meanwhile is priced as a range: likely `full`, reserved at `archive`.
+        """
         if isinstance(rule, Fixed):
             return Estimate(rule.ru, rule.ru, rule.describe(), archive=None)
-        return self._estimate_block(rule, block, head)
+        estimate = self._estimate_block(rule, block, head)
+        number = _block_number(block)
+        if drift and estimate.archive is False and number is not None and head is not None:
+            behind = head - number
+            if behind + drift >= self.archive_threshold:
+                reason = (
+                    f"{estimate.reason}; the head may move {drift:,} blocks before the gateway "
+                    f"prices it, so {rule.archive} RU is reserved"
+                )
+                return Estimate(rule.full, rule.archive, reason, archive=None)
+        return estimate
 
     def _estimate_block(self, rule: ArchiveByBlock, block: Any, head: int | None) -> Estimate:
         full, archive, threshold = rule.full, rule.archive, self.archive_threshold
@@ -184,6 +199,27 @@ class PricingTable:
         where = "ahead of" if behind < 0 else f"{behind:,} blocks behind"
         reason = f"block {number:,} is {where} head {head:,} (archive at {threshold} or more)"
         return Estimate(full, full, reason, archive=False)
+
+
+def block_argument(rule: Rule, params: Any, names: tuple[str, ...] = ()) -> Any:
+    """The block argument an archive rule prices by, found in a call's wire params: by the
+    rule's parameter name (in a REST body, or at its position among `names` in a JSON-RPC
+    list), by position, or in a filter object (eth_getLogs' fromBlock). None when absent."""
+    if not isinstance(rule, ArchiveByBlock):
+        return None
+    where = rule.param
+    if isinstance(params, dict):
+        return params.get(where) if isinstance(where, str) else None
+    if not isinstance(params, list):
+        return None
+    if isinstance(where, str):
+        if where in names:
+            where = names.index(where)
+        elif params and isinstance(params[0], dict):
+            return params[0].get(where)
+        else:
+            return None
+    return params[where] if where < len(params) else None
 
 
 def _block_number(block: Any) -> int | None:

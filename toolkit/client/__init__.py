@@ -24,9 +24,10 @@ from ._chains import (
 from ._gateway import ENV_NODE_PREFIX, Gateway, connect, env_name, node
 from ._ledger import Budget, Entry, Ledger, Meter
 from ._loop import run_sync
-from ._node import HEAD_NOTE, AsyncNode, Node
+from ._node import HEAD_NOTE, AsyncNode, Node, PreparedCall
 from ._platform import AsyncPlatform, Platform, platform
 from ._ratelimit import RateLimiter
+from ._settings import Settings
 from ._transport import BatchRefused, Receipt, RetryPolicy
 
 __all__ = [
@@ -52,10 +53,12 @@ __all__ = [
     "Node",
     "Platform",
     "PolygonNode",
+    "PreparedCall",
     "RateLimiter",
     "Receipt",
     "ResponseCache",
     "RetryPolicy",
+    "Settings",
     "SolanaNode",
     "TonNode",
     "TronNode",

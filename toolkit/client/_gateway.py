@@ -29,15 +29,14 @@ from .._errors import ValidationError
 from .._redact import register_secret, register_url
 from ..catalog import DEFAULT_PRICING, Chain, PricingTable
 from ..catalog.encoding import is_loopback_host
-from ._cache import CacheSetting, ResponseCache, resolve_cache
+from ._cache import CacheSetting, ResponseCache
 from ._http import AsyncTransportKind
-from ._ledger import Ledger, Meter
+from ._ledger import Ledger
 from ._node import Node, NodeCore, resolve_chain
 from ._platform import Platform, platform_core
 from ._ratelimit import RateLimiter
+from ._settings import RateLimitSetting, Settings, Shared
 from ._transport import DEFAULT_TIMEOUT, RetryPolicy
-
-RateLimitSetting = RateLimiter | float | str | None
 
 ENV_PLATFORM_URL = "NODE_GATEWAY_PLATFORM_URL"
 ENV_API_KEY = "NODE_GATEWAY_API_KEY"
@@ -51,51 +50,15 @@ def env_name(node_name: str) -> str:
 
 
 def make_node(
-    url: str,
-    *,
-    chain: str | Chain | None = None,
-    name: str | None = None,
-    meter: Meter | None = None,
-    retry: RetryPolicy | None = None,
-    timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
-    head_ttl_s: float = 10.0,
-    cache: ResponseCache | None = None,
-    limiter: RateLimiter | None = None,
-    async_transport: AsyncTransportKind = "auto",
+    url: str, shared: Shared, *, chain: str | Chain | None = None, name: str | None = None
 ) -> Node:
-    """A blocking client of the right class for the node's chain."""
+    """A blocking client of the right class for the node's chain, on `shared` settings."""
     from ._chains import NODE_CLASSES
 
     register_url(url)
     resolved = resolve_chain(chain, url, name)
-    core = NodeCore(
-        url,
-        resolved,
-        name=name,
-        meter=meter,
-        retry=retry,
-        head_ttl_s=head_ttl_s,
-        cache=cache,
-        limiter=limiter,
-    )
-    return NODE_CLASSES[resolved.name](core, timeout=timeout, async_transport=async_transport)
-
-
-def rate_limiter(setting: RateLimitSetting, pricing: PricingTable) -> RateLimiter | None:
-    """A limiter from a number (calls per second), a plan name (its published rate), or None."""
-    if setting is None or isinstance(setting, RateLimiter):
-        return setting
-    if isinstance(setting, str):
-        plan = next((p for k, p in pricing.plans.items() if k.lower() == setting.lower()), None)
-        if plan is None:
-            known = ", ".join(pricing.plans)
-            raise ValidationError(
-                f"unknown plan {setting!r}; known: {known}", param="rate_limit", rule="choice"
-            )
-        if plan.requests_per_second is None:
-            return None  # the plan publishes no limit: 429s are still retried with backoff
-        return RateLimiter(plan.requests_per_second)
-    return RateLimiter(setting)
+    core = NodeCore(url, resolved, shared=shared, name=name)
+    return NODE_CLASSES[resolved.name](core)
 
 
 def _is_remote(url: str) -> bool:
@@ -114,34 +77,31 @@ class Gateway:
         api_key: str,
         *,
         nodes: dict[str, str] | None = None,
-        pricing: PricingTable = DEFAULT_PRICING,
-        budget: int | None = None,
-        retry: RetryPolicy | None = None,
-        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
-        head_ttl_s: float = 10.0,
         sandbox: Any = None,
-        cache: CacheSetting = "auto",
-        rate_limit: RateLimitSetting = None,
-        async_transport: AsyncTransportKind = "auto",
+        settings: Settings | None = None,
+        **options: Any,
     ):
+        """`options` are `Settings` fields (budget, pricing, retry, timeout, head_ttl_s, cache,
+        rate_limit, async_transport); or pass a whole `settings`."""
         register_secret(api_key)
-        self.meter = Meter(pricing=pricing, budget=budget)
+        settings = (settings or Settings()).replace(**options) if options else settings
+        self.settings = settings or Settings()
         self.sandbox = sandbox
-        self._retry = retry
-        self._timeout = timeout
-        self._head_ttl_s = head_ttl_s
-        self._async_transport = async_transport
         remote = sandbox is None and _is_remote(platform_url)
-        self._cache = resolve_cache(cache, remote=remote)
-        self._limiter = rate_limiter(rate_limit, pricing)
-        core = platform_core(platform_url, api_key, meter=self.meter, retry=retry)
-        self.platform = Platform(core, timeout=timeout)
+        self.shared = Shared(self.settings, remote=remote)
+        self.meter = self.shared.meter
+        self.platform = Platform(platform_core(platform_url, api_key, self.shared))
         self._node_urls = dict(nodes or {})
         for url in self._node_urls.values():
             register_url(url)
         self._nodes: dict[str, Node] = {}
 
     # --- nodes ---
+
+    @property
+    def clients(self) -> dict[str, Node]:
+        """The node clients this handle has made so far, by name."""
+        return dict(self._nodes)
 
     @property
     def node_names(self) -> list[str]:
@@ -174,18 +134,7 @@ class Gateway:
             url = self._node_urls.get(name) or os.environ.get(ENV_NODE_PREFIX + env_name(name))
         if url is None:
             url, record_chain = self._url_from_platform(name, key, chain)
-        client = make_node(
-            url,
-            chain=record_chain,
-            name=name,
-            meter=self.meter,
-            retry=self._retry,
-            timeout=self._timeout,
-            head_ttl_s=self._head_ttl_s,
-            cache=self._cache,
-            limiter=self._limiter,
-            async_transport=self._async_transport,
-        )
+        client = make_node(url, self.shared, chain=record_chain, name=name)
         self._nodes[name] = client
         return client
 
@@ -239,25 +188,21 @@ class Gateway:
     @property
     def cache(self) -> ResponseCache | None:
         """The response cache (None when off); see `set_cache`."""
-        return self._cache
+        return self.shared.cache
 
     def set_cache(self, cache: CacheSetting) -> None:
         """Use another response cache: a path, True (the default file), a `ResponseCache`, or
         None/False to turn caching off, for this handle's nodes now and later."""
-        self._cache = resolve_cache(cache, remote=True)
-        for client in self._nodes.values():
-            client._core.cache = self._cache
+        self.shared.set_cache(cache)
 
     @property
     def rate_limit(self) -> RateLimiter | None:
-        return self._limiter
+        return self.shared.limiter
 
     def set_rate_limit(self, rate_limit: RateLimitSetting) -> None:
         """Calls per second for all of this handle's nodes together (a number, a plan name such
         as "Developer", a `RateLimiter`, or None for no client-side limit)."""
-        self._limiter = rate_limiter(rate_limit, self.pricing)
-        for client in self._nodes.values():
-            client._core.limiter = self._limiter
+        self.shared.set_rate_limit(rate_limit)
 
     def close(self) -> None:
         self.platform.close()
@@ -287,7 +232,7 @@ def connect(
     budget: int | None = None,
     pricing: PricingTable = DEFAULT_PRICING,
     retry: RetryPolicy | None = None,
-    timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+    timeout: float = DEFAULT_TIMEOUT,
     head_ttl_s: float = 10.0,
     cache: CacheSetting = "auto",
     rate_limit: RateLimitSetting = None,
@@ -308,9 +253,15 @@ def connect(
     25/s); None (the default) sends as fast as the work goes and relies on retrying 429s.
     `async_transport`: ``"auto"`` (aiohttp) or ``"httpx"`` for the async clients.
     """
-    options = dict(budget=budget, pricing=pricing, retry=retry, timeout=timeout)
-    options.update(
-        head_ttl_s=head_ttl_s, cache=cache, rate_limit=rate_limit, async_transport=async_transport
+    settings = Settings(
+        budget=budget,
+        pricing=pricing,
+        retry=retry,
+        timeout=timeout,
+        head_ttl_s=head_ttl_s,
+        cache=cache,
+        rate_limit=rate_limit,
+        async_transport=async_transport,
     )
     if platform_url is None and api_key is None and sandbox is not True:
         platform_url, api_key = os.environ.get(ENV_PLATFORM_URL), os.environ.get(ENV_API_KEY)
@@ -332,13 +283,13 @@ def connect(
             info["api_key"],
             nodes={**info["nodes"], **(nodes or {})},
             sandbox=running,
-            **options,
+            settings=settings,
         )
     if not platform_url or not api_key:
         raise ValidationError(
             "a real gateway needs both platform_url and api_key", param="platform_url"
         )
-    return Gateway(platform_url, api_key, nodes=nodes, **options)
+    return Gateway(platform_url, api_key, nodes=nodes, settings=settings)
 
 
 def node(
@@ -349,7 +300,7 @@ def node(
     budget: int | None = None,
     pricing: PricingTable = DEFAULT_PRICING,
     retry: RetryPolicy | None = None,
-    timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+    timeout: float = DEFAULT_TIMEOUT,
     head_ttl_s: float = 10.0,
     cache: CacheSetting = "auto",
     rate_limit: RateLimitSetting = None,
@@ -360,16 +311,14 @@ def node(
     The chain comes from `chain`, else from `name` or the URL's host (``ethereum-mainnet...``).
     `cache`, `rate_limit` and `async_transport` are as for `connect`.
     """
-    meter = Meter(pricing=pricing, budget=budget)
-    return make_node(
-        url,
-        chain=chain,
-        name=name,
-        meter=meter,
+    settings = Settings(
+        budget=budget,
+        pricing=pricing,
         retry=retry,
         timeout=timeout,
         head_ttl_s=head_ttl_s,
-        cache=resolve_cache(cache, remote=_is_remote(url)),
-        limiter=rate_limiter(rate_limit, pricing),
+        cache=cache,
+        rate_limit=rate_limit,
         async_transport=async_transport,
     )
+    return make_node(url, Shared(settings, remote=_is_remote(url)), chain=chain, name=name)

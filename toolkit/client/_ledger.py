@@ -1,15 +1,15 @@
 """What was spent: the RU ledger, the budget, and the meter that joins them to the pricing table.
 
-Billing rule the ledger follows (the sandbox meters by the same rule): every attempt that reached
-the gateway and got an HTTP answer is billed at the call's RU price, whatever the answer was (a
-result, an error object, a 429, a 5xx). An attempt that got no answer (refused or dropped
-connection, timeout) is recorded with 0 RU. A retried call costs its price once per answered
-attempt.
+Billing follows one model, shared with the sandbox's metering (`toolkit.catalog.BILLING`): an
+attempt that got an answer is billed at the call's price; one sent without an answer (a timeout,
+a dropped connection, a cancel or interrupt while waiting) may have been billed, so it counts
+against the budget and shows in the ledger's `unconfirmed_ru`, apart from the billed `ru`; one
+never sent, or refused by the gateway before any work (a bad key, a stopped node), is free.
 
-The budget is never crossed: before each attempt the meter reserves the attempt's highest possible
-price (the high end of the estimate), and refuses the attempt with `BudgetExceeded` if the
-reservation does not fit. Reservations are taken under a lock, so this holds for threads and for
-concurrent async tasks alike.
+The budget is never crossed: before each attempt is sent the meter reserves the attempt's highest
+possible price, and refuses it with `BudgetExceeded` if the reservation does not fit. Reservations
+are taken under a lock, so this holds for threads and concurrent tasks alike, and every
+reservation settles however the attempt ends.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from .._errors import BudgetExceeded
+from .._errors import BudgetExceeded, ValidationError
 from ..catalog import DEFAULT_PRICING, PricingTable
 
 if TYPE_CHECKING:
@@ -30,6 +30,7 @@ LEDGER_COLUMNS = (
     "node",
     "method",
     "ru",
+    "unconfirmed_ru",
     "latency_s",
     "status",
     "retries",
@@ -46,10 +47,11 @@ class Entry:
     time: datetime
     node: str
     method: str
-    ru: int
+    ru: int  # billed: attempts that got an answer
     latency_s: float
-    status: str  # "ok", or the error class name
+    status: str  # "ok", the error class name, "cancelled" or "interrupted"
     retries: int = 0
+    unconfirmed_ru: int = 0  # sent without an answer: may have been billed
     cache_hit: bool = False
     archive: bool | None = None
     note: str = ""
@@ -73,7 +75,18 @@ class Ledger:
 
     @property
     def total_ru(self) -> int:
+        """RU billed for answered attempts."""
         return sum(entry.ru for entry in self.entries)
+
+    @property
+    def unconfirmed_ru(self) -> int:
+        """RU of attempts sent without an answer: the gateway may have billed them."""
+        return sum(entry.unconfirmed_ru for entry in self.entries)
+
+    @property
+    def counted_ru(self) -> int:
+        """What the budget counts: billed plus may-have-been-billed."""
+        return self.total_ru + self.unconfirmed_ru
 
     def clear(self) -> None:
         with self._lock:
@@ -94,6 +107,7 @@ class Ledger:
                 "node": "string",
                 "method": "string",
                 "ru": "int64",
+                "unconfirmed_ru": "int64",
                 "latency_s": "float64",
                 "status": "string",
                 "retries": "int64",
@@ -111,48 +125,81 @@ class Ledger:
             .agg(
                 calls=("ru", "size"),
                 ru=("ru", "sum"),
+                unconfirmed_ru=("unconfirmed_ru", "sum"),
                 errors=("status", lambda s: (s != "ok").sum()),
             )
             .sort_values("ru", ascending=False, ignore_index=True)
         )
 
     def __repr__(self) -> str:
-        return f"<Ledger {len(self)} calls, {self.total_ru:,} RU>"
+        unconfirmed = self.unconfirmed_ru
+        maybe = f" (+{unconfirmed:,} RU unconfirmed)" if unconfirmed else ""
+        return f"<Ledger {len(self)} calls, {self.total_ru:,} RU{maybe}>"
 
 
 @dataclass
 class Budget:
-    """An RU limit that is never crossed. `spent` counts billed RU, `reserved` RU in flight."""
+    """RU accounting under one lock: `spent` (billed and may-have-been-billed), `reserved` (in
+    flight) and an optional `limit` that spent plus reserved never cross. It exists with no limit
+    too, so a limit set while calls are in flight knows what they hold."""
 
-    limit: int
+    limit: int | None = None
     spent: int = 0
     reserved: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property
-    def remaining(self) -> int:
-        return self.limit - self.spent - self.reserved
+    def remaining(self) -> int | None:
+        return None if self.limit is None else self.limit - self.spent - self.reserved
 
     def reserve(self, ru: int, *, what: str) -> None:
         with self._lock:
-            if ru > self.limit - self.spent - self.reserved:
+            if self.limit is not None and ru > self.limit - self.spent - self.reserved:
+                remaining = self.limit - self.spent - self.reserved
                 raise BudgetExceeded(
-                    f"{what} may cost {ru} RU but only {self.remaining:,} RU of the "
+                    f"{what} may cost {ru} RU but only {max(0, remaining):,} RU of the "
                     f"{self.limit:,} RU budget remain ({self.spent:,} spent, "
                     f"{self.reserved:,} in flight); not sent",
                     needed=ru,
-                    remaining=self.remaining,
+                    remaining=max(0, remaining),
                 )
             self.reserved += ru
 
-    def settle(self, reserved: int, billed: int) -> None:
+    def settle(self, reserved: int, counted: int) -> None:
         with self._lock:
             self.reserved -= reserved
-            self.spent += billed
+            self.spent += counted
+
+    def set_limit(self, limit: int | None) -> None:
+        """Change the limit in place: calls in flight keep their reservations under it."""
+        limit = check_budget(limit)
+        with self._lock:
+            if limit is not None and limit < self.spent:
+                raise ValidationError(
+                    f"must be at least the {self.spent:,} RU already spent, got {limit:,}",
+                    param="budget",
+                    rule="min",
+                )
+            self.limit = limit
+
+
+def check_budget(limit: Any) -> int | None:
+    """A budget setting as an int number of RU, or None; anything else is a ValidationError."""
+    if limit is None:
+        return None
+    if isinstance(limit, float) and limit.is_integer():
+        limit = int(limit)
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise ValidationError(
+            f"must be a whole number of RU or None, got {limit!r}", param="budget", rule="type"
+        )
+    if limit < 0:
+        raise ValidationError(f"must not be negative, got {limit:,}", param="budget", rule="min")
+    return limit
 
 
 class Meter:
-    """The pricing table, the ledger and the optional budget shared by a gateway's clients."""
+    """The pricing table, the ledger and the budget shared by a gateway's clients."""
 
     def __init__(
         self,
@@ -163,19 +210,30 @@ class Meter:
     ):
         self.pricing = pricing
         self.ledger = ledger if ledger is not None else Ledger()
-        self.budget = Budget(budget) if budget is not None else None
+        self._budget = Budget(check_budget(budget), spent=self.ledger.counted_ru)
+
+    @property
+    def budget(self) -> Budget | None:
+        """The budget when a limit is set, else None."""
+        return self._budget if self._budget.limit is not None else None
+
+    @property
+    def in_flight_ru(self) -> int:
+        return self._budget.reserved
 
     def set_budget(self, limit: int | None) -> None:
-        """Set (or with None, remove) the RU budget; RU already in the ledger count as spent."""
-        self.budget = None if limit is None else Budget(limit, spent=self.ledger.total_ru)
+        """Set (or with None, remove) the RU limit. What was spent counts; calls in flight keep
+        their reservations, so the new limit holds for them too. A limit below what was already
+        spent is refused."""
+        self._budget.set_limit(limit)
 
     def reserve(self, ru: int, *, what: str) -> None:
-        if self.budget is not None and ru:
-            self.budget.reserve(ru, what=what)
+        if ru:
+            self._budget.reserve(ru, what=what)
 
-    def settle(self, reserved: int, billed: int) -> None:
-        if self.budget is not None and (reserved or billed):
-            self.budget.settle(reserved, billed)
+    def settle(self, reserved: int, billed: int, unconfirmed: int = 0) -> None:
+        if reserved or billed or unconfirmed:
+            self._budget.settle(reserved, billed + unconfirmed)
 
     def record(self, **fields: Any) -> None:
         self.ledger.record(Entry(time=datetime.now(UTC), **fields))

@@ -56,11 +56,22 @@ def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
             "run_sync was called from the toolkit's own event loop, where it would wait for "
             "itself forever; await the async API there instead"
         )
-    future = asyncio.run_coroutine_threadsafe(coroutine, loop)
+    finished = threading.Event()
+
+    async def run() -> T:
+        try:
+            return await coroutine
+        finally:
+            finished.set()
+
+    future = asyncio.run_coroutine_threadsafe(run(), loop)
     try:
         return future.result()
     except BaseException:
         future.cancel()
+        # Calls in flight settle (budget reservations, ledger entries marked cancelled) before
+        # the caller sees the interrupt, so the ledger it reads next is already true.
+        finished.wait(timeout=10)
         raise
 
 

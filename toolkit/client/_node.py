@@ -1,26 +1,33 @@
-"""Node clients: the call path from catalog name to result, in a sync and an async flavour.
+"""The call pipeline and the node clients.
 
-`NodeCore` does everything that is not I/O: it binds a call against the catalog (validation, 0 RU
-when it fails), prices it (fetching the chain head when the archive rule needs it), builds the HTTP
-request and says how to read the answer, as exchange generators (see `_transport`).
-`Node` drives those generators with `httpx.Client`, `AsyncNode` with `httpx.AsyncClient`. The
-typed helpers in `_helpers` are written once and work on both, because each helper returns
-whatever `_request` returns: a value on `Node`, an awaitable on `AsyncNode`.
+A call is made once, by validation: `Node.prepare` binds it against the catalog (a bad call is a
+`ValidationError` here, 0 RU) into a `PreparedCall`, which then goes down three named steps:
+
+1. plan (`NodeCore.price`): the price with its reason, using the chain head where the archive
+   rule needs one; the transport reserves that price against the budget before each attempt.
+2. protocol (`_protocol`): the HTTP request for the call's surface, and how to read the answer.
+3. transport (`NodeCore.exchange`, the one exchange factory): attempts, retries, the rate limit,
+   the call's total deadline, and billing by each attempt's fate.
+
+`Node` drives the steps with `httpx.Client`, `AsyncNode` with an async client; the typed helpers
+in `_chains` are written once for both. Workloads, widgets and provenance use only the public
+`prepare`, `price`, `send`, `send_batch` and `answered_from_cache`, never `NodeCore`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
 import time
-from collections.abc import Callable, Generator, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Generator, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 
-from .._errors import GatewayError, MalformedResponse, RateLimited, ValidationError
+from .._errors import GatewayError, ValidationError
 from ..catalog import (
-    RESULT_KINDS,
     ArchiveByBlock,
     BoundCall,
     Chain,
@@ -28,75 +35,111 @@ from ..catalog import (
     Method,
     Rule,
     Surface,
+    block_argument,
     chain_for,
     lookup,
 )
-from ._cache import Cacheable, is_final
-from ._http import ASYNC_TRANSPORTS, AsyncTransportKind, async_client
+from ._cache import Cacheable, ResponseCache, is_final
+from ._http import async_client
 from ._ledger import Meter
+from ._protocol import (
+    Interpret,
+    batch_request,
+    evm_head,
+    platform_request,
+    read_platform,
+    request_for,
+    rpc_request,
+    tron_head,
+    url_for,
+)
+from ._settings import Settings, Shared
 from ._transport import (
-    DEFAULT_TIMEOUT,
     USER_AGENT,
-    BatchRefused,
     Endpoint,
     Exchange,
     HTTPRequest,
     Receipt,
-    RetryPolicy,
-    check_status,
     drive_async,
     drive_sync,
-    explain_platform,
-    interpret_rpc,
-    interpret_ton,
-    interpret_tron,
-    next_request_id,
-    parse_json,
 )
-
-if TYPE_CHECKING:
-    from ._cache import ResponseCache
-    from ._ratelimit import RateLimiter
 
 Steps = Generator[Any, Any, Any]
 HEAD_NOTE = "chain head, fetched to price archive calls"
 CACHE_HEAD_NOTE = "chain head, fetched to decide which answers are final (cacheable)"
 CACHE_HIT_NOTE = "answered from the response cache"
+_HEADERS = {"User-Agent": USER_AGENT}
+
+
+@dataclass(eq=False)
+class PreparedCall:
+    """A call validated against the catalog, made once by `node.prepare(...)` and handed down
+    the pipeline. After `node.price(call)` it carries its `estimate`; after `node.send(call)`
+    its `receipt` says what it cost (billed `ru`, `unconfirmed_ru`) and how it ended."""
+
+    node: str  # the node's name (never its URL)
+    bound: BoundCall
+    estimate: Estimate | None = None
+    receipt: Receipt = field(default_factory=Receipt)
+
+    @property
+    def method(self) -> str:
+        return self.bound.method.name
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """The validated arguments by parameter name, in wire form."""
+        return self.bound.arguments
+
+    @property
+    def params(self) -> Any:
+        """The wire params: a JSON-RPC list, or the REST body or query."""
+        return self.bound.wire_params
+
+    def __repr__(self) -> str:
+        return f"<PreparedCall {self.method} on {self.node}>"
 
 
 class NodeCore:
-    """A node's address, chain and meter, and every step of a call that is not I/O."""
+    """One node's address, chain and shared settings, and every step of a call that is not I/O.
+    Private to the client layer: everything above uses `Node`'s public methods."""
 
     def __init__(
         self,
         url: str,
         chain: Chain,
         *,
+        shared: Shared,
         name: str | None = None,
-        meter: Meter | None = None,
-        retry: RetryPolicy | None = None,
-        head_ttl_s: float = 10.0,
         headers: dict[str, str] | None = None,
-        cache: ResponseCache | None = None,
-        limiter: RateLimiter | None = None,
     ):
         self.endpoint = Endpoint(url, label=name or "")
         self.headers = {**_HEADERS, **(headers or {})}
         self.chain = chain
-        self.name = name
-        self.meter = meter if meter is not None else Meter()
-        self.retry = retry or RetryPolicy()
-        self.head_ttl_s = head_ttl_s
-        self.cache = cache
-        self.limiter = limiter
+        self.shared = shared
         # None until a batch is tried; False once the node refused one (then calls go singly).
         self.accepts_batches: bool | None = None
         self._head: tuple[int, float] | None = None
         self._head_in_flight = False
+        self._cacheables: dict[int, tuple[BoundCall, ResponseCache, Cacheable | None]] = {}
 
-    # --- binding ---
+    @property
+    def meter(self) -> Meter:
+        return self.shared.meter
 
-    def bind(self, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> BoundCall:
+    @property
+    def cache(self) -> ResponseCache | None:
+        return self.shared.cache
+
+    # --- plan: validation and price ---
+
+    def prepare(self, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> PreparedCall:
+        if not isinstance(name, str):
+            raise ValidationError(
+                f"must be a method name (text), got {type(name).__name__}",
+                param="method",
+                rule="type",
+            )
         method = lookup(name)
         if self.chain.name not in method.chains:
             raise ValidationError(
@@ -106,38 +149,64 @@ class NodeCore:
                 method=method.name,
                 node=self.endpoint.label,
             )
-        bound = method.bind(*args, **kwargs)
-        return bound
-
-    # --- pricing ---
+        return PreparedCall(self.endpoint.label, method.bind(*args, **kwargs))
 
     def rule(self, method: str, catalog_rule: Rule | None) -> Rule:
         return self.meter.pricing.rule_for(method, catalog_rule)
 
-    def estimate(self, method: str, catalog_rule: Rule | None, block: Any, *, fetch: bool) -> Steps:
-        """Price a call; fetch the head first when the rule needs it and `fetch` allows."""
-        rule = self.rule(method, catalog_rule)
-        head = None
-        if isinstance(rule, ArchiveByBlock) and self._needs_head(block):
-            head = self.cached_head()
-            if head is None and self._head_in_flight and self._head:
-                head = self._head[0]  # a concurrent call is refreshing it: no second fetch
-            if head is None and fetch:
-                head = yield from self.head()
-        return self.meter.pricing.estimate(rule, block, head)
+    def block_of(self, method: str, catalog_rule: Rule | None, params: Any, names=()) -> Any:
+        """The block argument the call is priced by (None when its rule has none)."""
+        return block_argument(self.rule(method, catalog_rule), params, tuple(names))
 
-    def _needs_head(self, block: Any) -> bool:
+    def needs_head(self, call: PreparedCall) -> bool:
+        """Whether pricing the call needs the chain head (an archive rule on a block number)."""
+        method = call.bound.method
+        block = self.block_of(method.name, method.ru, call.params, method.param_names)
+        return self._prices_by_head(block)
+
+    def _prices_by_head(self, block: Any) -> bool:
         if self.chain.family != "evm":
             return False
         return isinstance(block, int) or (isinstance(block, str) and block.startswith("0x"))
+
+    def estimate(self, method: str, catalog_rule: Rule | None, block: Any, *, fetch: bool) -> Steps:
+        """Price a call; fetch the head first when the rule needs it and `fetch` allows."""
+        rule = self.rule(method, catalog_rule)
+        if not (isinstance(rule, ArchiveByBlock) and self._prices_by_head(block)):
+            return self.meter.pricing.estimate(rule, block, None)
+        head = self.cached_head()
+        if head is None and self._head_in_flight and self._head:
+            head = self._head[0]  # a concurrent call is refreshing it: no second fetch
+        if head is None and fetch:
+            head = yield from self.head()
+        return self.meter.pricing.estimate(rule, block, head, drift=self._drift())
+
+    def _drift(self) -> int:
+        """Blocks the chain may add between the head we know and the gateway pricing the call:
+        the head's age plus the call's whole deadline, at the chain's block time."""
+        if not self._head or not self.chain.block_time_s:
+            return 0
+        age = time.monotonic() - self._head[1]
+        return math.ceil((age + self.shared.timeout) / self.chain.block_time_s)
+
+    def price(self, call: PreparedCall, *, fetch: bool = True) -> Steps:
+        method = call.bound.method
+        block = self.block_of(method.name, method.ru, call.params, method.param_names)
+        call.estimate = yield from self.estimate(method.name, method.ru, block, fetch=fetch)
+        return call.estimate
+
+    # --- the chain head ---
 
     @property
     def last_head(self) -> int | None:
         """The last head this client saw, however old (for provenance, not for pricing)."""
         return self._head[0] if self._head else None
 
+    def forget_head(self) -> None:
+        self._head = None
+
     def cached_head(self) -> int | None:
-        if self._head and time.monotonic() - self._head[1] < self.head_ttl_s:
+        if self._head and time.monotonic() - self._head[1] < self.shared.head_ttl_s:
             return self._head[0]
         return None
 
@@ -145,19 +214,19 @@ class NodeCore:
         """The chain head, a billed call recorded in the ledger as such: ``eth_blockNumber`` on
         EVM chains, the latest block (``wallet/getblockbylatestnum``, num=1) on TRON."""
         if self.chain.family == "evm":
-            bound, read = lookup("eth_blockNumber").bind(), _evm_head
+            bound, read = lookup("eth_blockNumber").bind(), evm_head
         elif self.chain.family == "tron":
-            bound, read = lookup("wallet/getblockbylatestnum").bind(num=1), _tron_head
+            bound, read = lookup("wallet/getblockbylatestnum").bind(num=1), tron_head
         else:
             raise ValidationError(
                 f"the head is only tracked for EVM chains and TRON, not {self.chain.name}",
                 rule="chain",
             )
-        rule = self.rule(bound.method.name, bound.method.ru)
-        estimate = self.meter.pricing.estimate(rule, None, None)
+        call = PreparedCall(self.endpoint.label, bound)
+        yield from self.price(call, fetch=False)
         self._head_in_flight = True
         try:
-            number = read((yield from self.exchange(bound, estimate, note=note)))
+            number = read((yield from self.send(call, note=note)))
         finally:
             self._head_in_flight = False
         self._head = (number, time.monotonic())
@@ -182,110 +251,248 @@ class NodeCore:
         except GatewayError:
             return known  # the answer is still good; it just is not cached
 
-    # --- calling ---
+    # --- transport: the one exchange factory ---
 
-    def price(self, bound: BoundCall, *, fetch: bool = True) -> Steps:
-        """The estimate for a bound call (see `estimate`)."""
-        method = bound.method
-        rule = self.rule(method.name, method.ru)
-        block = bound.argument(rule.param) if isinstance(rule, ArchiveByBlock) else None
-        return (yield from self.estimate(method.name, method.ru, block, fetch=fetch))
+    def exchange(
+        self,
+        request: HTTPRequest,
+        interpret: Interpret,
+        *,
+        method: str,
+        estimate: Estimate,
+        receipt: Receipt,
+        note: str = "",
+        parts: tuple[tuple[str, int, int, bool | None], ...] = (),
+    ) -> Exchange:
+        return Exchange(
+            endpoint=self.endpoint,
+            meter=self.meter,
+            policy=self.shared.retry,
+            request=request,
+            interpret=interpret,
+            method=method,
+            ru=estimate.ru,
+            ru_likely=estimate.low,
+            timeout_s=self.shared.timeout,
+            archive=estimate.archive,
+            note=note,
+            limiter=self.shared.limiter,
+            receipt=receipt,
+            parts=parts,
+        )
 
-    def call(
-        self, bound: BoundCall, receipt: Receipt | None = None, *, check_cache: bool = True
-    ) -> Steps:
-        """Answer a call: from the response cache when it holds it (0 RU), else over HTTP.
-        `check_cache=False` is for a caller that just asked the cache (`from_cache`)."""
-        cacheable = self.cacheable(bound)
+    # --- sending ---
+
+    def send(self, call: PreparedCall, *, note: str = "", check_cache: bool = True) -> Steps:
+        """Answer a prepared call: from the response cache when it holds it (0 RU), else over
+        HTTP. `check_cache=False` is for a caller that just asked the cache."""
+        call.receipt = Receipt()
+        cacheable = self.cacheable(call.bound)
         if cacheable is not None and check_cache:
             found = self.cache.lookup([cacheable.key])
             if cacheable.key in found:
-                self.record_cache_hit(bound, receipt)
+                self.record_cache_hit(call)
                 return found[cacheable.key]
-        estimate = yield from self.price(bound)
-        result = yield from self.exchange(bound, estimate, receipt=receipt)
-        if bound.method.name == "eth_blockNumber":  # a head the user fetched prices calls too
-            self._head = (_evm_head(result), time.monotonic())
+        estimate = yield from self.price(call)
+        request, interpret = request_for(call.bound, self.endpoint, self.chain, self.headers)
+        exchange = self.exchange(
+            request,
+            interpret,
+            method=call.method,
+            estimate=estimate,
+            receipt=call.receipt,
+            note=note,
+        )
+        result = yield from exchange.run()
+        if call.method == "eth_blockNumber":  # a head the user fetched prices calls too
+            self._head = (evm_head(result), time.monotonic())
         if cacheable is not None:
-            yield from self.remember([(cacheable, bound, result)])
+            yield from self.remember([(cacheable, call.bound, result)])
         return result
 
-    def exchange(
-        self, bound: BoundCall, estimate: Estimate, note: str = "", receipt: Receipt | None = None
-    ) -> Steps:
-        request, interpret = self.request_for(bound)
-        exchange = Exchange(
-            endpoint=self.endpoint,
-            meter=self.meter,
-            policy=self.retry,
-            request=request,
-            interpret=interpret,
-            method=bound.method.name,
-            ru=estimate.ru,
-            archive=estimate.archive,
-            note=note,
-            limiter=self.limiter,
-            receipt=receipt,
+    def call_raw(self, method: str, params: list[Any]) -> Steps:
+        """A JSON-RPC method outside the catalog: no validation, priced by the table's rule for
+        its name (an override or a pattern), through the same exchange as every call."""
+        if not isinstance(method, str) or not method:
+            raise ValidationError("must be a JSON-RPC method name", param="method", rule="type")
+        if self.chain.family not in ("evm", "solana"):
+            raise ValidationError(
+                f"call_raw sends JSON-RPC, which {self.chain.name} nodes serve only for the "
+                "catalog's methods",
+                rule="chain",
+            )
+        if not isinstance(params, list):
+            raise ValidationError("params must be a list", param="params", rule="type")
+        catalog_method = _catalog_method(method)
+        catalog_rule = catalog_method.ru if catalog_method else None
+        names = catalog_method.param_names if catalog_method else ()
+        block = self.block_of(method, catalog_rule, params, names)
+        estimate = yield from self.estimate(method, catalog_rule, block, fetch=True)
+        url = self.endpoint.join(self.chain.rpc_path)
+        request, interpret = rpc_request(url, method, params, self.headers)
+        exchange = self.exchange(
+            request, interpret, method=method, estimate=estimate, receipt=Receipt()
         )
         return (yield from exchange.run())
 
+    def follow(self, url: str, method: str) -> Steps:
+        """GET a link the API gave (a page's `next`), only on the API's own origin."""
+        own, link = httpx.URL(self.endpoint.url), httpx.URL(url)
+        if (link.scheme, link.host, link.port) != (own.scheme, own.host, own.port):
+            from .._errors import MalformedResponse
+
+            raise MalformedResponse(
+                f"the API linked to another origin ({link.scheme}://{link.host}); not followed, "
+                "so the API key is not sent there",
+                method=method,
+            )
+        estimate = self.meter.pricing.estimate(lookup(method).ru, None, None)
+        exchange = self.exchange(
+            platform_request(url, self.headers),
+            read_platform,
+            method=method,
+            estimate=estimate,
+            receipt=Receipt(),
+        )
+        return (yield from exchange.run())
+
+    def send_batch(
+        self, calls: Sequence[PreparedCall], *, return_exceptions: bool, check_cache: bool = True
+    ) -> Steps:
+        """Many JSON-RPC calls as one batch request, billed as one call each. Calls the response
+        cache holds are answered from it (0 RU) and left out of the request."""
+        if not calls:
+            return []
+        surfaces = {c.bound.method.surface for c in calls}
+        paths = {c.bound.method.path for c in calls}
+        if surfaces != {Surface.JSONRPC} or len(paths) != 1:
+            raise ValidationError(
+                "a batch holds JSON-RPC calls to one endpoint only", param="calls", rule="batch"
+            )
+        for call in calls:
+            call.receipt = Receipt()
+        cacheables = [self.cacheable(call.bound) for call in calls]
+        if check_cache:
+            results, unanswered = self.from_cache(calls, cacheables)
+        else:
+            results, unanswered = [None] * len(calls), list(range(len(calls)))
+        if not unanswered:
+            return results
+        sent = yield from self._send_batch(
+            [calls[i] for i in unanswered], return_exceptions=return_exceptions
+        )
+        for index, result in zip(unanswered, sent, strict=True):
+            results[index] = result
+        answers = [
+            (cacheables[i], calls[i].bound, results[i])
+            for i in unanswered
+            if cacheables[i] is not None and not isinstance(results[i], GatewayError)
+        ]
+        if answers:
+            yield from self.remember(answers)
+        return results
+
+    def _send_batch(self, calls: list[PreparedCall], *, return_exceptions: bool) -> Steps:
+        """Send calls as one JSON-RPC batch request. A refusal (see `BatchRefused`) is not
+        retried; it marks the node as one that takes no batches (`accepts_batches`)."""
+        from .._errors import BatchRefused
+
+        estimates = []
+        for call in calls:
+            estimates.append((yield from self.price(call)))
+        url = url_for(self.endpoint, self.chain, calls[0].bound.method)
+        request, interpret = batch_request(
+            [c.bound for c in calls],
+            url,
+            self.headers,
+            return_exceptions=return_exceptions,
+            node=self.endpoint.label,
+        )
+        names = sorted({c.method for c in calls})
+        total = Estimate(
+            sum(e.low for e in estimates),
+            sum(e.high for e in estimates),
+            f"a batch of {len(calls)}",
+            archive=None,
+        )
+        exchange = self.exchange(
+            request,
+            interpret,
+            method=f"batch[{len(calls)}]:" + ",".join(names),
+            estimate=total,
+            receipt=Receipt(),
+            note=f"in a JSON-RPC batch of {len(calls)}",
+            parts=tuple(
+                (c.method, e.low, e.high, e.archive) for c, e in zip(calls, estimates, strict=True)
+            ),
+        )
+        try:
+            results = yield from exchange.run()
+        except BatchRefused:
+            self.accepts_batches = False
+            raise
+        finally:
+            for call, estimate in zip(calls, estimates, strict=True):
+                call.receipt.ru, call.receipt.unconfirmed_ru = exchange.cost(
+                    estimate.low, estimate.high
+                )
+                call.receipt.answered = exchange.answered_attempts
+                call.receipt.status = exchange.receipt.status
+        self.accepts_batches = True
+        return results
+
     # --- the response cache ---
-
-    @property
-    def cache(self) -> ResponseCache | None:
-        return self._cache
-
-    @cache.setter
-    def cache(self, cache: ResponseCache | None) -> None:
-        self._cache = cache
-        self._cacheables: dict[int, tuple[BoundCall, Cacheable | None]] = {}
 
     def cacheable(self, bound: BoundCall) -> Cacheable | None:
         """The call's cache key when a cache is set and the call's answer could be cached."""
-        if self._cache is None:
+        cache = self.cache
+        if cache is None:
             return None
         # A bulk run asks several times per call (preview, cache pass, batch): compute once.
         known = self._cacheables.get(id(bound))
-        if known is not None and known[0] is bound:
-            return known[1]
-        cacheable = self._cache.cacheable(self.endpoint.url, self.chain.name, bound)
+        if known is not None and known[0] is bound and known[1] is cache:
+            return known[2]
+        cacheable = cache.cacheable(self.endpoint.url, self.chain.name, bound)
         if len(self._cacheables) >= 100_000:
             self._cacheables.clear()
-        self._cacheables[id(bound)] = (bound, cacheable)
+        self._cacheables[id(bound)] = (bound, cache, cacheable)
         return cacheable
 
+    def in_cache(self, calls: Sequence[PreparedCall]) -> list[bool]:
+        """Which calls the cache answers now (for previews: not counted as hits)."""
+        keys = [self.cacheable(call.bound) for call in calls]
+        held = self.cache.contains([k.key for k in keys if k is not None]) if self.cache else set()
+        return [k is not None and k.key in held for k in keys]
+
     def from_cache(
-        self,
-        bounds: Sequence[BoundCall],
-        cacheables: Sequence[Cacheable | None],
-        receipts: Sequence[Receipt | None],
+        self, calls: Sequence[PreparedCall], cacheables: Sequence[Cacheable | None]
     ) -> tuple[list[Any], list[int]]:
         """The answers the cache holds (each recorded as a 0 RU hit), and the positions of the
         calls it does not answer."""
         keys = [cacheable.key for cacheable in cacheables if cacheable is not None]
         found = self.cache.lookup(keys) if keys else {}
-        results: list[Any] = [None] * len(bounds)
+        results: list[Any] = [None] * len(calls)
         unanswered = []
         for index, cacheable in enumerate(cacheables):
             if cacheable is not None and cacheable.key in found:
                 results[index] = found[cacheable.key]
-                self.record_cache_hit(bounds[index], receipts[index])
+                self.record_cache_hit(calls[index])
             else:
                 unanswered.append(index)
         return results, unanswered
 
-    def record_cache_hit(self, bound: BoundCall, receipt: Receipt | None) -> None:
+    def record_cache_hit(self, call: PreparedCall) -> None:
         self.meter.record(
             node=self.endpoint.label,
-            method=bound.method.name,
+            method=call.method,
             ru=0,
             latency_s=0.0,
             status="ok",
             cache_hit=True,
             note=CACHE_HIT_NOTE,
         )
-        if receipt is not None:
-            receipt.cache_hit = True
+        call.receipt.cache_hit = True
+        call.receipt.status = "ok"
 
     def remember(self, answers: list[tuple[Cacheable, BoundCall, Any]]) -> Steps:
         """Store the answers that are final now (see `_cache` for the policy)."""
@@ -302,298 +509,23 @@ class NodeCore:
             if final(cacheable.block)
         )
 
-    def call_raw(self, method: str, params: list[Any]) -> Steps:
-        """A JSON-RPC method outside the catalog: no validation, priced by name pattern."""
-        if self.chain.family not in ("evm", "solana"):
-            raise ValidationError(
-                f"call_raw sends JSON-RPC, which {self.chain.name} nodes serve only for the "
-                "catalog's methods",
-                rule="chain",
-            )
-        if not isinstance(params, list):
-            raise ValidationError("params must be a list", param="params", rule="type")
-        rule = self.rule(method, None)
-        block = _raw_block(rule, params)
-        estimate = yield from self.estimate(method, None, block, fetch=True)
-        request_id = next_request_id()
-        request = _rpc_request(self.rpc_url, method, params, request_id, self.headers)
-        exchange = Exchange(
-            endpoint=self.endpoint,
-            meter=self.meter,
-            policy=self.retry,
-            request=request,
-            interpret=lambda response: _read_rpc(response, request_id, None),
-            method=method,
-            ru=estimate.ru,
-            archive=estimate.archive,
-        )
-        return (yield from exchange.run())
 
-    def batch(
-        self,
-        bounds: list[BoundCall],
-        *,
-        return_exceptions: bool,
-        receipts: list[Receipt] | None = None,
-    ) -> Steps:
-        """One JSON-RPC batch request for many calls, billed as one call each. Calls the response
-        cache holds are answered from it (0 RU) and left out of the request."""
-        if not bounds:
-            return []
-        surfaces = {b.method.surface for b in bounds}
-        paths = {b.method.path for b in bounds}
-        if surfaces != {Surface.JSONRPC} or len(paths) != 1:
-            raise ValidationError(
-                "a batch holds JSON-RPC calls to one endpoint only", param="calls", rule="batch"
-            )
-        receipts = receipts or [Receipt() for _ in bounds]
-        cacheables = [self.cacheable(bound) for bound in bounds]
-        results, unanswered = self.from_cache(bounds, cacheables, receipts)
-        if not unanswered:
-            return results
-        sent = yield from self.send_batch(
-            [bounds[i] for i in unanswered],
-            return_exceptions=return_exceptions,
-            receipts=[receipts[i] for i in unanswered],
-        )
-        for index, result in zip(unanswered, sent, strict=True):
-            results[index] = result
-        answers = [
-            (cacheables[i], bounds[i], results[i])
-            for i in unanswered
-            if cacheables[i] is not None and not isinstance(results[i], GatewayError)
-        ]
-        if answers:
-            yield from self.remember(answers)
-        return results
-
-    def send_batch(
-        self, bounds: list[BoundCall], *, return_exceptions: bool, receipts: list[Receipt]
-    ) -> Steps:
-        """Send calls as one JSON-RPC batch request. A refusal (see `BatchRefused`) is not
-        retried; it marks the node as one that takes no batches (`accepts_batches`)."""
-        estimates = []
-        for bound in bounds:
-            estimates.append((yield from self.price(bound)))
-        ids = [next_request_id() for _ in bounds]
-        url = self.url_for(bounds[0].method)
-        body = [_envelope(b.rpc_method, b.wire_params, i) for b, i in zip(bounds, ids, strict=True)]
-        kinds = [b.method.result for b in bounds]
-
-        def interpret(response: httpx.Response) -> list[Any]:
-            _refuse_batch_status(response)
-            check_status(response)
-            answers = parse_json(response)
-            if not isinstance(answers, list):
-                _refuse_batch_answer(answers, response.status_code)
-            by_id = {a.get("id"): a for a in answers if isinstance(a, dict)}
-            results = []
-            for request_id, kind in zip(ids, kinds, strict=True):
-                try:
-                    if request_id not in by_id:
-                        raise MalformedResponse(f"the batch answer lacks id {request_id}")
-                    result = interpret_rpc(by_id[request_id], request_id, response.status_code)
-                    results.append(_checked_result(result, kind))
-                except GatewayError as error:
-                    if not return_exceptions:
-                        raise
-                    error.node = self.endpoint.label
-                    results.append(error)
-            return results
-
-        names = sorted({b.method.name for b in bounds})
-        billed = Receipt()
-        exchange = Exchange(
-            endpoint=self.endpoint,
-            meter=self.meter,
-            policy=self.retry,
-            request=HTTPRequest("POST", url, json=body, headers=self.headers),
-            interpret=interpret,
-            method=f"batch[{len(bounds)}]:" + ",".join(names),
-            ru=sum(e.ru for e in estimates),
-            note=f"in a JSON-RPC batch of {len(bounds)}",
-            limiter=self.limiter,
-            receipt=billed,
-            parts=tuple(
-                (b.method.name, e.ru, e.archive) for b, e in zip(bounds, estimates, strict=True)
-            ),
-        )
-        try:
-            results = yield from exchange.run()
-        except BatchRefused:
-            self.accepts_batches = False
-            raise
-        finally:
-            for receipt, estimate in zip(receipts, estimates, strict=True):
-                receipt.ru += estimate.ru * billed.answered
-                receipt.answered += billed.answered
-        self.accepts_batches = True
-        return results
-
-    # --- requests ---
-
-    @property
-    def rpc_url(self) -> str:
-        return self.endpoint.join(self.chain.rpc_path)
-
-    def url_for(self, method: Method) -> str:
-        if method.surface is Surface.JSONRPC and not method.path:
-            return self.rpc_url
-        return self.endpoint.join(method.path)
-
-    def request_for(self, bound: BoundCall) -> tuple[HTTPRequest, Callable[[httpx.Response], Any]]:
-        method = bound.method
-        url = self.url_for(method)
-        kind = method.result
-        if method.surface in (Surface.JSONRPC, Surface.JSONRPC_NAMED):
-            request_id = next_request_id()
-            params = bound.wire_params
-            request = _rpc_request(url, bound.rpc_method, params, request_id, self.headers)
-            named = method.surface is Surface.JSONRPC_NAMED
-            return request, lambda response: _read_rpc(response, request_id, kind, toncenter=named)
-        if method.surface is Surface.PLATFORM:
-            return self.platform_request(url, bound.wire_params), self.read_platform
-        if method.surface is Surface.REST_GET:
-            request = HTTPRequest("GET", url, params=bound.wire_params, headers=self.headers)
-        else:
-            request = HTTPRequest("POST", url, json=bound.wire_params, headers=self.headers)
-        unwrap = interpret_tron if self.chain.family == "tron" else interpret_ton
-        return request, lambda response: _read_rest(response, kind, unwrap)
-
-    def platform_request(self, url: str, params: dict[str, Any] | None = None) -> HTTPRequest:
-        return HTTPRequest("GET", url, params=params, headers=self.headers)
-
-    @staticmethod
-    def read_platform(response: httpx.Response) -> Any:
-        check_status(response, explain=explain_platform)
-        return _checked_result(parse_json(response), "node-page")
-
-    def follow(self, url: str, method: str) -> Steps:
-        """GET a link the API gave (a page's `next`), only on the API's own origin and path."""
-        own, link = httpx.URL(self.endpoint.url), httpx.URL(url)
-        if (link.scheme, link.host, link.port) != (own.scheme, own.host, own.port):
-            raise MalformedResponse(
-                f"the API linked to another origin ({link.scheme}://{link.host}); not followed, "
-                "so the API key is not sent there",
-                method=method,
-            )
-        estimate = self.meter.pricing.estimate(lookup(method).ru, None, None)
-        exchange = Exchange(
-            endpoint=self.endpoint,
-            meter=self.meter,
-            policy=self.retry,
-            request=self.platform_request(url),
-            interpret=self.read_platform,
-            method=method,
-            ru=estimate.ru,
-        )
-        return (yield from exchange.run())
-
-
-_HEADERS = {"User-Agent": USER_AGENT}
-
-
-def _envelope(method: str, params: Any, request_id: int) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
-
-
-def _rpc_request(
-    url: str, method: str, params: Any, request_id: int, headers: dict[str, str]
-) -> HTTPRequest:
-    return HTTPRequest("POST", url, json=_envelope(method, params, request_id), headers=headers)
-
-
-def _checked_result(result: Any, kind: str | None) -> Any:
-    if kind is not None and not RESULT_KINDS[kind].check(result):
-        expected = RESULT_KINDS[kind].expected
-        raise MalformedResponse(f"expected {expected}, got {str(result)[:80]!r}")
-    return result
-
-
-def _read_rpc(
-    response: httpx.Response, request_id: int, kind: str | None, *, toncenter: bool = False
-) -> Any:
-    explain = interpret_ton if toncenter else None
-    check_status(response, explain=explain)
-    body = parse_json(response)
-    if toncenter and isinstance(body, dict) and body.get("ok") is False:
-        interpret_ton(body, response.status_code)  # raises TonError
-    return _checked_result(interpret_rpc(body, request_id, response.status_code), kind)
-
-
-def _read_rest(response: httpx.Response, kind: str, unwrap: Callable[..., Any]) -> Any:
-    check_status(response, explain=unwrap)
-    return _checked_result(unwrap(parse_json(response), response.status_code), kind)
-
-
-def _refuse_batch_status(response: httpx.Response) -> None:
-    """A 4xx to a batch is the node refusing batches, unless it is about the key, the path or
-    the rate (those would refuse single calls just the same)."""
-    status = response.status_code
-    if 400 <= status < 500 and status not in (401, 403, 404, 429):
-        body = " ".join(response.content[:160].decode("utf-8", "replace").split())
-        raise BatchRefused(f"HTTP {status} to a JSON-RPC batch ({body})", status=status)
-
-
-def _refuse_batch_answer(answer: Any, status: int) -> None:
-    """A batch answered by one object: a rate-limit error is retried; anything else is a no."""
-    if isinstance(answer, dict) and answer.get("error") is not None:
-        try:
-            interpret_rpc(answer, None, status)
-        except RateLimited:
-            raise
-        except GatewayError as error:
-            message = f"the node refused a JSON-RPC batch: {error}"
-            raise BatchRefused(message, status=status) from None
-    raise BatchRefused(
-        f"the node answered a JSON-RPC batch with a {type(answer).__name__}, not an array",
-        status=status,
-    )
-
-
-def _evm_head(result: str) -> int:
-    return int(result, 16)
-
-
-def _tron_head(result: dict[str, Any]) -> int:
+def _catalog_method(name: str) -> Method | None:
     try:
-        return int(result["block"][0]["block_header"]["raw_data"]["number"])
-    except (KeyError, IndexError, TypeError, ValueError):
-        shown = str(result)[:80]
-        raise MalformedResponse(f"no block number in the latest block: {shown!r}") from None
-
-
-def _raw_block(rule: Rule, params: list[Any]) -> Any:
-    if not isinstance(rule, ArchiveByBlock):
+        return lookup(name)
+    except ValidationError:
         return None
-    if isinstance(rule.param, int):
-        return params[rule.param] if rule.param < len(params) else None
-    first = params[0] if params else None  # eth_getLogs-style filter object
-    return first.get(rule.param) if isinstance(first, dict) else None
 
 
 # --- the two flavours -------------------------------------------------------------------------
 
 
 class _BaseNode:
-    """What both flavours share: identity, the catalog view, and no key in any repr."""
+    """What both flavours share: identity, the catalog view, the planning step (no I/O), and no
+    key in any repr."""
 
-    def __init__(
-        self,
-        core: NodeCore,
-        *,
-        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
-        async_transport: AsyncTransportKind = "auto",
-    ):
-        if async_transport not in ASYNC_TRANSPORTS:
-            raise ValidationError(
-                f"must be one of {', '.join(ASYNC_TRANSPORTS)}; got {async_transport!r}",
-                param="async_transport",
-                rule="choice",
-            )
+    def __init__(self, core: NodeCore):
         self._core = core
-        self._timeout = timeout
-        self._async_transport = async_transport
 
     @property
     def name(self) -> str:
@@ -602,6 +534,10 @@ class _BaseNode:
     @property
     def chain(self) -> Chain:
         return self._core.chain
+
+    @property
+    def settings(self) -> Settings:
+        return self._core.shared.settings
 
     @property
     def meter(self) -> Meter:
@@ -616,6 +552,42 @@ class _BaseNode:
         """The catalog methods this node's chain serves."""
         return self._core.chain.methods
 
+    @property
+    def last_head(self) -> int | None:
+        """The last chain head this client saw, however old (None if it never fetched one)."""
+        return self._core.last_head
+
+    @property
+    def cache(self) -> ResponseCache | None:
+        """The response cache this client shares (None when off)."""
+        return self._core.cache
+
+    def forget_head(self) -> None:
+        """Forget the chain head this client saw: the next call that needs one fetches it."""
+        self._core.forget_head()
+
+    @property
+    def accepts_batches(self) -> bool | None:
+        """None until a JSON-RPC batch was tried; False once the node refused one."""
+        return self._core.accepts_batches
+
+    def prepare(self, name: str, *args: Any, **kwargs: Any) -> PreparedCall:
+        """Validate a call against the catalog (a `ValidationError` here costs 0 RU), ready to
+        price (`price`) and send (`send`) once or many times."""
+        return self._core.prepare(name, args, kwargs)
+
+    def needs_head(self, call: PreparedCall, *, for_cache: bool = False) -> bool:
+        """Whether pricing `call` needs the chain head (an archive rule on a block number); with
+        `for_cache`, also whether storing its answer does (an answer pinned to a block)."""
+        if self._core.needs_head(call):
+            return True
+        cacheable = self._core.cacheable(call.bound) if for_cache else None
+        return cacheable is not None and cacheable.block is not None
+
+    def in_cache(self, calls: Sequence[PreparedCall]) -> list[bool]:
+        """Which of `calls` the response cache answers now, at 0 RU (asks nothing of the node)."""
+        return self._core.in_cache(calls)
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} chain={self.chain.name}>"
 
@@ -626,8 +598,8 @@ class Node(_BaseNode):
 
     aio_class: type[AsyncNode]  # set below, and by each chain's node class
 
-    def __init__(self, core: NodeCore, **kwargs: Any):
-        super().__init__(core, **kwargs)
+    def __init__(self, core: NodeCore):
+        super().__init__(core)
         self._client: httpx.Client | None = None
         self._lock = threading.Lock()
         self._aio: AsyncNode | None = None
@@ -636,23 +608,38 @@ class Node(_BaseNode):
         if self._client is None:
             with self._lock:
                 if self._client is None:
-                    self._client = httpx.Client(timeout=self._timeout)
+                    self._client = httpx.Client(timeout=self._core.shared.timeout)
         return self._client
 
     def _run(self, steps: Steps) -> Any:
         return drive_sync(self._http(), steps)
 
     def _request(self, name: str, args: Sequence[Any], kwargs: dict[str, Any], convert=None):
-        result = self._run(self._core.call(self._core.bind(name, args, kwargs)))
+        result = self.send(self._core.prepare(name, args, kwargs))
         return convert(result) if convert else result
+
+    def send(self, call: PreparedCall) -> Any:
+        """Send a prepared call (or answer it from the cache); its `receipt` says what it cost."""
+        return self._run(self._core.send(call))
+
+    def price(self, call: PreparedCall, *, fetch_head: bool = True) -> Estimate:
+        """What a prepared call will cost, with the reason; fetching the head costs 1 RU."""
+        return self._run(self._core.price(call, fetch=fetch_head))
+
+    def send_batch(
+        self, calls: Sequence[PreparedCall], *, return_exceptions: bool = False
+    ) -> list[Any]:
+        """Send prepared JSON-RPC calls as one batch (billed as one call each)."""
+        return self._run(self._core.send_batch(calls, return_exceptions=return_exceptions))
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """Call any catalog method by its exact spec name; returns the raw JSON result."""
         return self._request(name, args, kwargs)
 
     def call_raw(self, method: str, params: list[Any] | None = None) -> Any:
-        """A JSON-RPC method outside the spec: unvalidated, priced by the table's patterns."""
-        return self._run(self._core.call_raw(method, params or []))
+        """A JSON-RPC method outside the spec: unvalidated, priced by the pricing table's rule
+        for its name, rate-limited and budgeted like every call."""
+        return self._run(self._core.call_raw(method, [] if params is None else params))
 
     def batch(self, calls: Iterable[Sequence[Any]], *, return_exceptions: bool = False) -> list:
         """Send JSON-RPC calls as one batch: ``[("eth_getBalance", address, "latest"), ...]``.
@@ -660,13 +647,12 @@ class Node(_BaseNode):
         Each call is validated first; the batch is billed as one call each. With
         `return_exceptions`, a failed item is its exception in the result list.
         """
-        bounds = [self._core.bind(name, args, {}) for name, *args in calls]
-        return self._run(self._core.batch(bounds, return_exceptions=return_exceptions))
+        prepared = [self._core.prepare(name, args, {}) for name, *args in calls]
+        return self.send_batch(prepared, return_exceptions=return_exceptions)
 
     def estimate(self, name: str, *args: Any, fetch_head: bool = True, **kwargs: Any) -> Estimate:
         """What a call would cost, with the reason; fetching the head costs 1 RU (in the ledger)."""
-        bound = self._core.bind(name, args, kwargs)
-        return self._run(self._core.price(bound, fetch=fetch_head))
+        return self.price(self._core.prepare(name, args, kwargs), fetch_head=fetch_head)
 
     def head(self) -> int:
         """The chain head, from the cache when fresh."""
@@ -676,9 +662,7 @@ class Node(_BaseNode):
     def aio(self) -> AsyncNode:
         """The async twin of this client: same node, meter, ledger and settings."""
         if self._aio is None:
-            self._aio = self.aio_class(
-                self._core, timeout=self._timeout, async_transport=self._async_transport
-            )
+            self._aio = self.aio_class(self._core)
         return self._aio
 
     def close(self) -> None:
@@ -701,8 +685,8 @@ class AsyncNode(_BaseNode):
     `httpx.AsyncClient` (`async_transport="httpx"`).
     """
 
-    def __init__(self, core: NodeCore, **kwargs: Any):
-        super().__init__(core, **kwargs)
+    def __init__(self, core: NodeCore):
+        super().__init__(core)
         # Keyed by loop, not weakly: an aiohttp client holds its loop, so a weak key never dies.
         self._clients: dict[asyncio.AbstractEventLoop, Any] = {}
 
@@ -711,7 +695,9 @@ class AsyncNode(_BaseNode):
         client = self._clients.get(loop)
         if client is None:
             self._forget_closed_loops()
-            client = self._clients[loop] = async_client(self._async_transport, self._timeout)
+            settings = self._core.shared.settings
+            client = async_client(settings.async_transport, settings.timeout)
+            self._clients[loop] = client
         return client
 
     def _forget_closed_loops(self) -> None:
@@ -724,30 +710,60 @@ class AsyncNode(_BaseNode):
         return await drive_async(self._http(), steps)
 
     async def _request(self, name: str, args: Sequence[Any], kwargs: dict[str, Any], convert=None):
-        result = await self._run(self._core.call(self._core.bind(name, args, kwargs)))
+        result = await self.send(self._core.prepare(name, args, kwargs))
         return convert(result) if convert else result
+
+    async def send(self, call: PreparedCall, *, check_cache: bool = True) -> Any:
+        """Send a prepared call; see `Node.send`. `check_cache=False` when the caller has just
+        asked the cache for it (`answered_from_cache`)."""
+        return await self._run(self._core.send(call, check_cache=check_cache))
+
+    async def price(self, call: PreparedCall, *, fetch_head: bool = True) -> Estimate:
+        return await self._run(self._core.price(call, fetch=fetch_head))
+
+    async def send_batch(
+        self,
+        calls: Sequence[PreparedCall],
+        *,
+        return_exceptions: bool = False,
+        check_cache: bool = True,
+    ) -> list[Any]:
+        steps = self._core.send_batch(
+            calls, return_exceptions=return_exceptions, check_cache=check_cache
+        )
+        return await self._run(steps)
+
+    def answered_from_cache(self, calls: Sequence[PreparedCall]) -> list[Any]:
+        """Answer what the cache holds (each a 0 RU hit, its receipt marked); the others stay
+        unanswered (`call.receipt.cache_hit` is False) and their results are None."""
+        for call in calls:
+            call.receipt = Receipt()
+        if self._core.cache is None:
+            return [None] * len(calls)
+        cacheables = [self._core.cacheable(call.bound) for call in calls]
+        results, _ = self._core.from_cache(calls, cacheables)
+        return results
 
     async def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """Call any catalog method by its exact spec name; returns the raw JSON result."""
         return await self._request(name, args, kwargs)
 
     async def call_raw(self, method: str, params: list[Any] | None = None) -> Any:
-        """A JSON-RPC method outside the spec: unvalidated, priced by the table's patterns."""
-        return await self._run(self._core.call_raw(method, params or []))
+        """A JSON-RPC method outside the spec; see `Node.call_raw`."""
+        return await self._run(self._core.call_raw(method, [] if params is None else params))
 
     async def batch(
         self, calls: Iterable[Sequence[Any]], *, return_exceptions: bool = False
     ) -> list:
         """Send JSON-RPC calls as one batch; see `Node.batch`."""
-        bounds = [self._core.bind(name, args, {}) for name, *args in calls]
-        return await self._run(self._core.batch(bounds, return_exceptions=return_exceptions))
+        prepared = [self._core.prepare(name, args, {}) for name, *args in calls]
+        return await self.send_batch(prepared, return_exceptions=return_exceptions)
 
     async def estimate(
         self, name: str, *args: Any, fetch_head: bool = True, **kwargs: Any
     ) -> Estimate:
         """What a call would cost, with the reason; see `Node.estimate`."""
-        bound = self._core.bind(name, args, kwargs)
-        return await self._run(self._core.price(bound, fetch=fetch_head))
+        return await self.price(self._core.prepare(name, args, kwargs), fetch_head=fetch_head)
 
     async def head(self) -> int:
         return self._core.cached_head() or await self._run(self._core.head())

@@ -14,9 +14,9 @@ import httpx
 from .._errors import ValidationError
 from ..catalog import CHAINS
 from ..catalog.encoding import is_loopback_host
-from ._ledger import Meter
 from ._node import AsyncNode, Node, NodeCore
-from ._transport import DEFAULT_TIMEOUT, RetryPolicy, bearer
+from ._settings import Settings, Shared
+from ._transport import bearer
 
 NODES = "v2/nodes/"
 
@@ -36,22 +36,15 @@ def check_platform_url(url: str) -> None:
     )
 
 
-def platform_core(
-    platform_url: str,
-    api_key: str,
-    *,
-    meter: Meter,
-    retry: RetryPolicy | None = None,
-) -> NodeCore:
+def platform_core(platform_url: str, api_key: str, shared: Shared) -> NodeCore:
     check_platform_url(platform_url)
     if not api_key:
         raise ValidationError("an API key is needed for the platform API", param="api_key")
     return NodeCore(
         platform_url,
         CHAINS["platform"],
+        shared=shared,
         name=f"platform {httpx.URL(platform_url).host}",
-        meter=meter,
-        retry=retry,
         headers=bearer(api_key),
     )
 
@@ -102,13 +95,7 @@ class Platform(PlatformMethods, Node):
         return list(self.iter_nodes(ordering=ordering))
 
 
-def platform(
-    platform_url: str,
-    api_key: str,
-    *,
-    meter: Meter | None = None,
-    retry: RetryPolicy | None = None,
-    timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
-) -> Platform:
-    core = platform_core(platform_url, api_key, meter=meter or Meter(), retry=retry)
-    return Platform(core, timeout=timeout)
+def platform(platform_url: str, api_key: str, *, settings: Settings | None = None) -> Platform:
+    """A standalone platform API client with its own ledger."""
+    shared = Shared(settings or Settings(cache=None), remote=True)
+    return Platform(platform_core(platform_url, api_key, shared))

@@ -41,10 +41,11 @@ from .._errors import (
     TronError,
 )
 from .._redact import redact_url, register_secret, register_url, scrub, scrub_logs
+from ..catalog import Fate, charge, fate_of_status
 from ._ledger import Meter
 from ._ratelimit import RateLimiter
 
-DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+DEFAULT_TIMEOUT = 30.0  # seconds for a whole call: connect, send, read and every retry
 
 scrub_logs()  # httpx logs each request URL at INFO, and node URLs carry access keys
 USER_AGENT = "node-gateway-toolkit"
@@ -117,7 +118,11 @@ class RetryPolicy:
 
 
 def _retryable(error: GatewayError) -> bool:
-    if isinstance(error, RateLimited | TransportError | MalformedResponse):
+    if isinstance(error, Timeout):
+        return False  # the call's whole deadline is spent
+    if isinstance(error, MalformedResponse):
+        return error.retryable
+    if isinstance(error, RateLimited | TransportError):
         return True
     # A 5xx is the server's trouble whatever body explains it (the platform's error object too);
     # a JSON-RPC error object is an answer about the call and would come back the same.
@@ -145,7 +150,9 @@ def parse_json(response: httpx.Response) -> Any:
         truncated = response.content[:1] in (b"{", b"[")
         reason = "truncated or invalid JSON" if truncated else "not JSON"
         raise MalformedResponse(
-            f"HTTP {response.status_code} with {reason} ({what})", status=response.status_code
+            f"HTTP {response.status_code} with {reason} ({what})",
+            status=response.status_code,
+            retryable=True,  # a proxy's page or a cut body may pass next time
         ) from None
 
 
@@ -272,25 +279,79 @@ def interpret_ton(body: Any, status: int = 200) -> Any:
     return body
 
 
-# --- one logical exchange, with retries and metering -------------------------------------------
+# --- one logical exchange, with retries, the deadline and billing ------------------------------
 
 
 Interpret = Callable[[httpx.Response], Any]
-Step = HTTPRequest | Sleep
+
+
+@dataclass(frozen=True)
+class Send:
+    """Send `request` and answer before `deadline` (a `time.monotonic()` value)."""
+
+    request: HTTPRequest
+    deadline: float
+
+
+Step = Send | Sleep
+
+
+class DeadlinePassed(Exception):
+    """The call's deadline passed before this attempt could be sent (so it was not)."""
+
+
+# httpx failures that prove the request never reached the gateway; any other may have.
+NOT_SENT_ERRORS = (
+    httpx.ConnectError,
+    httpx.ConnectTimeout,
+    httpx.PoolTimeout,
+    httpx.ProxyError,
+    httpx.UnsupportedProtocol,
+    DeadlinePassed,
+)
+
+
+def attempt_fate(outcome: httpx.Response | BaseException) -> Fate:
+    """The billing fate of one attempt (see `toolkit.catalog.billing`)."""
+    if isinstance(outcome, httpx.Response):
+        return fate_of_status(outcome.status_code)
+    return Fate.NOT_SENT if isinstance(outcome, NOT_SENT_ERRORS) else Fate.UNANSWERED
 
 
 @dataclass
 class Receipt:
-    """What one call cost, for callers that report per call (the bulk runner's result rows)."""
+    """What one call cost and how it ended, for callers that report per call."""
 
-    ru: int = 0
-    answered: int = 0  # attempts that got an HTTP answer, each billed
+    ru: int = 0  # billed: attempts that got an answer
+    unconfirmed_ru: int = 0  # sent without an answer: may have been billed
+    answered: int = 0  # attempts that got an HTTP answer
     cache_hit: bool = False
+    status: str = ""  # "ok", the error's name, "cancelled" or "interrupted"
+
+    def add(self, billed: int, unconfirmed: int, answered: bool) -> None:
+        self.ru += billed
+        self.unconfirmed_ru += unconfirmed
+        self.answered += answered
+
+
+def interruption_status(error: BaseException) -> str:
+    """The ledger status of a call that `error` stopped."""
+    if isinstance(error, asyncio.CancelledError):
+        return "cancelled"
+    if isinstance(error, KeyboardInterrupt):
+        return "interrupted"
+    return type(error).__name__
 
 
 @dataclass
 class Exchange:
-    """Everything about one logical call except the HTTP client that carries it."""
+    """Everything about one logical call except the HTTP client that carries it.
+
+    Each attempt: wait for the rate limiter, reserve the price against the budget (just before
+    sending, so a budget lowered meanwhile applies), send, then settle the reservation by the
+    attempt's fate: billed when answered, counted as may-be-billed when sent without an answer,
+    free when never sent. The reservation settles on every exit, a cancel or an interrupt too.
+    """
 
     endpoint: Endpoint
     meter: Meter
@@ -298,38 +359,41 @@ class Exchange:
     request: HTTPRequest
     interpret: Interpret
     method: str
-    ru: int  # billed per answered attempt; also what is reserved against the budget
+    ru: int  # the price reserved per attempt: the most the gateway may bill
+    timeout_s: float  # the whole call: connect, send, read and retries
+    ru_likely: int | None = None  # the likely price, when it is a range (a moving head)
     archive: bool | None = None
     note: str = ""
     limiter: RateLimiter | None = None  # consulted before every attempt
-    receipt: Receipt | None = None
-    # The calls a JSON-RPC batch carries, as (method, RU, archive): the limiter counts each, and
-    # the ledger gets one entry per call, so RU by method stays true for batched work.
-    parts: tuple[tuple[str, int, bool | None], ...] = ()
+    receipt: Receipt = field(default_factory=Receipt)
+    # The calls a JSON-RPC batch carries, as (method, likely RU, RU, archive): the limiter counts
+    # each, and the ledger gets one entry per call, so RU by method stays true for batched work.
+    parts: tuple[tuple[str, int, int, bool | None], ...] = ()
+    answered_attempts: int = 0
+    unanswered_attempts: int = 0
+
+    def cost(self, likely: int, price: int) -> tuple[int, int]:
+        """(billed, unconfirmed) RU so far of a call priced `likely` to `price` per attempt."""
+        billed = likely * self.answered_attempts
+        unconfirmed = (price - likely) * self.answered_attempts
+        return billed, unconfirmed + price * self.unanswered_attempts
 
     def run(self) -> Generator[Step, Any, Any]:
         started = time.perf_counter()
-        attempt = answered_attempts = 0
-        status, result = "ok", None
+        deadline = time.monotonic() + self.timeout_s
+        attempt, status, result = 0, "ok", None
         try:
             while True:
-                self._reserve(attempt)
                 wait = self.limiter.reserve(len(self.parts) or 1) if self.limiter else 0.0
                 if wait > 0:
                     yield Sleep(wait)
-                outcome = yield self.request
-                answered = isinstance(outcome, httpx.Response)
-                self.meter.settle(self.ru, self.ru if answered else 0)
-                answered_attempts += answered
-                if answered and self.receipt is not None:
-                    self.receipt.ru += self.ru
-                    self.receipt.answered += 1
+                outcome = yield from self._attempt(attempt, deadline)
                 try:
                     result = self._read(outcome)
                     return result
                 except GatewayError as error:
                     delay = self.policy.delay(error, attempt)
-                    if delay is None:
+                    if delay is None or time.monotonic() + delay >= deadline:
                         error.attempts = attempt + 1
                         raise
                 attempt += 1
@@ -339,22 +403,49 @@ class Exchange:
             error.method = error.method or self.method
             error.node = error.node or self.endpoint.label
             raise
+        except BaseException as error:
+            status = interruption_status(error)
+            raise
         finally:
-            latency = time.perf_counter() - started
-            parts = self.parts or ((self.method, self.ru, self.archive),)
-            for (method, ru, archive), part_status in zip(
-                parts, self._statuses(status, result, len(parts)), strict=True
-            ):
-                self.meter.record(
-                    node=self.endpoint.label,
-                    method=method,
-                    ru=ru * answered_attempts,
-                    latency_s=latency,
-                    status=part_status,
-                    retries=attempt,
-                    archive=archive,
-                    note=self.note,
-                )
+            self.receipt.status = status
+            self._record(status, result, attempt, time.perf_counter() - started)
+
+    def _attempt(self, attempt: int, deadline: float) -> Generator[Step, Any, Any]:
+        what = f"{self.method} on {self.endpoint.label}" + (
+            f" (retry {attempt})" if attempt else ""
+        )
+        self.meter.reserve(self.ru, what=what)
+        fate = Fate.UNANSWERED  # what a cancel or interrupt while waiting means
+        try:
+            outcome = yield Send(self.request, deadline)
+            fate = attempt_fate(outcome)
+            return outcome
+        finally:
+            likely = self.ru if self.ru_likely is None else self.ru_likely
+            billed, unconfirmed = charge(fate, likely, self.ru)
+            self.answered_attempts += fate is Fate.ANSWERED
+            self.unanswered_attempts += fate is Fate.UNANSWERED
+            self.meter.settle(self.ru, billed, unconfirmed)
+            self.receipt.add(billed, unconfirmed, fate is Fate.ANSWERED)
+
+    def _record(self, status: str, result: Any, retries: int, latency: float) -> None:
+        likely = self.ru if self.ru_likely is None else self.ru_likely
+        parts = self.parts or ((self.method, likely, self.ru, self.archive),)
+        for (method, part_likely, price, archive), part_status in zip(
+            parts, self._statuses(status, result, len(parts)), strict=True
+        ):
+            billed, unconfirmed = self.cost(part_likely, price)
+            self.meter.record(
+                node=self.endpoint.label,
+                method=method,
+                ru=billed,
+                unconfirmed_ru=unconfirmed,
+                latency_s=latency,
+                status=part_status,
+                retries=retries,
+                archive=archive,
+                note=self.note,
+            )
 
     @staticmethod
     def _statuses(status: str, result: Any, count: int) -> list[str]:
@@ -363,15 +454,14 @@ class Exchange:
             return [type(r).__name__ if isinstance(r, GatewayError) else status for r in result]
         return [status] * count
 
-    def _reserve(self, attempt: int) -> None:
-        what = f"{self.method} on {self.endpoint.label}" + (
-            f" (retry {attempt})" if attempt else ""
-        )
-        self.meter.reserve(self.ru, what=what)
-
     def _read(self, outcome: httpx.Response | Exception) -> Any:
+        if isinstance(outcome, DeadlinePassed):
+            raise Timeout(f"no answer within the call's {self.timeout_s:g} s deadline")
         if isinstance(outcome, httpx.TimeoutException):
-            raise Timeout(f"no answer within the timeout ({type(outcome).__name__})")
+            raise Timeout(
+                f"no answer within the call's {self.timeout_s:g} s deadline "
+                f"({type(outcome).__name__})"
+            )
         if isinstance(outcome, httpx.HTTPError):
             raise TransportError(f"could not reach the gateway ({type(outcome).__name__})")
         if isinstance(outcome, Exception):
@@ -384,42 +474,97 @@ class Exchange:
 
 def drive_sync(client: httpx.Client, steps: Generator[Step, Any, Any]) -> Any:
     """Run an exchange generator to its result with a blocking client."""
-    try:
-        step = next(steps)
-        while True:
-            if isinstance(step, Sleep):
-                time.sleep(step.seconds)
-                step = steps.send(None)
-                continue
-            try:
-                outcome: Any = client.request(
-                    step.method, step.url, json=step.json, params=step.params, headers=step.headers
-                )
-            except httpx.HTTPError as error:
-                outcome = error
+    outcome: Any = None
+    while True:
+        try:
             step = steps.send(outcome)
-    except StopIteration as done:
-        return done.value
+        except StopIteration as done:
+            return done.value
+        try:
+            outcome = _sleep_sync(step) if isinstance(step, Sleep) else _send_sync(client, step)
+        except BaseException as error:  # an interrupt mid-step: the call settles, then re-raises
+            _throw(steps, error)
+            raise
 
 
-async def drive_async(client: httpx.AsyncClient, steps: Generator[Step, Any, Any]) -> Any:
-    """Run an exchange generator to its result with an async client."""
-    try:
-        step = next(steps)
-        while True:
-            if isinstance(step, Sleep):
-                await asyncio.sleep(step.seconds)
-                step = steps.send(None)
-                continue
-            try:
-                outcome: Any = await client.request(
-                    step.method, step.url, json=step.json, params=step.params, headers=step.headers
-                )
-            except httpx.HTTPError as error:
-                outcome = error
+async def drive_async(client: Any, steps: Generator[Step, Any, Any]) -> Any:
+    """Run an exchange generator to its result with an async client (httpx's or `_http`'s)."""
+    outcome: Any = None
+    while True:
+        try:
             step = steps.send(outcome)
-    except StopIteration as done:
-        return done.value
+        except StopIteration as done:
+            return done.value
+        try:
+            if isinstance(step, Sleep):
+                outcome = await asyncio.sleep(step.seconds)
+            else:
+                outcome = await _send_async(client, step)
+        except BaseException as error:  # cancelled mid-step: the call settles, then re-raises
+            _throw(steps, error)
+            raise
+
+
+def _throw(steps: Generator[Step, Any, Any], error: BaseException) -> None:
+    try:
+        steps.throw(error)
+    except StopIteration:
+        pass
+    except BaseException as thrown:
+        if thrown is not error:
+            raise
+
+
+def _sleep_sync(step: Sleep) -> None:
+    time.sleep(step.seconds)
+
+
+def _send_sync(client: httpx.Client, step: Send) -> httpx.Response | httpx.HTTPError | Exception:
+    """Send with a deadline for the whole exchange: httpx's timeouts are per read, so a server
+    that drips bytes is cut off between chunks when the deadline passes."""
+    request, deadline = step.request, step.deadline
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        return DeadlinePassed()
+    try:
+        with client.stream(
+            request.method,
+            request.url,
+            json=request.json,
+            params=request.params,
+            headers=request.headers,
+            timeout=httpx.Timeout(remaining),
+        ) as response:
+            chunks = []
+            for chunk in response.iter_raw():
+                chunks.append(chunk)
+                if time.monotonic() > deadline:
+                    raise httpx.ReadTimeout("the call's deadline passed while reading")
+            return httpx.Response(
+                response.status_code, headers=response.headers, content=b"".join(chunks)
+            )
+    except httpx.HTTPError as error:
+        return error
+
+
+async def _send_async(client: Any, step: Send) -> httpx.Response | httpx.HTTPError | Exception:
+    request = step.request
+    remaining = step.deadline - time.monotonic()
+    if remaining <= 0:
+        return DeadlinePassed()
+    try:
+        async with asyncio.timeout(remaining):
+            return await client.request(
+                request.method,
+                request.url,
+                json=request.json,
+                params=request.params,
+                headers=request.headers,
+            )
+    except TimeoutError:
+        return httpx.ReadTimeout("the call's deadline passed")
+    except httpx.HTTPError as error:
+        return error
 
 
 _request_ids = itertools.count(1)
@@ -442,6 +587,7 @@ __all__ = [
     "HTTPRequest",
     "Receipt",
     "RetryPolicy",
+    "Send",
     "Sleep",
     "bearer",
     "check_status",

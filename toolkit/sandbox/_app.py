@@ -31,7 +31,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from .._errors import ValidationError
-from ..catalog import CHAINS, BoundCall, Method, Surface
+from ..catalog import CHAINS, BoundCall, Fate, Method, Surface, fate_of_status
 from . import _jsonrpc as jsonrpc
 from . import _platform
 from ._faults import TRANSPORT_STATE_KEY, FaultKind, Faults, distort, replacement
@@ -242,17 +242,18 @@ class Gateway:
         batch: bool,
     ) -> Response:
         draw = self.faults.draw(name)
+        fault = draw.fault
+        given = replacement(fault, calls, batch) if fault else None
+        if given is None or fate_of_status(given.status) is Fate.ANSWERED:
+            self.meter.record(name, calls, head)  # billed on receipt (see `_metering`)
         if draw.delay:
             await asyncio.sleep(draw.delay)
-        fault = draw.fault
         if fault is not None and fault.kind is FaultKind.DROP:
             return await _drop(request)
-        given = replacement(fault, calls, batch) if fault else None
         if given is None:
             given = await answer()
             if fault is not None:
                 given = distort(fault, given)
-        self.meter.record(name, calls, head)
         return given.to_response()
 
 

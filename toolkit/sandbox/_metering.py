@@ -1,12 +1,14 @@
 """Server-side request-unit (RU) metering, per node.
 
-The rule (the client's RU ledger follows the same one, so the two agree to the unit):
+The rule is the billing model the client's ledger follows (`toolkit.catalog.BILLING`), so the
+two agree to the unit:
 
-1. A request counts when it reaches a *running* node with a valid access key and the sandbox
-   answers it: a success, an error answer (JSON-RPC error, TRON ``Error``, TON ``ok: false``,
-   404/405 for an unknown path), or an injected fault answer (429, 5xx, HTML, truncated or
-   relabelled body; added latency changes nothing). It does not count when the key is wrong or
-   missing, when the node is not running (503), or when the connection is dropped unanswered.
+1. A request is billed when it is received, before any answer is made: whatever becomes of the
+   answer (a success, an error answer, 404/405 for an unknown path, an injected 429, 5xx, HTML,
+   truncated or relabelled body, a delay the client gives up on, a dropped connection), the
+   gateway has done the work. It is not billed when the gateway refuses it before any work
+   (`fate_of_status`): a wrong or missing key (401/403), a node that is not running or an
+   injected 503.
 2. A request holds N calls: a JSON-RPC batch of N envelopes is N calls; anything else is one
    call (a body that is not JSON, or not an envelope, included).
 3. A call costs ``DEFAULT_PRICING.estimate(rule, block, head).ru`` with
@@ -28,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalog import CATALOG, DEFAULT_PRICING, ArchiveByBlock, PricingTable, Rule
+from ..catalog import CATALOG, DEFAULT_PRICING, PricingTable, block_argument
 from ._jsonrpc import Call
 
 PLATFORM = "platform"
@@ -58,7 +60,8 @@ class Metering:
     def price(self, call: Call, head: int | None) -> int:
         catalog_method = CATALOG.get(call.method)
         rule = self.pricing.rule_for(call.method, catalog_method.ru if catalog_method else None)
-        block = _block_argument(rule, call)
+        names = tuple(p.name for p in catalog_method.params) if catalog_method else ()
+        block = block_argument(rule, call.params, names)
         return self.pricing.estimate(rule, block, head).ru
 
     def record(self, name: str, calls: list[Call], head: int | None) -> None:
@@ -83,22 +86,3 @@ class Metering:
             before = {name: self._usage[name].to_json() for name in self._names}
             self._usage = {name: Usage() for name in self._names}
         return before
-
-
-def _block_argument(rule: Rule, call: Call) -> Any:
-    if not isinstance(rule, ArchiveByBlock):
-        return None
-    params, where = call.params, rule.param
-    if isinstance(params, dict):
-        return params.get(where) if isinstance(where, str) else None
-    if not isinstance(params, list):
-        return None
-    if isinstance(where, str):
-        names = [p.name for p in CATALOG[call.method].params] if call.method in CATALOG else []
-        if where in names:
-            where = names.index(where)
-        elif params and isinstance(params[0], dict):
-            return params[0].get(where)  # a filter object, as in eth_getLogs' fromBlock
-        else:
-            return None
-    return params[where] if where < len(params) else None

@@ -7,6 +7,7 @@ result goes through `toolkit.frames` (see `_results`). Nothing here knows a rule
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -16,7 +17,7 @@ import traitlets
 
 from .._errors import GatewayError, ValidationError
 from ..catalog import BoundCall, Estimate, Method, lookup
-from ..client import Entry
+from ..client import Entry, PreparedCall
 from ._examples import Examples
 from ._form import InputError, ParamForm
 from ._html import STYLE, error_message, message, text
@@ -40,7 +41,7 @@ class MethodExplorer(widgets.VBox):
         self._switching = False
         self.form: ParamForm | None = None
         self.values: dict[str, Any] = {}
-        self.bound: BoundCall | None = None
+        self.call: PreparedCall | None = None  # validated once per change, sent by Run
         self.estimate: Estimate | None = None
         self.result_value: Any = None
         self.error: BaseException | None = None
@@ -157,10 +158,10 @@ class MethodExplorer(widgets.VBox):
         if self.form is None:
             return
         self.form.clear_errors()
-        self.bound = self.estimate = None
+        self.call = self.estimate = None
         try:
             self.values = self.form.values()
-            self.bound = self.method.bind(**self.values)
+            self.call = self.node.prepare(self.method.name, **self.values)
         except InputError as problem:
             self._invalid(problem.path, str(problem))
             return
@@ -175,16 +176,21 @@ class MethodExplorer(widgets.VBox):
         self.preview.value = message("warn", "Fix the marked input to see the cost and run.")
         self.run_button.disabled = True
 
+    @property
+    def bound(self) -> BoundCall | None:
+        """The validated call's arguments against the catalog (None while the form is invalid)."""
+        return self.call.bound if self.call is not None else None
+
     def _price(self) -> None:
-        node, name = self.node, self.method.name
+        node = self.node
         with self._watching_ledger():
             try:
-                self.estimate = node.estimate(name, **self.values)
+                self.estimate = node.price(self.call)
                 problem = ""
             except GatewayError as error:
                 # The head could not be fetched (no budget left, node down): price without it,
                 # which gives the range of possible costs rather than a guess.
-                self.estimate = node.estimate(name, fetch_head=False, **self.values)
+                self.estimate = node.price(self.call, fetch_head=False)
                 problem = f"The chain head could not be fetched ({type(error).__name__}: {error})."
         estimate = self.estimate
         badge = "tk-ru tk-ru-archive" if estimate.archive else "tk-ru"
@@ -206,17 +212,19 @@ class MethodExplorer(widgets.VBox):
 
     def run(self) -> None:
         """Call the method with the form's values and show the result (or the error)."""
-        if self.bound is None:
+        if self.call is None:
             return
-        node, bound = self.node, self.bound
+        node, call = self.node, self.call
         self.result_value = self.error = None
         self.run_button.disabled = True
-        self.result.show_message(message("info", f"Calling {text(bound.method.name)}…"))
+        self.result.show_message(message("info", f"Calling {text(call.method)}…"))
         try:
-            with self._watching_ledger() as billed:
-                self.result_value = node.call(bound.method.name, **self.values)
-            headline = _headline(node.name, bound.method.name, billed)
-            self.result.show(headline, present(bound, self.result_value))
+            with self._watching_ledger() as added:
+                started = time.perf_counter()
+                self.result_value = node.send(call)
+            spent = sum(e.ru for e in added)
+            headline = _headline(node.name, call, time.perf_counter() - started, spent)
+            self.result.show(headline, present(call.bound, self.result_value))
         except Exception as error:  # shown, not raised: a button callback has no one to tell
             self.error = error
             self.result.show_message(error_message(error))
@@ -257,15 +265,19 @@ class MethodExplorer(widgets.VBox):
         self.status.value = f'<span class="tk-muted">{text(spent)} · {text(left)}</span>'
 
 
-def _headline(node_name: str, method_name: str, billed: list[Entry]) -> str:
-    call = next((e for e in reversed(billed) if e.method == method_name), None)
-    if call is None:
-        return message("ok", f"{text(method_name)} on {text(node_name)}")
-    archive = " (archive)" if call.archive else ""
-    extra = sum(e.ru for e in billed) - call.ru
-    head = f", plus {extra} RU for the chain head" if extra else ""
+def _headline(node_name: str, call: PreparedCall, seconds: float, spent: int) -> str:
+    """What the call cost, read from the call itself (its receipt and estimate)."""
+    receipt = call.receipt
+    if receipt.cache_hit:
+        cost = "0 RU (from the response cache)"
+    else:
+        archive = " (archive)" if call.estimate is not None and call.estimate.archive else ""
+        maybe = f" + {receipt.unconfirmed_ru} RU unconfirmed" if receipt.unconfirmed_ru else ""
+        cost = f"{receipt.ru} RU{archive}{maybe}"
+    extra = spent - receipt.ru
+    head = f", plus {extra} RU for the chain head" if extra > 0 else ""
     return message(
         "ok",
-        f"<b>{text(method_name)}</b> on <b>{text(node_name)}</b>: "
-        f"{call.ru} RU{archive}{head}, {call.latency_s * 1000:,.0f} ms",
+        f"<b>{text(call.method)}</b> on <b>{text(node_name)}</b>: "
+        f"{cost}{head}, {seconds * 1000:,.0f} ms",
     )

@@ -19,17 +19,17 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._errors import BudgetExceeded, GatewayError
-from ..catalog import TYPED_VALUES, BoundCall, Surface
-from ..client import BatchRefused, Receipt
+from .._errors import BatchRefused, BudgetExceeded, GatewayError
+from ..catalog import TYPED_VALUES, Surface
+from ..client import PreparedCall, Receipt
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..client import Node, NodeCore
+    from ..client import Node
 
 RESULT_COLUMNS = (
     "node",
@@ -40,6 +40,7 @@ RESULT_COLUMNS = (
     "error",
     "message",
     "ru",
+    "unconfirmed_ru",
     "cache_hit",
 )
 
@@ -49,16 +50,15 @@ class Item:
     """One call of the run and what became of it."""
 
     node: Node
-    call: BoundCall
-    receipt: Receipt = field(default_factory=Receipt)
+    call: PreparedCall
     batch_retries: int = 0
     done: bool = False
     result: Any = None
     error: BaseException | None = None
 
     @property
-    def core(self) -> NodeCore:
-        return self.node._core
+    def receipt(self) -> Receipt:
+        return self.call.receipt
 
     def succeed(self, result: Any) -> None:
         self.done, self.result = True, result
@@ -72,7 +72,7 @@ class BulkRun:
 
     def __init__(
         self,
-        calls: Iterable[tuple[Node, BoundCall]],
+        calls: Iterable[tuple[Node, PreparedCall]],
         *,
         concurrency: int = 32,
         batch_size: int = 100,
@@ -86,7 +86,7 @@ class BulkRun:
         self.progress = progress
         self.budget_refusal: BudgetExceeded | None = None
         self._queue: asyncio.Queue[list[Item]] = asyncio.Queue()
-        self._batch_verdicts: dict[int, asyncio.Event] = {}  # per core: first batch answered
+        self._batch_verdicts: dict[int, asyncio.Event] = {}  # per node: first batch answered
 
     async def run(self) -> list[Item]:
         for unit in self._units(self._answer_from_cache()):
@@ -98,7 +98,7 @@ class BulkRun:
             for worker in workers:
                 worker.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
-        caches = {id(item.core.cache): item.core.cache for item in self.items}
+        caches = {id(item.node.cache): item.node.cache for item in self.items}
         for cache in caches.values():
             if cache is not None:
                 cache.flush()  # the run's answers are on disk when it returns
@@ -107,16 +107,12 @@ class BulkRun:
     def _answer_from_cache(self) -> list[Item]:
         """Answer what the response cache holds in one pass per node (the cache check each call
         and batch makes anyway, done for all at once); return the items still to send."""
-        by_core: dict[int, list[Item]] = {}
+        by_node: dict[int, list[Item]] = {}
         for item in self.items:
-            if item.core.cache is not None:
-                by_core.setdefault(id(item.core), []).append(item)
-        for items in by_core.values():
-            core = items[0].core
-            cacheables = [core.cacheable(item.call) for item in items]
-            results, _ = core.from_cache(
-                [item.call for item in items], cacheables, [item.receipt for item in items]
-            )
+            if item.node.cache is not None:
+                by_node.setdefault(id(item.node), []).append(item)
+        for items in by_node.values():
+            results = items[0].node.aio.answered_from_cache([item.call for item in items])
             answered = [(i, r) for i, r in zip(items, results, strict=True) if i.receipt.cache_hit]
             for item, result in answered:
                 item.succeed(result)
@@ -130,7 +126,7 @@ class BulkRun:
         singles = []
         for item in items:
             if self._batchable(item):
-                key = (id(item.core), item.core.url_for(item.call.method))
+                key = (id(item.node), item.call.bound.method.path)
                 groups.setdefault(key, []).append(item)
             else:
                 singles.append([item])
@@ -141,8 +137,8 @@ class BulkRun:
     def _batchable(self, item: Item) -> bool:
         return (
             self.batch_size > 1
-            and item.call.method.surface is Surface.JSONRPC
-            and item.core.accepts_batches is not False
+            and item.call.bound.method.surface is Surface.JSONRPC
+            and item.node.accepts_batches is not False
         )
 
     async def _work(self) -> None:
@@ -161,29 +157,28 @@ class BulkRun:
             return
         if len(unit) == 1:
             await self._send_one(unit[0])
-        elif await self._may_batch(unit[0].core):
+        elif await self._may_batch(unit[0].node):
             await self._send_batch(unit)
         else:
             self._requeue_singly(unit)
 
-    async def _may_batch(self, core: NodeCore) -> bool:
-        """Whether to send a batch to `core` now: the first batch to a node goes alone, and the
+    async def _may_batch(self, node: Node) -> bool:
+        """Whether to send a batch to `node` now: the first batch to a node goes alone, and the
         others wait for its verdict, so a node that refuses batches is asked only once."""
-        while core.accepts_batches is None:
-            verdict = self._batch_verdicts.get(id(core))
+        while node.accepts_batches is None:
+            verdict = self._batch_verdicts.get(id(node))
             if verdict is None:
-                self._batch_verdicts[id(core)] = asyncio.Event()
+                self._batch_verdicts[id(node)] = asyncio.Event()
                 return True  # this unit is the probe
             await verdict.wait()
-            if core.accepts_batches is None:  # the probe failed for another reason
+            if node.accepts_batches is None:  # the probe failed for another reason
                 return True
-        return core.accepts_batches
+        return node.accepts_batches
 
     async def _send_one(self, item: Item) -> None:
         try:
             # The cache was asked for every item at the start (`_answer_from_cache`).
-            steps = item.core.call(item.call, receipt=item.receipt, check_cache=False)
-            result = await item.node.aio._run(steps)
+            result = await item.node.aio.send(item.call, check_cache=False)
         except BudgetExceeded as error:
             self.budget_refusal = self.budget_refusal or error
             self._finish([item], error=error)
@@ -193,14 +188,11 @@ class BulkRun:
             self._finish([item], result=result)
 
     async def _send_batch(self, unit: list[Item]) -> None:
-        core = unit[0].core
-        steps = core.batch(
-            [item.call for item in unit],
-            return_exceptions=True,
-            receipts=[item.receipt for item in unit],
-        )
+        node = unit[0].node
         try:
-            results = await unit[0].node.aio._run(steps)
+            results = await node.aio.send_batch(
+                [item.call for item in unit], return_exceptions=True, check_cache=False
+            )
         except BatchRefused:
             self._requeue_singly(unit)
             return
@@ -212,7 +204,7 @@ class BulkRun:
             self._finish(unit, error=error)
             return
         finally:
-            verdict = self._batch_verdicts.get(id(core))
+            verdict = self._batch_verdicts.get(id(node))
             if verdict is not None:
                 verdict.set()
         again, wait = [], 0.0
@@ -220,7 +212,7 @@ class BulkRun:
             if not isinstance(result, GatewayError):
                 self._finish([item], result=result)
                 continue
-            delay = core.retry.delay(result, item.batch_retries)
+            delay = node.settings.retry.delay(result, item.batch_retries)
             if delay is None:
                 self._finish([item], error=result)
             else:
@@ -258,8 +250,8 @@ class BulkRun:
 # --- results as one DataFrame -------------------------------------------------------------------
 
 
-def typed_value(call: BoundCall, result: Any) -> Any:
-    convert = TYPED_VALUES.get(call.method.result)
+def typed_value(call: PreparedCall, result: Any) -> Any:
+    convert = TYPED_VALUES.get(call.bound.method.result)
     if convert is None:
         return result
     try:
@@ -278,13 +270,14 @@ def results_frame(items: Sequence[Item]) -> pd.DataFrame:
         rows.append(
             (
                 item.node.name,
-                item.call.method.name,
-                json.dumps(item.call.wire_params, separators=(",", ":")),
+                item.call.method,
+                json.dumps(item.call.params, separators=(",", ":")),
                 None if failed else item.result,
                 None if failed else typed_value(item.call, item.result),
                 type(item.error).__name__ if failed else None,
                 str(item.error) if failed else None,
                 item.receipt.ru,
+                item.receipt.unconfirmed_ru,
                 item.receipt.cache_hit,
             )
         )
@@ -297,6 +290,7 @@ def results_frame(items: Sequence[Item]) -> pd.DataFrame:
             "error": "string",
             "message": "string",
             "ru": "int64",
+            "unconfirmed_ru": "int64",
             "cache_hit": "bool",
         }
     )

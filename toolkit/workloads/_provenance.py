@@ -68,9 +68,9 @@ def provenance(gateway: Gateway) -> Provenance:
     uses = []
     for name in dict.fromkeys(entry.node for entry in entries):
         mine = [entry for entry in entries if entry.node == name]
-        client = gateway._nodes.get(name)
+        client = gateway.clients.get(name)
         chain = client.chain.name if client is not None else "platform"
-        head = client._core.last_head if client is not None else None
+        head = client.last_head if client is not None else None
         uses.append(NodeUse(name, chain, len(mine), sum(e.ru for e in mine), head))
     sandbox = gateway.sandbox
     where = (

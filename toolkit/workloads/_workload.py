@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._errors import GatewayError, ValidationError
-from ..catalog import BoundCall, Estimate, Plan
-from ..client import Node
+from ..catalog import Estimate, Plan
+from ..client import Node, PreparedCall
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,11 +37,11 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class PlannedCall:
     node: Node
-    call: BoundCall
+    call: PreparedCall
 
     @property
     def method(self) -> str:
-        return self.call.method.name
+        return self.call.method
 
 
 @dataclass
@@ -52,7 +52,7 @@ class Workload:
 
     def add(self, node: Node, method: str, *args: Any, **kwargs: Any) -> Workload:
         """Plan one call; it is validated now."""
-        self.calls.append(PlannedCall(node, node._core.bind(method, args, kwargs)))
+        self.calls.append(PlannedCall(node, node.prepare(method, *args, **kwargs)))
         return self
 
     def grid(
@@ -89,29 +89,28 @@ class Workload:
         heads_needed = {
             id(c.node): c.node
             for index, c in enumerate(self.calls)
-            if index not in cached and _needs_head(c)
+            if index not in cached and c.node.needs_head(c.call)
         }
         if fetch_heads:
             for node in heads_needed.values():
                 node.head()
         return [
-            CACHED
-            if index in cached
-            else _drive(planned.node, planned.node._core.price(planned.call, fetch=False))
+            CACHED if index in cached else planned.node.price(planned.call, fetch_head=False)
             for index, planned in enumerate(self.calls)
         ]
 
     def cached_calls(self) -> set[int]:
         """Positions of the calls the response cache answers already (they will cost 0 RU)."""
-        keys: dict[int, tuple[Any, bytes]] = {}
+        by_node: dict[int, list[int]] = {}
         for index, planned in enumerate(self.calls):
-            cacheable = planned.node._core.cacheable(planned.call)
-            if cacheable is not None:
-                keys[index] = (planned.node._core.cache, cacheable.key)
-        found: set[bytes] = set()
-        for cache in {id(cache): cache for cache, _ in keys.values()}.values():
-            found |= cache.contains([key for owner, key in keys.values() if owner is cache])
-        return {index for index, (_, key) in keys.items() if key in found}
+            if planned.node.cache is not None:
+                by_node.setdefault(id(planned.node), []).append(index)
+        cached = set()
+        for indexes in by_node.values():
+            node = self.calls[indexes[0]].node
+            held = node.in_cache([self.calls[i].call for i in indexes])
+            cached.update(i for i, hit in zip(indexes, held, strict=True) if hit)
+        return cached
 
     def preview(
         self,
@@ -194,6 +193,7 @@ class Workload:
             "failed": int(frame["error"].notna().sum()),
             "cache_hits": int(frame["cache_hit"].sum()),
             "ru": int(frame["ru"].sum()),
+            "unconfirmed_ru": int(frame["unconfirmed_ru"].sum()),
             "preview_ru_high": preview.ru_high,
             "seconds": time.perf_counter() - started,
         }
@@ -205,33 +205,12 @@ class Workload:
         nodes = {
             id(planned.node): planned.node
             for index, planned in enumerate(self.calls)
-            if index not in cached and (_needs_head(planned) or _pinned_to_block(planned))
+            if index not in cached and planned.node.needs_head(planned.call, for_cache=True)
         }
         for node in nodes.values():
             # On failure the calls that need the head fetch it themselves, or report why not.
             with contextlib.suppress(GatewayError):
                 await node.aio.head()
-
-
-def _drive(node: Node, steps: Any) -> Any:
-    """Run a pricing generator that must not do I/O (the heads are cached already)."""
-    try:
-        next(steps)
-    except StopIteration as done:
-        return done.value
-    raise RuntimeError("pricing tried to fetch a head it should have had")  # pragma: no cover
-
-
-def _needs_head(planned: PlannedCall) -> bool:
-    core = planned.node._core
-    rule = core.rule(planned.method, planned.call.method.ru)
-    param = getattr(rule, "param", None)
-    return param is not None and core._needs_head(planned.call.argument(param))
-
-
-def _pinned_to_block(planned: PlannedCall) -> bool:
-    cacheable = planned.node._core.cacheable(planned.call)
-    return cacheable is not None and cacheable.block is not None
 
 
 CACHED = Estimate(0, 0, "answered from the response cache", archive=None)
@@ -240,6 +219,8 @@ CACHED = Estimate(0, 0, "answered from the response cache", archive=None)
 def _klass(estimate: Estimate) -> str:
     if estimate is CACHED:
         return "cached"
+    if estimate.archive is None and not estimate.exact and "head unknown" not in estimate.reason:
+        return "full or archive"  # the head may move the block past the threshold meanwhile
     return {True: "archive", False: "full", None: "fixed" if estimate.exact else "unknown"}[
         estimate.archive
     ]
@@ -302,7 +283,11 @@ class Preview:
 
     def summary(self) -> str:
         ru = f"{self.ru_low:,} RU" if self.exact else f"{self.ru_low:,}-{self.ru_high:,} RU"
-        lines = [f"{self.calls:,} calls, {ru}" + ("" if self.exact else " (head unknown)")]
+        why = ""
+        if not self.exact:
+            classes = {row[2] for row in self.rows}
+            why = " (head unknown)" if "unknown" in classes else " (blocks near the archive line)"
+        lines = [f"{self.calls:,} calls, {ru}{why}"]
         lines.append(
             f"on the {self.plan.name} plan: ${self.cost_usd:,.2f} for a month of this alone "
             f"({self.plan.included_ru:,} RU included)"

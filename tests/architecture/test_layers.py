@@ -1,0 +1,146 @@
+"""The architecture, enforced: each layer imports only the layers below it, through their public
+names, and never reaches into another layer's private attributes.
+
+Layers (low to high): the foundation (`toolkit._redact`, `_version`, `_errors`); `catalog`;
+`client`, `frames`, `sandbox`, `solana_tx` (side by side: the sandbox shares the catalog, never
+the client); `plots`, `workloads`; `examples`; `widgets`; `__main__` and `__init__`.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "toolkit"
+
+RANK = {
+    "_redact": 0,
+    "_version": 0,
+    "_errors": 1,
+    "catalog": 2,
+    "solana_tx": 3,
+    "client": 3,
+    "frames": 3,
+    "sandbox": 3,
+    "plots": 4,
+    "workloads": 4,
+    "examples": 5,
+    "widgets": 6,
+    "__main__": 7,
+    "__init__": 8,
+}
+# Same-rank edges that are part of the design, each with its reason.
+SIDEWAYS = {
+    ("client", "sandbox"): "connect() with no key starts the embedded sandbox (a lazy import)",
+}
+# Private names of other libraries used on purpose (each explained where it is used), and the
+# display protocols Jupyter defines with a leading underscore.
+THIRD_PARTY_PRIVATE = {"_SubParsersAction", "_close"}
+FOUNDATION = {"_errors", "_redact", "_version"}
+
+
+def _modules() -> list[tuple[str, Path]]:
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+        found.append((".".join(parts), path))
+    return found
+
+
+def _layer(dotted: str) -> str:
+    return dotted.split(".")[0]
+
+
+def _imports(dotted: str, path: Path) -> list[tuple[int, list[str]]]:
+    """(line, target parts inside toolkit) of every toolkit import in a module."""
+    tree = ast.parse(path.read_text())
+    package = dotted.split(".")[:-1]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
+                target = base + (node.module.split(".") if node.module else [])
+            elif node.module and node.module.split(".")[0] == "toolkit":
+                target = node.module.split(".")[1:]
+            else:
+                continue
+            if node.module is None or not target:
+                # "from . import x" / "from .. import x": the names are modules or packages
+                for alias in node.names:
+                    found.append((node.lineno, [*target, alias.name]))
+            else:
+                found.append((node.lineno, target))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "toolkit":
+                    found.append((node.lineno, alias.name.split(".")[1:]))
+    return found
+
+
+MODULES = _modules()
+
+
+@pytest.mark.parametrize(("dotted", "path"), MODULES, ids=[m for m, _ in MODULES])
+def test_imports_go_down_and_through_public_names(dotted, path):
+    own = _layer(dotted)
+    problems = []
+    for line, target in _imports(dotted, path):
+        if not target:
+            continue
+        layer = target[0]
+        if layer == own or layer not in RANK:
+            continue
+        edge = (own, layer)
+        if RANK[layer] > RANK[own] or (RANK[layer] == RANK[own] and edge not in SIDEWAYS):
+            problems.append(f"line {line}: {own} (layer {RANK[own]}) imports {'.'.join(target)}")
+        private = [part for part in target[1:] if part.startswith("_")]
+        if layer not in FOUNDATION and private and own != "__init__":
+            problems.append(f"line {line}: reaches into the private module {'.'.join(target)}")
+    assert not problems, "\n".join(problems)
+
+
+def _private_names_defined(layer: str) -> set[str]:
+    """Private names a layer defines itself: functions, classes, attributes set on self."""
+    names = set()
+    root = PACKAGE / layer if (PACKAGE / layer).is_dir() else PACKAGE / f"{layer}.py"
+    for path in [root] if root.is_file() else root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+    return {name for name in names if name.startswith("_")}
+
+
+@pytest.mark.parametrize("layer", sorted({_layer(m) for m, _ in MODULES}))
+def test_no_layer_reaches_into_another_layers_private_attributes(layer):
+    own = _private_names_defined(layer)
+    problems = []
+    for dotted, path in MODULES:
+        if _layer(dotted) != layer:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Attribute) or not node.attr.startswith("_"):
+                continue
+            if node.attr.startswith("__") or node.attr in own or node.attr in THIRD_PARTY_PRIVATE:
+                continue
+            if node.attr.startswith("_repr_"):
+                continue
+            if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                continue
+            problems.append(f"{dotted} line {node.lineno}: .{node.attr}")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_architecture_test_sees_a_violation(tmp_path):
+    """The scan finds an upward import and a private reach when there is one."""
+    path = tmp_path / "bad.py"
+    path.write_text("from ..widgets._form import Form\nfrom ..client._node import NodeCore\n")
+    found = _imports("catalog.bad", path)
+    targets = [".".join(t) for _, t in found]
+    assert targets == ["widgets._form", "client._node"]

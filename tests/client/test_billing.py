@@ -1,0 +1,339 @@
+"""One billing model, shared by the client and the sandbox (`toolkit.catalog.BILLING`): the
+ledger equals the sandbox's metering and the budget is never crossed when calls time out, are
+cancelled or interrupted, when the budget changes under load, when the head moves, for raw calls,
+drip-fed answers, refusals and answers of the wrong shape."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import os
+import signal
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+import toolkit
+from toolkit.catalog import BILLING, Fate, charge, fate_of_status
+from toolkit.sandbox import DEMO, Sandbox
+
+ALICE = next(iter(DEMO.evm.accounts.values()))
+
+
+def metered(sandbox, node: str | None = None) -> int:
+    usage = sandbox.metering()
+    return usage[node]["ru"] if node else sum(u["ru"] for u in usage.values())
+
+
+def settle_delayed(sandbox, seconds: float) -> None:
+    """Let requests the client gave up on finish inside the sandbox before the next test."""
+    sandbox.faults.clear()
+    time.sleep(seconds)
+
+
+# --- the model itself ---------------------------------------------------------------------------
+
+
+def test_the_billing_table_says_what_is_billed_and_what_is_counted():
+    assert charge(Fate.ANSWERED, 1, 1) == (1, 0)
+    assert charge(Fate.ANSWERED, 1, 2) == (1, 1)  # likely 1, may have been 2
+    assert charge(Fate.UNANSWERED, 1, 2) == (0, 2)
+    assert charge(Fate.NOT_SENT, 2, 2) == charge(Fate.REFUSED, 2, 2) == (0, 0)
+    assert [fate_of_status(s) for s in (200, 404, 429, 500, 401, 403, 503)] == [
+        Fate.ANSWERED, Fate.ANSWERED, Fate.ANSWERED, Fate.ANSWERED,
+        Fate.REFUSED, Fate.REFUSED, Fate.REFUSED,
+    ]  # fmt: skip
+    assert {f for f, rule in BILLING.items() if rule.counted} == {Fate.ANSWERED, Fate.UNANSWERED}
+
+
+# --- timeouts, cancellation, interrupts ----------------------------------------------------------
+
+
+def test_a_timed_out_call_counts_against_the_budget_as_the_gateway_bills_it(make_gateway, sandbox):
+    gateway = make_gateway(budget=2, timeout=0.3)
+    eth = gateway.node("ethereum-mainnet")
+    sandbox.faults.set(kind="latency", node="ethereum-mainnet", delay=1.0)
+    try:
+        for _ in range(2):
+            with pytest.raises(toolkit.Timeout):
+                eth.block_number()
+        with pytest.raises(toolkit.BudgetExceeded):
+            eth.block_number()  # two may-have-been-billed calls used the 2 RU budget up
+        entries = gateway.ledger.entries
+        assert [(e.status, e.ru, e.unconfirmed_ru) for e in entries] == [
+            ("Timeout", 0, 1), ("Timeout", 0, 1), ("BudgetExceeded", 0, 0),
+        ]  # fmt: skip
+        assert metered(sandbox, "ethereum-mainnet") == gateway.ledger.counted_ru == 2
+        assert gateway.meter.in_flight_ru == 0
+    finally:
+        settle_delayed(sandbox, 1.0)
+
+
+@pytest.mark.parametrize("how", ["wait_for", "task.cancel"])
+def test_a_cancelled_call_settles_its_reservation_and_says_cancelled(make_gateway, sandbox, how):
+    gateway = make_gateway()
+    eth = gateway.node("ethereum-mainnet")
+
+    async def cancel_three() -> None:
+        await eth.aio.client_version()  # warm up: the client and its connection exist
+        gateway.ledger.clear()
+        sandbox.reset_metering()
+        gateway.set_budget(1 + 3)  # the warm-up spent 1
+        sandbox.faults.set(kind="latency", node="ethereum-mainnet", delay=1.5)
+        for _ in range(3):
+            # Cancelled while the sandbox delays the answer, so after the request was sent.
+            if how == "wait_for":
+                with pytest.raises(TimeoutError):
+                    await asyncio.wait_for(eth.aio.block_number(), 0.5)
+            else:
+                task = asyncio.create_task(eth.aio.block_number())
+                await asyncio.sleep(0.5)
+                task.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await task
+
+    try:
+        asyncio.run(cancel_three())
+        entries = gateway.ledger.entries
+        assert [(e.status, e.ru, e.unconfirmed_ru) for e in entries] == [("cancelled", 0, 1)] * 3
+        assert gateway.meter.in_flight_ru == 0  # every reservation settled
+        assert metered(sandbox, "ethereum-mainnet") == gateway.ledger.counted_ru == 3
+        with pytest.raises(toolkit.BudgetExceeded):  # the 3 RU were (maybe) spent, not leaked
+            eth.block_number()
+    finally:
+        settle_delayed(sandbox, 1.5)
+
+
+def test_an_interrupt_during_a_workload_run_settles_every_call(make_gateway, sandbox):
+    gateway = make_gateway(budget=100)
+    eth = gateway.node("ethereum-mainnet")
+    work = toolkit.Workload()
+    for _ in range(20):
+        work.add(eth, "eth_getBalance", ALICE, "latest")
+    # Warm up: the background loop's HTTP client exists, so the run's requests leave at once.
+    toolkit.Workload().add(eth, "web3_clientVersion").run(progress=False)
+    gateway.ledger.clear()
+    sandbox.reset_metering()
+    sandbox.faults.set(kind="latency", node="ethereum-mainnet", delay=1.0)
+    gc.collect()  # no finalizer should run (and swallow the interrupt) while the run waits
+    # The notebook's interrupt button sends SIGINT: KeyboardInterrupt in the main thread.
+    timer = threading.Timer(0.4, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            work.run(progress=False, concurrency=4, batch_size=1)
+        entries = gateway.ledger.entries
+        assert entries, "the calls in flight are in the ledger"
+        assert {e.status for e in entries} == {"cancelled"}
+        assert gateway.meter.in_flight_ru == 0
+        assert gateway.budget.spent == 1 + gateway.ledger.counted_ru
+        assert gateway.ledger.counted_ru == metered(sandbox) == 4  # the 4 sent, none after
+    finally:
+        timer.cancel()
+        settle_delayed(sandbox, 1.0)
+
+
+def test_a_lower_budget_set_under_load_holds_for_calls_not_yet_sent(make_gateway, sandbox):
+    gateway = make_gateway(budget=100, rate_limit=20)  # calls leave 50 ms apart
+    eth = gateway.node("ethereum-mainnet")
+
+    async def load() -> list:
+        calls = [asyncio.create_task(eth.aio.block_number()) for _ in range(12)]
+        await asyncio.sleep(0.08)
+        gateway.set_budget(4)
+        return await asyncio.gather(*calls, return_exceptions=True)
+
+    results = asyncio.run(load())
+    refused = [r for r in results if isinstance(r, toolkit.BudgetExceeded)]
+    assert len(refused) == 12 - 4
+    assert metered(sandbox) == gateway.ledger.total_ru == 4  # never past the new limit
+    assert gateway.meter.in_flight_ru == 0 and gateway.budget.spent == 4
+
+
+def test_set_budget_refuses_a_limit_below_what_was_spent(gateway):
+    eth = gateway.node("ethereum-mainnet")
+    eth.block_number()
+    eth.block_number()
+    with pytest.raises(toolkit.ValidationError, match=r"budget.*at least the 2 RU"):
+        gateway.set_budget(1)
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "rule"),
+    [
+        ("budget", float("nan"), "type"),
+        ("budget", -1, "min"),
+        ("budget", "10", "type"),
+        ("timeout", "1", "type"),
+        ("timeout", 0, "min"),
+        ("timeout", float("inf"), "min"),
+        ("head_ttl_s", -1, "min"),
+        ("retry", 3, "type"),
+        ("pricing", {}, "type"),
+    ],
+)
+def test_bad_settings_are_refused_when_the_handle_is_made(setting, value, rule):
+    with pytest.raises(toolkit.ValidationError) as caught:
+        toolkit.connect(sandbox=True, **{setting: value})
+    assert (caught.value.param, caught.value.rule) == (setting, rule)
+
+
+# --- the head moves while calls are under way --------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def moving_sandbox():
+    with Sandbox(seed=0, head_pace=1.0) as running:  # heads advance at real block times
+        yield running
+
+
+def test_archive_pricing_under_a_moving_head_never_crosses_the_budget(moving_sandbox):
+    info = moving_sandbox.info
+    gateway = toolkit.Gateway(
+        info["platform_url"], info["api_key"], nodes=info["nodes"], budget=10, timeout=5
+    )
+    arb = gateway.node("arbitrum-mainnet")  # 4 blocks a second
+    head = arb.head()
+    block = head - 120  # full now; archive (128 behind) two seconds later
+    estimate = arb.estimate("eth_getBalance", ALICE, block, fetch_head=False)
+    assert (estimate.low, estimate.high) == (1, 2) and "2 RU is reserved" in estimate.reason
+    time.sleep(2.5)  # the cached head is still fresh (10 s), but the chain moved on
+    sent = 0
+    with pytest.raises(toolkit.BudgetExceeded):
+        while True:
+            arb.get_balance(ALICE, block=block)
+            sent += 1
+    server = metered(moving_sandbox, "arbitrum-mainnet")
+    assert server <= 10 - 1  # the head fetch was the first RU
+    assert gateway.ledger.total_ru <= server <= gateway.ledger.counted_ru
+    assert sent == 4
+    gateway.close()
+
+
+# --- raw calls, refusals, deterministic bad answers ---------------------------------------------
+
+
+class CountingLimiter(toolkit.RateLimiter):
+    def __init__(self) -> None:
+        super().__init__(10_000)
+        self.booked = 0
+
+    def reserve(self, calls: int = 1) -> float:
+        self.booked += calls
+        return super().reserve(calls)
+
+
+def test_call_raw_is_priced_by_its_catalog_rule_and_rate_limited(make_gateway, sandbox):
+    limiter = CountingLimiter()
+    gateway = make_gateway(rate_limit=limiter)
+    eth = gateway.node("ethereum-mainnet")
+    head = eth.head()
+    old = hex(head - 1000)
+    assert eth.call_raw("eth_getBalance", [ALICE, old]) == eth.call("eth_getBalance", ALICE, old)
+    raw = gateway.ledger.entries[-2]
+    assert (raw.method, raw.ru, raw.archive) == ("eth_getBalance", 2, True)
+    assert limiter.booked == 3  # the head, the raw call and the catalog call
+    assert gateway.ledger.total_ru == metered(sandbox) == 1 + 2 + 2
+
+
+def test_refused_requests_are_free_for_client_and_sandbox_alike(make_gateway, sandbox):
+    gateway = make_gateway()
+    good = sandbox.info["nodes"]["ethereum-mainnet"]
+    bad_key = toolkit.node(good.rsplit("/", 1)[0] + "/" + "0" * 32, chain="ethereum", cache=False)
+    with pytest.raises(toolkit.HTTPStatusError) as caught:
+        bad_key.block_number()
+    assert caught.value.status == 403 and bad_key.ledger.total_ru == 0
+    stopped = next(n for n in sandbox.world.nodes if not n.serving)
+    url = f"{sandbox.platform_url.rstrip('/')}/{stopped.key}"
+    with pytest.raises(toolkit.HTTPStatusError) as caught:
+        toolkit.node(url, chain=stopped.chain, cache=False).call("eth_blockNumber")
+    assert caught.value.status == 503
+    sandbox.faults.set(kind="unavailable", node="ethereum-mainnet", count=2)
+    gateway.node("ethereum-mainnet").block_number()  # two 503s, retried, then answered
+    assert gateway.ledger.total_ru == metered(sandbox) == 1
+
+
+class _WrongShape(BaseHTTPRequestHandler):
+    requests = 0
+
+    def do_POST(self):
+        type(self).requests += 1
+        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        # A well-formed answer whose result is not the hex quantity eth_getBalance promises.
+        answer = json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": 12}).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_wrong_shape_answer_is_not_retried_at_full_price():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _WrongShape)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        eth = toolkit.node(f"http://127.0.0.1:{server.server_port}/key", chain="ethereum")
+        with pytest.raises(toolkit.MalformedResponse, match="expected"):
+            eth.get_balance(ALICE)
+        assert _WrongShape.requests == 1
+        assert [(e.ru, e.retries) for e in eth.ledger.entries] == [(1, 0)]
+    finally:
+        server.shutdown()
+
+
+def _drip_server() -> tuple[socket.socket, threading.Event]:
+    """A server that sends headers, then one byte of body every 0.2 s, for 10 s."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=drip, args=(conn,), daemon=True).start()
+
+    def drip(conn: socket.socket) -> None:
+        with conn:
+            conn.recv(65536)
+            conn.sendall(
+                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 50\r\n\r\n"
+            )
+            for _ in range(50):
+                if stop.wait(0.2):
+                    return
+                try:
+                    conn.sendall(b" ")
+                except OSError:
+                    return
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener, stop
+
+
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+def test_the_timeout_bounds_the_whole_call_against_a_dripping_server(flavour):
+    listener, stop = _drip_server()
+    port = listener.getsockname()[1]
+    eth = toolkit.node(f"http://127.0.0.1:{port}/key", chain="ethereum", timeout=1.0)
+    started = time.monotonic()
+    try:
+        with pytest.raises(toolkit.Timeout):
+            if flavour == "sync":
+                eth.block_number()
+            else:
+                asyncio.run(eth.aio.block_number())
+        assert time.monotonic() - started < 3  # 1 s deadline; each read alone would last 10 s
+        entry = eth.ledger.entries[-1]
+        assert (entry.status, entry.ru, entry.unconfirmed_ru) == ("Timeout", 0, 1)
+    finally:
+        stop.set()
+        listener.close()

@@ -1,0 +1,186 @@
+"""The protocol step of the pipeline: the HTTP request for a call on its surface, and how to read
+the answer (JSON-RPC, a JSON-RPC batch, TRON and TON REST, the platform API).
+
+Pure functions of a bound call and a response; nothing here sends, retries or bills.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import httpx
+
+from .._errors import BatchRefused, GatewayError, MalformedResponse, RateLimited
+from ..catalog import RESULT_KINDS, BoundCall, Chain, Method, Surface
+from ._transport import (
+    Endpoint,
+    HTTPRequest,
+    check_status,
+    explain_platform,
+    interpret_rpc,
+    interpret_ton,
+    interpret_tron,
+    next_request_id,
+    parse_json,
+)
+
+Interpret = Callable[[httpx.Response], Any]
+
+
+def url_for(endpoint: Endpoint, chain: Chain, method: Method) -> str:
+    if method.surface is Surface.JSONRPC and not method.path:
+        return endpoint.join(chain.rpc_path)
+    return endpoint.join(method.path)
+
+
+def envelope(method: str, params: Any, request_id: int) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+
+
+def rpc_request(
+    url: str, method: str, params: Any, headers: dict[str, str], kind: str | None = None
+) -> tuple[HTTPRequest, Interpret]:
+    """A JSON-RPC request and its reader (`kind`: the catalog's result kind to check, if any)."""
+    request_id = next_request_id()
+    body = envelope(method, params, request_id)
+    request = HTTPRequest("POST", url, json=body, headers=headers)
+    return request, lambda response: read_rpc(response, request_id, kind)
+
+
+def request_for(
+    bound: BoundCall, endpoint: Endpoint, chain: Chain, headers: dict[str, str]
+) -> tuple[HTTPRequest, Interpret]:
+    """The request for a catalog call on its surface, and how to read its answer."""
+    method = bound.method
+    url = url_for(endpoint, chain, method)
+    kind = method.result
+    if method.surface is Surface.JSONRPC:
+        return rpc_request(url, bound.rpc_method, bound.wire_params, headers, kind)
+    if method.surface is Surface.JSONRPC_NAMED:
+        request_id = next_request_id()
+        body = envelope(bound.rpc_method, bound.wire_params, request_id)
+        request = HTTPRequest("POST", url, json=body, headers=headers)
+        return request, lambda response: read_rpc(response, request_id, kind, toncenter=True)
+    if method.surface is Surface.PLATFORM:
+        return platform_request(url, headers, bound.wire_params), read_platform
+    if method.surface is Surface.REST_GET:
+        request = HTTPRequest("GET", url, params=bound.wire_params, headers=headers)
+    else:
+        request = HTTPRequest("POST", url, json=bound.wire_params, headers=headers)
+    unwrap = interpret_tron if chain.family == "tron" else interpret_ton
+    return request, lambda response: read_rest(response, kind, unwrap)
+
+
+def platform_request(
+    url: str, headers: dict[str, str], params: dict[str, Any] | None = None
+) -> HTTPRequest:
+    return HTTPRequest("GET", url, params=params, headers=headers)
+
+
+def read_platform(response: httpx.Response) -> Any:
+    check_status(response, explain=explain_platform)
+    return checked_result(parse_json(response), "node-page")
+
+
+def checked_result(result: Any, kind: str | None) -> Any:
+    """The result, if it has the shape its kind promises; a well-formed answer of the wrong shape
+    is a MalformedResponse that asking again would not cure (not retried)."""
+    if kind is not None and not RESULT_KINDS[kind].check(result):
+        expected = RESULT_KINDS[kind].expected
+        raise MalformedResponse(f"expected {expected}, got {str(result)[:80]!r}")
+    return result
+
+
+def read_rpc(
+    response: httpx.Response, request_id: int, kind: str | None, *, toncenter: bool = False
+) -> Any:
+    explain = interpret_ton if toncenter else None
+    check_status(response, explain=explain)
+    body = parse_json(response)
+    if toncenter and isinstance(body, dict) and body.get("ok") is False:
+        interpret_ton(body, response.status_code)  # raises TonError
+    return checked_result(interpret_rpc(body, request_id, response.status_code), kind)
+
+
+def read_rest(response: httpx.Response, kind: str, unwrap: Callable[..., Any]) -> Any:
+    check_status(response, explain=unwrap)
+    return checked_result(unwrap(parse_json(response), response.status_code), kind)
+
+
+def batch_request(
+    bounds: Sequence[BoundCall],
+    url: str,
+    headers: dict[str, str],
+    *,
+    return_exceptions: bool,
+    node: str,
+) -> tuple[HTTPRequest, Interpret]:
+    """One JSON-RPC batch request for `bounds`, and its reader: a list of results in order (a
+    failed item is its exception with `return_exceptions`, else the first failure raises)."""
+    ids = [next_request_id() for _ in bounds]
+    body = [envelope(b.rpc_method, b.wire_params, i) for b, i in zip(bounds, ids, strict=True)]
+    kinds = [b.method.result for b in bounds]
+
+    def interpret(response: httpx.Response) -> list[Any]:
+        refuse_batch_status(response)
+        check_status(response)
+        answers = parse_json(response)
+        if not isinstance(answers, list):
+            refuse_batch_answer(answers, response.status_code)
+        by_id = {a.get("id"): a for a in answers if isinstance(a, dict)}
+        results = []
+        for request_id, kind in zip(ids, kinds, strict=True):
+            try:
+                if request_id not in by_id:
+                    raise MalformedResponse(f"the batch answer lacks id {request_id}")
+                result = interpret_rpc(by_id[request_id], request_id, response.status_code)
+                results.append(checked_result(result, kind))
+            except GatewayError as error:
+                if not return_exceptions:
+                    raise
+                error.node = node
+                results.append(error)
+        return results
+
+    return HTTPRequest("POST", url, json=body, headers=headers), interpret
+
+
+def refuse_batch_status(response: httpx.Response) -> None:
+    """A 4xx to a batch is the node refusing batches, unless it is about the key, the path or
+    the rate (those would refuse single calls just the same)."""
+    status = response.status_code
+    if 400 <= status < 500 and status not in (401, 403, 404, 429):
+        body = " ".join(response.content[:160].decode("utf-8", "replace").split())
+        raise BatchRefused(f"HTTP {status} to a JSON-RPC batch ({body})", status=status)
+
+
+def refuse_batch_answer(answer: Any, status: int) -> None:
+    """A batch answered by one object: a rate-limit error is retried; anything else is a no."""
+    if isinstance(answer, dict) and answer.get("error") is not None:
+        try:
+            interpret_rpc(answer, None, status)
+        except RateLimited:
+            raise
+        except GatewayError as error:
+            message = f"the node refused a JSON-RPC batch: {error}"
+            raise BatchRefused(message, status=status) from None
+    raise BatchRefused(
+        f"the node answered a JSON-RPC batch with a {type(answer).__name__}, not an array",
+        status=status,
+    )
+
+
+def evm_head(result: str) -> int:
+    try:
+        return int(result, 16)
+    except (TypeError, ValueError):
+        raise MalformedResponse(f"the head is not a hex quantity: {str(result)[:80]!r}") from None
+
+
+def tron_head(result: dict[str, Any]) -> int:
+    try:
+        return int(result["block"][0]["block_header"]["raw_data"]["number"])
+    except (KeyError, IndexError, TypeError, ValueError):
+        shown = str(result)[:80]
+        raise MalformedResponse(f"no block number in the latest block: {shown!r}") from None

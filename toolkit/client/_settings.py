@@ -1,0 +1,134 @@
+"""One settings object for a gateway handle or a standalone node, validated when it is made.
+
+`connect()`, `Gateway` and `node()` take these as keyword arguments and build one `Settings`;
+every client below reads it (through `Shared`) instead of carrying its own copy of each option.
+A bad value is a `ValidationError` naming the setting at once, not at the first call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._errors import ValidationError
+from ..catalog import DEFAULT_PRICING, PricingTable
+from ._cache import CacheSetting, ResponseCache, resolve_cache
+from ._http import ASYNC_TRANSPORTS, AsyncTransportKind
+from ._ledger import Meter, check_budget
+from ._ratelimit import RateLimiter
+from ._transport import DEFAULT_TIMEOUT, RetryPolicy
+
+RateLimitSetting = RateLimiter | float | str | None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a user chooses for their calls.
+
+    `budget`: RU never to cross (None: no limit). `pricing`: the RU rules and plans.
+    `retry`: how failed attempts are retried. `timeout`: seconds for a whole call (connect,
+    send, read and every retry). `head_ttl_s`: how long a fetched chain head prices calls.
+    `cache`: see `connect`. `rate_limit`: calls per second, a plan name, or None.
+    `async_transport`: ``"auto"`` (aiohttp) or ``"httpx"``.
+    """
+
+    budget: int | None = None
+    pricing: PricingTable = DEFAULT_PRICING
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    timeout: float = DEFAULT_TIMEOUT
+    head_ttl_s: float = 10.0
+    cache: CacheSetting = "auto"
+    rate_limit: RateLimitSetting = None
+    async_transport: AsyncTransportKind = "auto"
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "budget", check_budget(self.budget))
+        if not isinstance(self.pricing, PricingTable):
+            _refuse("pricing", f"must be a PricingTable, got {self.pricing!r}", "type")
+        if self.retry is None:
+            set_(self, "retry", RetryPolicy())
+        elif not isinstance(self.retry, RetryPolicy):
+            _refuse("retry", f"must be a RetryPolicy, got {self.retry!r}", "type")
+        set_(self, "timeout", _seconds("timeout", _timeout_seconds(self.timeout), positive=True))
+        set_(self, "head_ttl_s", _seconds("head_ttl_s", self.head_ttl_s, positive=False))
+        if self.async_transport not in ASYNC_TRANSPORTS:
+            _refuse(
+                "async_transport",
+                f"must be one of {', '.join(ASYNC_TRANSPORTS)}; got {self.async_transport!r}",
+                "choice",
+            )
+        rate_limiter(self.rate_limit, self.pricing)  # refuses a bad value now
+
+    def replace(self, **changes: Any) -> Settings:
+        return dataclasses.replace(self, **changes)
+
+
+def _refuse(name: str, message: str, rule: str) -> None:
+    raise ValidationError(message, param=name, rule=rule)
+
+
+def _timeout_seconds(value: Any) -> Any:
+    # An httpx.Timeout (the older setting) means its longest phase.
+    import httpx
+
+    if isinstance(value, httpx.Timeout):
+        phases = [v for v in (value.connect, value.read, value.write, value.pool) if v]
+        return max(phases) if phases else DEFAULT_TIMEOUT
+    return value
+
+
+def _seconds(name: str, value: Any, *, positive: bool) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        _refuse(name, f"must be a number of seconds, got {value!r}", "type")
+    if not math.isfinite(value) or value < 0 or (positive and value == 0):
+        bound = "positive" if positive else "zero or more"
+        _refuse(name, f"must be a finite number of seconds, {bound}; got {value!r}", "min")
+    return float(value)
+
+
+def rate_limiter(setting: RateLimitSetting, pricing: PricingTable) -> RateLimiter | None:
+    """A limiter from a number (calls per second), a plan name (its published rate), or None."""
+    if setting is None or isinstance(setting, RateLimiter):
+        return setting
+    if isinstance(setting, str):
+        plan = next((p for k, p in pricing.plans.items() if k.lower() == setting.lower()), None)
+        if plan is None:
+            known = ", ".join(pricing.plans)
+            _refuse("rate_limit", f"unknown plan {setting!r}; known: {known}", "choice")
+        if plan.requests_per_second is None:
+            return None  # the plan publishes no limit: 429s are still retried with backoff
+        return RateLimiter(plan.requests_per_second)
+    return RateLimiter(setting)
+
+
+class Shared:
+    """What the clients of one handle share at run time: the settings, the meter (ledger,
+    budget, pricing), the response cache and the rate limiter. Changing the cache or the rate
+    limit here changes it for every client at once."""
+
+    def __init__(self, settings: Settings, *, remote: bool):
+        self.settings = settings
+        self.meter = Meter(pricing=settings.pricing, budget=settings.budget)
+        self.cache: ResponseCache | None = resolve_cache(settings.cache, remote=remote)
+        self.limiter = rate_limiter(settings.rate_limit, settings.pricing)
+
+    def set_cache(self, setting: CacheSetting) -> None:
+        self.cache = resolve_cache(setting, remote=True)
+
+    def set_rate_limit(self, setting: RateLimitSetting) -> None:
+        self.limiter = rate_limiter(setting, self.meter.pricing)
+
+    @property
+    def retry(self) -> RetryPolicy:
+        return self.settings.retry
+
+    @property
+    def timeout(self) -> float:
+        return self.settings.timeout
+
+    @property
+    def head_ttl_s(self) -> float:
+        return self.settings.head_ttl_s
