@@ -67,10 +67,12 @@ class EvmMethods:
 
 class ArbitrumMethods(EvmMethods):
     def print_block(self, number: int | str):
-        """A verbose text dump of a whole block (``debug_printBlock``, 2 RU).
+        """A verbose text dump of a whole block (``debug_printBlock``, 2 RU): Go's
+        ``spew.Sdump`` of the block; `toolkit.frames.print_block_frame` reads it.
 
-        Only for blocks 22,207,815 and later; earlier blocks need the arbtrace_* methods
-        (`call_raw`). The node must have the debug namespace enabled.
+        `number` is an int or 0x hex and is sent as a decimal integer, as the gateway documents
+        the parameter. Only for blocks 22,207,815 and later; earlier blocks need the arbtrace_*
+        methods (`call_raw`). The node must have the debug namespace enabled.
         """
         return self._request("debug_printBlock", (number,), {})
 

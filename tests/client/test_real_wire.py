@@ -1,0 +1,91 @@
+"""The client's reading path on real published bodies, served over loopback HTTP as recorded
+(tests/fixtures/real/, sources in SOURCES.md), and what the client puts on the wire."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import toolkit
+from toolkit import frames
+
+REAL = Path(__file__).parents[1] / "fixtures" / "real"
+KEY = "a1b2c3d4e5f60718293a4b5c6d7e8f90"  # a made-up access key: it must never be shown
+
+
+def real(name: str) -> Any:
+    text = (REAL / name).read_text(encoding="utf-8")
+    if name.endswith(".jsonc"):
+        text = re.sub(r"/\*.*?\*/", "", text)
+    return json.loads(text)
+
+
+Reply = Callable[[dict[str, Any] | None], tuple[int, Any]]
+
+
+class Replay:
+    """A loopback node that answers every request with `reply(request_json)` and keeps what it
+    was asked (path, query, JSON body)."""
+
+    def __init__(self) -> None:
+        self.reply: Reply = lambda request: (200, {})
+        self.requests: list[tuple[str, Any]] = []
+        replay = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _answer(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = json.loads(self.rfile.read(length)) if length else None
+                replay.requests.append((self.path, body))
+                status, payload = replay.reply(body)
+                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = _answer
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/{KEY}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def node(self, chain: str) -> Any:
+        return toolkit.node(self.url, chain=chain, cache=False)
+
+    def echo(self, body: Any, *, id_as: Callable[[Any], Any] = lambda i: i) -> None:
+        """Answer JSON-RPC with `body`, its id replaced by the request's, through `id_as`."""
+
+        def reply(request: dict[str, Any] | None) -> tuple[int, Any]:
+            return 200, {**body, "id": id_as((request or {}).get("id"))}
+
+        self.reply = reply
+
+
+@pytest.fixture
+def replay() -> Iterator[Replay]:
+    server = Replay()
+    yield server
+    server.server.shutdown()
+    server.server.server_close()
+
+
+def test_print_block_sends_a_decimal_integer_and_reads_a_real_spew_dump(replay):
+    replay.echo(real("evm_debug_print_block_spew_go_quai.json"))
+    node = replay.node("arbitrum")
+    for given in (250_000_000, hex(250_000_000)):
+        dump = node.print_block(given)
+        assert replay.requests[-1][1]["params"] == [250_000_000]  # a JSON integer, not "0x..."
+    assert frames.print_block_frame(dump)["number"][0] == 236
+    assert node.ledger.total_ru == 4  # debug_* is 2 RU a call

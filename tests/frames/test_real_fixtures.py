@@ -1,0 +1,95 @@
+"""Frames on real published response bodies (tests/fixtures/real/, sources in SOURCES.md)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from toolkit import frames
+from toolkit.frames import FrameError
+
+REAL = Path(__file__).parents[1] / "fixtures" / "real"
+
+
+def real(name: str) -> Any:
+    text = (REAL / name).read_text(encoding="utf-8")
+    if name.endswith(".jsonc"):
+        text = re.sub(r"/\*.*?\*/", "", text)  # the publisher's elisions, "/* ... */"
+    return json.loads(text)
+
+
+def test_every_fixture_is_cited_in_sources():
+    sources = (REAL / "SOURCES.md").read_text(encoding="utf-8")
+    fixtures = sorted(p.name for p in REAL.iterdir() if p.suffix in (".json", ".jsonc"))
+    assert fixtures and all(f"`{name}`" in sources for name in fixtures)
+
+
+# --- debug_printBlock -----------------------------------------------------------------------------
+
+
+def test_a_real_spew_dump_becomes_a_header_row():
+    body = real("evm_debug_print_block_spew_go_quai.json")
+    row = frames.print_block_frame(body).iloc[0]
+    # go-quai prints one number and one parent hash per level; the last is the block's own
+    assert row["number"] == 236
+    assert row["hash"] == "0x0000066a8914d4dd81192c8fba4a11a3ee154dadd3306bf97918b3bdafaab4f2"
+    assert row["parent_hash"] == (
+        "0x000006b033056dcc1536c0f7cc147f162d34193a3f4cfe30c04f61bfc1a31e8a"
+    )
+    assert row["miner"] == "0x05795eD14cDB744781B50d8061A00F42c2124f93"
+    assert row["timestamp"] == pd.Timestamp(1691534483, unit="s", tz="UTC")
+    assert (row["gas_limit"], row["gas_used"], row["base_fee"]) == (80_000_000, 0, 1)
+    assert (row["tx_count"], row["uncle_count"]) == (0, 0)
+    assert pd.isna(row["size"])  # the dump's size cache holds <nil>
+    # byte fields from spew's hex dumps, numbers as ints, caches never as text fragments
+    assert row["nonce"] == "0x5ad5129a55c962ed"
+    assert row["extra"].startswith("0xdf8776302e31312e30") and row["difficulty"] == 1781014
+    assert row["seal_hash"].startswith("0x98187a67")
+    assert row["raw"] == body["result"]
+    values = row.drop("raw").dropna().astype(str)
+    assert not values.str.contains(r"\(|\{|atomic", regex=True).any()
+
+
+def test_the_older_compact_form_is_still_read_and_what_it_lacks_is_na():
+    body = real("evm_debug_print_block_compact_klaytn.json")
+    row = frames.print_block_frame(body).iloc[0]
+    assert row["number"] == 65120 and row["size"] == "2.95 kB"
+    assert row["hash"] == "e96d6477acfeba8ba865c315020471dcf751aa1bddca77f469334ab0492d218f"
+    assert row["parent_hash"].startswith("e768b5b7")
+    assert row["miner"] == "0" * 40
+    # the publisher cut the body short: no gas, time or base fee, so NA
+    assert all(pd.isna(row[c]) for c in ("gas_limit", "gas_used", "timestamp", "base_fee"))
+
+
+def test_junk_in_a_known_column_is_na_not_text():
+    dump = (
+        "(*types.Block)(0xc000010000)({\n"
+        " header: (*types.Header)(0xc000020000)({\n"
+        "  ParentHash: (common.Hash) (len=3 cap=3) 0x1,\n"
+        "  Coinbase: (*common.Address)(<nil>),\n"
+        "  Number: (*big.Int)(<nil>),\n"
+        "  GasLimit: (uint64) lots,\n"
+        " }),\n"
+        " hash: (atomic.Value) {\n"
+        "  v: (interface {}) <nil>\n"
+        " },\n"
+        " size: (atomic.Value) {\n"
+        "  v: (interface {}) <nil>\n"
+        " }\n"
+        "})\n"
+    )
+    row = frames.print_block_frame(dump).iloc[0]
+    for column in ("number", "hash", "parent_hash", "miner", "gas_limit", "size", "tx_count"):
+        assert pd.isna(row[column]), column
+
+
+def test_a_print_block_error_envelope_raises_with_its_message():
+    error = {"code": -32000, "message": "block #9 not found"}
+    envelope = {"jsonrpc": "2.0", "id": 1, "error": error}
+    with pytest.raises(FrameError, match="block #9 not found"):
+        frames.print_block_frame(envelope)
