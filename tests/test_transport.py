@@ -89,6 +89,15 @@ def test_rpc_error_object_and_id_echo():
     assert interpret_rpc({"jsonrpc": "2.0", "id": "a", "result": None}, "a", 200) is None
 
 
+def test_an_id_echoed_as_a_string_is_the_same_id():
+    # toncenter answers a request's 7 with "7" (its id is typed as a string)
+    assert interpret_rpc({"jsonrpc": "2.0", "id": "7", "result": "ok"}, 7, 200) == "ok"
+    assert interpret_rpc({"jsonrpc": "2.0", "id": 7, "result": "ok"}, "7", 200) == "ok"
+    for other in ("8", "07", 7.5, True, None, [7]):
+        with pytest.raises(toolkit.MalformedResponse, match="does not echo"):
+            interpret_rpc({"jsonrpc": "2.0", "id": other, "result": "ok"}, 7, 200)
+
+
 def test_tron_errors_and_the_ambiguous_name():
     ambiguous = {
         "Error": "class org.tron.core.exception.NonUniqueObjectException : To get more than one "

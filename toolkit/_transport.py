@@ -235,7 +235,14 @@ def interpret_rpc(body: Any, request_id: int | str, status: int) -> Any:
         raise MalformedResponse(f"expected a JSON-RPC object, got {type(body).__name__}")
     if "error" in body and body["error"] is not None:
         raise _rpc_error(body["error"], status)
-    if body.get("id") != request_id:
+    # Servers differ in the id's JSON type: toncenter answers a request's 7 with "7".
+    answered_id = body.get("id")
+    same_id = answered_id == request_id or (
+        isinstance(answered_id, int | str)
+        and not isinstance(answered_id, bool)
+        and str(answered_id) == str(request_id)
+    )
+    if not same_id:
         raise MalformedResponse(
             f"JSON-RPC id {body.get('id')!r} does not echo the request id {request_id!r}",
             status=status,

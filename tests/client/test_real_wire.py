@@ -89,3 +89,28 @@ def test_print_block_sends_a_decimal_integer_and_reads_a_real_spew_dump(replay):
         assert replay.requests[-1][1]["params"] == [250_000_000]  # a JSON integer, not "0x..."
     assert frames.print_block_frame(dump)["number"][0] == 236
     assert node.ledger.total_ru == 4  # debug_* is 2 RU a call
+
+
+def test_a_toncenter_answer_with_the_id_as_a_string_is_read_once(replay):
+    body = {"ok": True, "result": "0:" + "83" * 32, "jsonrpc": "2.0"}
+    replay.echo(body, id_as=str)  # toncenter types the id as a string: 7 comes back as "7"
+    node = replay.node("ton")
+    assert node.unpack_address("EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N") == body["result"]
+    assert len(replay.requests) == 1 and isinstance(replay.requests[0][1]["id"], int)
+    assert node.ledger.total_ru == 1
+
+
+@pytest.mark.parametrize(
+    "fixture", ["ton_gettokendata_older_drpc.json", "ton_gettokendata_current_excerpt.json"]
+)
+def test_real_token_data_bodies_through_the_client(replay, fixture):
+    body = real(fixture)
+    replay.reply = lambda request: (200, body)
+    address = "EQBZ6nHfmT2wct9d4MoOdNPzhtUGXOds1y3NTmYUFHAA3uvV"
+    result = replay.node("ton").get_token_data(address)
+    path, _ = replay.requests[-1]
+    assert path.startswith(f"/{KEY}/api/v2/getTokenData?address=")
+    row = frames.ton_token_data(result, address=address).iloc[0]
+    expected = body.get("result", body)
+    assert row["total_supply"] == int(expected["total_supply"])
+    assert row["mintable"] and row["contract_type"] == "jetton_master"

@@ -93,3 +93,47 @@ def test_a_print_block_error_envelope_raises_with_its_message():
     envelope = {"jsonrpc": "2.0", "id": 1, "error": error}
     with pytest.raises(FrameError, match="block #9 not found"):
         frames.print_block_frame(envelope)
+
+
+# --- TON getTokenData -----------------------------------------------------------------------------
+
+
+def test_toncenters_current_shape_carries_the_address_and_a_decimal_string_supply():
+    body = real("ton_gettokendata_current_excerpt.json")
+    row = frames.ton_token_data(body).iloc[0]
+    assert row["address"] == "EQBZ6nHfmT2wct9d4MoOdNPzhtUGXOds1y3NTmYUFHAA3uvV"  # not asked: given
+    assert row["total_supply"] == 10**36 and type(row["total_supply"]) is int
+    assert row["decimals"] == 9 and row["supply"] == 1e27
+    assert row["admin_address"].startswith("EQBFPDdS") and row["mintable"]
+    assert row["description"].startswith("Introducing CandleSpinner")
+
+
+def test_toncenters_older_shape_needs_the_address_asked_for():
+    body = real("ton_gettokendata_older_drpc.json")
+    asked = "EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs"  # USDT on TON
+    row = frames.ton_token_data(body, address=asked).iloc[0]
+    assert row["address"] == asked
+    assert row["total_supply"] == 1030000002000000 and row["decimals"] == 6
+    assert row["supply"] == pytest.approx(1_030_000_002.0)
+    assert row["uri"] == "https://tether.to/usdt-ton.json" and row["content_type"] == "onchain"
+    assert pd.isna(row["name"])  # off-chain metadata: the name is behind the uri
+
+
+def test_the_three_shapes_give_the_same_columns():
+    spec_record = {
+        "name": "Tether USD",
+        "symbol": "USDT",
+        "decimals": 6,
+        "totalSupply": "1030000002000000",
+        "mintable": True,
+        "burnable": True,
+        "address": "EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs",
+    }
+    bodies = [
+        spec_record,
+        real("ton_gettokendata_older_drpc.json"),
+        real("ton_gettokendata_current_excerpt.json"),
+    ]
+    df = frames.ton_token_data(bodies, address=[None, spec_record["address"], None])
+    assert df["total_supply"].tolist() == [1030000002000000, 1030000002000000, 10**36]
+    assert df["address"].notna().all()
