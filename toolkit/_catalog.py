@@ -946,6 +946,14 @@ TYPED_VALUES: dict[str, Callable[[Any], Any]] = {
     "quantity": lambda result: int(result, 16),
     # TRON answers {} instead of [] for block 0 and below
     "transaction-info-list": lambda result: result if isinstance(result, list) else [],
+    # One asset: java-tron answers the bare record, the spec shows {"assetIssue": [record]}
+    "asset-issue": lambda result: (
+        result["assetIssue"][0]
+        if isinstance(result, dict)
+        and isinstance(result.get("assetIssue"), list)
+        and len(result["assetIssue"]) == 1
+        else result
+    ),
 }
 
 RESULT_KINDS: dict[str, ResultKind] = {

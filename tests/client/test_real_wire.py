@@ -114,3 +114,43 @@ def test_real_token_data_bodies_through_the_client(replay, fixture):
     expected = body.get("result", body)
     assert row["total_supply"] == int(expected["total_supply"])
     assert row["mintable"] and row["contract_type"] == "jetton_master"
+
+
+@pytest.mark.parametrize("wrapped", [False, True], ids=["bare (java-tron)", "wrapped (spec)"])
+def test_asset_by_name_reads_the_bare_record_and_the_wrapped_one(replay, wrapped):
+    record = real("tron_getassetissuebyname_nile.json")
+    replay.reply = lambda request: (200, {"assetIssue": [record]} if wrapped else record)
+    tron = replay.node("tron")
+    assert tron.get_asset_issue_by_name("00Dice") == record
+    path, body = replay.requests[-1]
+    assert path == f"/{KEY}/wallet/getassetissuebyname"
+    assert body == {"value": "303044696365", "visible": False}  # one rule: visible sent, False
+    row = frames.asset_issues(tron.call("wallet/getassetissuebyname", value="303044696365")).iloc[0]
+    assert row["name"] == "00Dice" and row["precision"] == 6
+
+
+def test_every_tron_helper_sends_visible_false_unless_asked(replay):
+    replay.reply = lambda request: (200, {})
+    tron = replay.node("tron")
+    tron.get_asset_issue_by_name("TRN")
+    tron.get_asset_issue_list_by_name("TRN")
+    tron.get_asset_issue_by_id(1005416)
+    tron.get_transaction_info_by_block_num(66987565)
+    tron.get_block_by_latest_num(2)
+    assert [body["visible"] for _, body in replay.requests] == [False] * 5
+    assert replay.requests[1][1]["value"] == "54524e"  # hex of UTF-8, as visible=False needs
+    tron.get_asset_issue_list_by_name("TRN", visible=True)
+    assert replay.requests[-1][1] == {"value": "TRN", "visible": True}
+
+
+def test_real_tron_bodies_through_the_client(replay):
+    infos = real("tron_gettransactioninfobyblocknum_nile.json")
+    replay.reply = lambda request: (200, infos)
+    tron = replay.node("tron")
+    assert tron.get_transaction_info_by_block_num(66987565) == infos
+    replay.reply = lambda request: (200, {})  # TRON's answer for num <= 0
+    assert tron.get_transaction_info_by_block_num(1) == []
+    listed = real("tron_getassetissuelistbyname_nile.json")
+    replay.reply = lambda request: (200, listed)
+    df = frames.asset_issues(tron.get_asset_issue_list_by_name("TRN"))
+    assert df["total_supply_tokens"].notna().all()

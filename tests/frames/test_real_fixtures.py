@@ -137,3 +137,80 @@ def test_the_three_shapes_give_the_same_columns():
     df = frames.ton_token_data(bodies, address=[None, spec_record["address"], None])
     assert df["total_supply"].tolist() == [1030000002000000, 1030000002000000, 10**36]
     assert df["address"].notna().all()
+
+
+# --- TRON -----------------------------------------------------------------------------------------
+
+
+def test_a_real_asset_by_id():
+    row = frames.asset_issues(real("tron_getassetissuebyid_nile.json")).iloc[0]
+    assert (row["id"], row["name"], row["abbr"]) == ("1005416", "TRN", "TN")
+    assert row["total_supply"] == 10**17 and row["precision"] == 6
+    assert row["total_supply_tokens"] == 1e11 and row["frozen_supply_total"] == 1
+    assert row["url"] == "https://nileex.io/"
+    assert row["start_time"] == pd.Timestamp(1737690890434, unit="ms", tz="UTC")
+
+
+def test_a_real_bare_by_name_record_and_the_spec_wrapping_give_the_same_row():
+    bare = real("tron_getassetissuebyname_nile.json")
+    one, wrapped = frames.asset_issues(bare), frames.asset_issues({"assetIssue": [bare]})
+    pd.testing.assert_frame_equal(one, wrapped)
+    row = one.iloc[0]
+    assert row["name"] == "00Dice" and row["id"] == "1000052"
+    # left out by protobuf JSON because they are zero
+    assert row["free_asset_net_limit"] == 0 and row["public_free_asset_net_limit"] == 0
+
+
+def test_a_real_list_record_without_precision_has_precision_0():
+    df = frames.asset_issues(real("tron_getassetissuelistbyname_nile.json"))
+    assert df["id"].tolist() == ["1005415", "1005416"]
+    assert df["precision"].tolist() == [0, 6]
+    assert df["total_supply_tokens"].tolist() == [1e17, 1e11]  # not NaN
+    assert df["description"][0] == "trident"
+
+
+def test_real_transaction_infos():
+    df = frames.tron_transaction_infos(real("tron_gettransactioninfobyblocknum_nile.json"))
+    assert df["block_number"].tolist() == [66987565, 66987565]
+    assert df["fee_sun"].tolist() == [267000, 267000] and df["net_fee"].tolist() == [267000] * 2
+    assert df["fee_trx"][0] == 0.267 and pd.isna(df["energy_usage_total"][0])
+    assert df["block_time"][0] == pd.Timestamp(1777445121000, unit="ms", tz="UTC")
+    assert df["log_count"].tolist() == [0, 0] and df["contract_result"].tolist() == ["", ""]
+
+
+def test_real_latest_blocks_with_the_publishers_elisions():
+    df = frames.tron_blocks(real("tron_getblockbylatestnum_nile.jsonc"))
+    assert df["number"][0] == 66987628 and df["version"][0] == 34
+    assert df["witness_address"][0] == "416606973497a56dcfcedb684e60a2386f2ae39db5"
+    assert df["tx_count"].tolist() == [0, 0]  # elided by the publisher: "[ /* ... */ ]"
+    assert pd.isna(df["number"][1])  # its header was elided too: NA, not an error
+
+
+# --- Solana simulateTransaction -------------------------------------------------------------------
+
+
+def test_real_simulation_results():
+    current = frames.simulation_summary(real("solana_simulatetransaction_solana_docs.json"))
+    row = current.iloc[0]
+    assert (row["slot"], row["api_version"], row["success"]) == (393226680, "3.1.8", True)
+    assert row["units_consumed"] == 1714 and row["fee_lamports"] == 5000
+    assert row["replacement_blockhash"] == "6oFLsE7kmgJx9PjR4R63VRNtpAVJ648gCTr3nq5Hihit"
+    assert row["log_count"] == 4
+    older = real("solana_simulatetransaction_return_data.json")
+    assert frames.simulation_summary(older).iloc[0]["units_consumed"] == 2366
+    assert pd.isna(frames.simulation_summary(older).iloc[0]["api_version"])
+    logs = frames.simulation_logs(older)
+    assert len(logs) == 4
+    assert logs["program_id"].iloc[0] == "83astBRguLMdt2h5U1Tpdq5tjFoJ6noeGwaY3mDLVcri"
+    returned = frames.simulation_return_data(older).iloc[0]
+    assert returned["data_base64"] == "Kg==" and returned["data_hex"] == "2a"
+
+
+# --- platform -----------------------------------------------------------------------------------
+
+
+def test_a_real_node_list_page():
+    df = frames.platform_nodes(real("platform_v2_nodes_chainstack_docs.json"))
+    row = df.iloc[0]
+    assert (row["id"], row["protocol"], row["status"]) == ("ND-123-456-789", "ethereum", "running")
+    assert row["https_endpoint"] == "https://nd-123-456-789.p2pify.com"
