@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -154,3 +155,41 @@ def test_real_tron_bodies_through_the_client(replay):
     replay.reply = lambda request: (200, listed)
     df = frames.asset_issues(tron.get_asset_issue_list_by_name("TRN"))
     assert df["total_supply_tokens"].notna().all()
+
+
+def test_a_429_json_rpc_rate_limit_waits_what_try_again_in_says_then_retries(replay):
+    answers = iter(
+        [
+            (
+                429,
+                {
+                    "error": {
+                        "code": -32005,
+                        "message": "RPS limit exceeded",
+                        "data": {"try_again_in": "300ms"},
+                    }
+                },
+            ),
+            (200, {"jsonrpc": "2.0", "result": "0x10"}),
+        ]
+    )
+
+    def reply(request):
+        status, body = next(answers)
+        return status, {**body, "id": request["id"]}
+
+    replay.reply = reply
+    node = replay.node("ethereum")
+    started = time.monotonic()
+    assert node.block_number() == 16
+    assert time.monotonic() - started >= 0.3  # the hint, not the 0.25 s default backoff
+    assert len(replay.requests) == 2
+
+
+def test_a_429_asking_for_longer_than_the_client_waits_raises_at_once(replay):
+    body = {"error": {"code": -32005, "message": "limit", "data": {"try_again_in": "1m30s"}}}
+    replay.reply = lambda request: (429, body)
+    with pytest.raises(toolkit.RateLimited) as caught:
+        replay.node("ethereum").block_number()
+    assert caught.value.retry_after == 90.0 and len(replay.requests) == 1
+    assert KEY not in str(caught.value) and KEY not in repr(caught.value)
