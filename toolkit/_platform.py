@@ -16,6 +16,7 @@ from ._encoding import is_loopback_host
 from ._errors import ValidationError
 from ._ledger import Meter
 from ._node import AsyncNode, Node, NodeCore
+from ._redact import hide_credentials
 from ._transport import DEFAULT_TIMEOUT, RetryPolicy, bearer
 
 NODES = "v2/nodes/"
@@ -61,8 +62,10 @@ class PlatformMethods:
         """One page of the organization's nodes: ``{count, next, previous, results}``.
 
         `ordering` is ``name`` or ``created_at``, with a ``-`` prefix for descending order.
+        Credentials a record carries (the v1 API's ``auth_key``, ``auth_password``, ...) are kept
+        usable but never shown: no repr, log line or error message prints them.
         """
-        return self._request(NODES, (), {"ordering": ordering, "page": page})
+        return self._request(NODES, (), {"ordering": ordering, "page": page}, hide_credentials)
 
 
 class AsyncPlatform(PlatformMethods, AsyncNode):
@@ -76,7 +79,7 @@ class AsyncPlatform(PlatformMethods, AsyncNode):
                 yield record
             if not page.get("next"):
                 return
-            page = await self._run(self._core.follow(page["next"], NODES))
+            page = hide_credentials(await self._run(self._core.follow(page["next"], NODES)))
 
     async def list_nodes(self, *, ordering: str | None = None) -> list[dict[str, Any]]:
         """Every node of every page, as a list."""
@@ -95,7 +98,7 @@ class Platform(PlatformMethods, Node):
             yield from page["results"]
             if not page.get("next"):
                 return
-            page = self._run(self._core.follow(page["next"], NODES))
+            page = hide_credentials(self._run(self._core.follow(page["next"], NODES)))
 
     def list_nodes(self, *, ordering: str | None = None) -> list[dict[str, Any]]:
         """Every node of every page, as a list."""

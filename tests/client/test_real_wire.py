@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import re
 import threading
 import time
@@ -193,3 +194,26 @@ def test_a_429_asking_for_longer_than_the_client_waits_raises_at_once(replay):
         replay.node("ethereum").block_number()
     assert caught.value.retry_after == 90.0 and len(replay.requests) == 1
     assert KEY not in str(caught.value) and KEY not in repr(caught.value)
+
+
+def test_platform_v1_credentials_in_raw_records_never_show(replay, caplog):
+    from toolkit._platform import platform
+
+    record = real("platform_v1_node_chainstack_docs.json")
+    secrets = [record["details"][f] for f in ("auth_key", "auth_password", "auth_username")]
+    replay.reply = lambda request: (
+        200,
+        {"count": 1, "next": None, "previous": None, "results": [record]},
+    )
+    client = platform(replay.url.rsplit("/", 1)[0], "platform-api-key-0123456789")
+    (listed,) = client.list_nodes()
+    # the values still work as the strings they are ...
+    assert [listed["details"][f] for f in ("auth_key", "auth_password", "auth_username")] == secrets
+    assert listed["details"]["https_endpoint"] == record["details"]["https_endpoint"]
+    # ... but no repr, log line or error message shows them
+    shown = [repr(listed), str(listed), repr(client.list_nodes_page())]
+    logging.getLogger("toolkit").warning("node record: %s", listed["details"]["auth_key"])
+    shown += [r.getMessage() for r in caplog.records]
+    shown.append(str(toolkit.GatewayError(f"refused {listed['details']['auth_password']}")))
+    for text in shown:
+        assert not any(secret in text for secret in secrets), text
