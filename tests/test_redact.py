@@ -53,3 +53,16 @@ def test_log_lines_never_carry_a_key(caplog):
         keys = [url.rsplit("/", 1)[-1] for url in info["nodes"].values()] + [info["api_key"]]
     assert "HTTP Request: POST" in caplog.text  # httpx did log the requests
     assert not [key for key in keys if key in caplog.text]
+
+
+def test_credential_fields_are_secrets_that_still_work():
+    from toolkit._redact import Secret, hide_credentials
+
+    password = "pw-" + MARKER
+    page = {"results": [{"name": "n", "details": {"auth_password": password, "mode": "archive"}}]}
+    hidden = hide_credentials(page)
+    value = hidden["results"][0]["details"]["auth_password"]
+    assert isinstance(value, Secret) and value == password and f"{value}" == password
+    assert password not in repr(hidden) and password not in str(hidden)
+    assert hidden["results"][0]["details"]["mode"] == "archive"  # other fields untouched
+    assert password not in scrub(f"login failed with {password}")

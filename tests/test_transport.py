@@ -89,6 +89,15 @@ def test_rpc_error_object_and_id_echo():
     assert interpret_rpc({"jsonrpc": "2.0", "id": "a", "result": None}, "a", 200) is None
 
 
+def test_an_id_echoed_as_a_string_is_the_same_id():
+    # toncenter answers a request's 7 with "7" (its id is typed as a string)
+    assert interpret_rpc({"jsonrpc": "2.0", "id": "7", "result": "ok"}, 7, 200) == "ok"
+    assert interpret_rpc({"jsonrpc": "2.0", "id": 7, "result": "ok"}, "7", 200) == "ok"
+    for other in ("8", "07", 7.5, True, None, [7]):
+        with pytest.raises(toolkit.MalformedResponse, match="does not echo"):
+            interpret_rpc({"jsonrpc": "2.0", "id": other, "result": "ok"}, 7, 200)
+
+
 def test_tron_errors_and_the_ambiguous_name():
     ambiguous = {
         "Error": "class org.tron.core.exception.NonUniqueObjectException : To get more than one "
@@ -119,10 +128,59 @@ def test_ton_wrapping():
 
 
 @pytest.mark.parametrize(
-    ("text", "seconds"), [("250ms", 0.25), ("1.5s", 1.5), ("2", 2.0), (3, 3.0), ("soon", None)]
+    ("text", "seconds"),
+    [
+        ("250ms", 0.25),
+        ("1.5s", 1.5),
+        ("2", 2.0),
+        (3, 3.0),
+        ("100µs", 1e-4),  # Go prints the micro sign
+        ("100μs", 1e-4),  # Greek mu, also Go's
+        ("100us", 1e-4),
+        ("1m30s", 90.0),
+        ("1h", 3600.0),
+        (" 250ms ", 0.25),
+        ("soon", None),
+        ("ms", None),
+        ("-1s", None),
+        (-1, None),
+        (True, None),
+        (None, None),
+    ],
 )
 def test_durations(text, seconds):
-    assert parse_duration(text) == seconds
+    assert (
+        parse_duration(text) == pytest.approx(seconds) if seconds else parse_duration(text) is None
+    )
+
+
+def test_a_429_with_a_json_rpc_error_body_honours_try_again_in():
+    body = (
+        b'{"jsonrpc": "2.0", "id": 3, "error": {"code": -32005, "message": "RPS limit exceeded",'
+        b' "data": {"try_again_in": "250ms"}}}'
+    )
+    with pytest.raises(toolkit.RateLimited) as caught:
+        check_status(answer(429, body))
+    assert caught.value.retry_after == pytest.approx(0.25) and caught.value.status == 429
+    # Retry-After, when the gateway sends it, is the HTTP-level answer and wins
+    with pytest.raises(toolkit.RateLimited) as caught:
+        check_status(answer(429, body, **{"retry-after": "2"}))
+    assert caught.value.retry_after == 2.0
+    # a body without the hint: no wait known
+    with pytest.raises(toolkit.RateLimited) as caught:
+        check_status(answer(429, b'{"error": {"code": -32005, "message": "slow down"}}'))
+    assert caught.value.retry_after is None
+
+
+def test_an_error_body_without_jsonrpc_is_still_an_error():
+    with pytest.raises(toolkit.RateLimited) as caught:
+        interpret_rpc({"id": 1, "error": {"code": -32005, "message": "limit exceeded"}}, 1, 200)
+    assert caught.value.retry_after is None
+    with pytest.raises(toolkit.RPCError) as error:
+        interpret_rpc({"error": {"code": -32601, "message": "Method not found"}}, 1, 200)
+    assert error.value.code == -32601
+    with pytest.raises(toolkit.MalformedResponse, match="not an object"):
+        interpret_rpc({"error": "Too many requests"}, 1, 200)
 
 
 def test_retry_after_as_http_date_in_the_past_is_zero():

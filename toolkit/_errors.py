@@ -19,7 +19,7 @@
     FrameError (toolkit.frames) a payload does not have the shape a frame function expects
 
 Every message passes through `scrub`, so no registered key can appear in an exception's text.
-Low-level errors (httpx, json) are translated into this tree in one place: `toolkit._transport`.
+Low-level errors (httpx, json) become this tree in one place: `toolkit.client._transport`.
 """
 
 from __future__ import annotations

@@ -1,14 +1,16 @@
 """Keeping secrets out of everything a person can see.
 
 Node URLs carry the access key as a path segment, so the whole path of a node's base URL is treated
-as secret; platform API keys are secret outright. Every secret the toolkit meets is registered here,
-and `scrub` removes all registered secrets from any text (exception messages, log lines, reprs).
+as secret; platform API keys are secret outright, and so are the credentials some platform node
+records carry (`hide_credentials`). Every secret the toolkit meets is registered here, and `scrub`
+removes all registered secrets from any text (exception messages, log lines, reprs).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from typing import Any
 from urllib.parse import urlsplit
 
 REDACTED = "***"
@@ -40,6 +42,40 @@ def register_url(url: str) -> None:
     register_secret(url.rstrip("/"))
     for segment in urlsplit(url).path.split("/"):
         register_secret(segment)
+
+
+# Fields of platform node records that hold credentials: the v1 API shows a node's
+# auth_username, auth_password and auth_key in `details`.
+CREDENTIAL_FIELDS = frozenset(
+    {"auth_key", "auth_password", "auth_username", "api_key", "access_key", "password", "secret"}
+)
+
+
+class Secret(str):
+    """A credential that works as its text (compare, format, send it) but whose repr is ``'***'``,
+    so a record holding it can be printed, displayed or logged without showing it."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return repr(REDACTED)
+
+
+def hide_credentials(record: Any) -> Any:
+    """`record` (a node record, a page of them, or any JSON) with every credential field's value
+    registered as a secret and wrapped in `Secret`; other values are left as they are."""
+    if isinstance(record, list):
+        return [hide_credentials(item) for item in record]
+    if not isinstance(record, dict):
+        return record
+    hidden = {}
+    for key, value in record.items():
+        if key in CREDENTIAL_FIELDS and isinstance(value, str) and value:
+            register_secret(value)
+            hidden[key] = Secret(value)
+        else:
+            hidden[key] = hide_credentials(value)
+    return hidden
 
 
 def scrub(text: str) -> str:

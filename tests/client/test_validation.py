@@ -69,7 +69,7 @@ BAD_INPUTS = [
     ("arbitrum-mainnet", "debug_printBlock", (22_207_814,), {}, "number", "floor"),
     ("arbitrum-mainnet", "debug_printBlock", ("0x1",), {}, "number", "floor"),
     ("arbitrum-mainnet", "debug_printBlock", ("latest",), {}, "number", "block-number"),
-    ("arbitrum-mainnet", "debug_printBlock", ("22207815",), {}, "number", "hex-prefix"),
+    ("arbitrum-mainnet", "debug_printBlock", ("22207815",), {}, "number", "type"),
     # Polygon bor_getRootHash
     ("polygon-mainnet", "bor_getRootHash", (200, 100), {}, "from", "range"),
     ("polygon-mainnet", "bor_getRootHash", (-1, 100), {}, "from", "min"),

@@ -35,8 +35,25 @@ def test_unwrap_envelope_returns_the_result_and_leaves_other_payloads_alone():
 
 
 def test_unwrap_envelope_raises_for_an_error_response():
-    with pytest.raises(FrameError, match="JSON-RPC error"):
+    with pytest.raises(FrameError, match="error answer"):
         unwrap_envelope({"jsonrpc": "2.0", "id": 1, "error": {"code": -32000, "message": "x"}})
+
+
+def test_an_error_answer_without_jsonrpc_is_still_an_error_and_its_reason_is_whole():
+    reason = (
+        "daily request count exceeded, request rate limited; upgrade your plan at the console "
+        "to raise the limit or wait until the next UTC day"
+    )
+    for payload in (
+        {"id": 1, "error": {"code": -32005, "message": reason}},  # no "jsonrpc"
+        {"error": {"code": "rate_limited", "message": reason}},  # the platform's shape
+        {"error": reason},
+    ):
+        with pytest.raises(FrameError) as caught:
+            unwrap_envelope(payload)
+        assert reason in str(caught.value)  # never cut before the reason
+    # toncenter's {"ok": false} is the TON frame's to read (it knows the code)
+    assert unwrap_envelope({"ok": False, "error": "x", "code": 409})["code"] == 409
 
 
 @pytest.mark.parametrize(

@@ -47,7 +47,8 @@ def test_asset_amounts_are_exact_and_human_units_use_precision(load):
     assert df["total_supply"].dtype == object
     assert df["total_supply"][2] == 2**64 + 1 and type(df["total_supply"][2]) is int
     assert df["total_supply_tokens"][0] == 990_000_000_000.0
-    assert pd.isna(df["precision"][2]) and pd.isna(df["total_supply_tokens"][2])
+    # TRON leaves zero fields out: no precision means 0 decimals, so the tokens are the units
+    assert df["precision"][2] == 0 and df["total_supply_tokens"][2] == float(2**64 + 1)
     assert df["frozen_supply_total"].tolist() == [0, 150_000_000_000, 0]
     assert str(df["free_asset_net_limit"].dtype) == "Int64"
     assert df["start_time"][1] == pd.Timestamp("2019-08-01", tz="UTC")

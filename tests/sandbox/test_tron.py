@@ -319,3 +319,32 @@ def test_proposal_delete_refusals_are_contract_validate_errors(tron, demo):
     refused = tron("/wallet/proposaldelete", owner_address=alice, proposal_id=pending.id)
     assert refused["Error"].startswith(prefix + "Witness[")
     assert "Error" in tron("/wallet/proposaldelete", owner_address="T123", proposal_id=1)
+
+
+def test_visible_true_is_honoured_by_every_endpoint_that_takes_it(tron, demo, sandbox):
+    # java-tron's JsonFormat with visible: base58 addresses and plain-text asset names, everywhere
+    sand = next(a for a in demo.tron.assets if a.name == "SandCoin")
+    by_id = tron("/wallet/getassetissuebyid", value=sand.id, visible=True)
+    assert by_id["name"] == "SandCoin" and by_id["abbr"] == "SAND"
+    assert by_id["owner_address"].startswith("T")
+    assert tron("/wallet/getassetissuebyid", value=sand.id)["name"] == enc.utf8_to_hex("SandCoin")
+    listed = tron("/wallet/getassetissuelistbyname", value=demo.tron.ambiguous_name, visible=True)[
+        "assetIssue"
+    ]
+    assert {r["name"] for r in listed} == {demo.tron.ambiguous_name}
+    assert all(r["owner_address"].startswith("T") for r in listed)
+    head = sandbox.world.head("tron")
+    for number in range(head - 40, head):
+        infos = tron("/wallet/gettransactioninfobyblocknum", num=number, visible=True)
+        logged = [i for i in infos if i.get("log")]
+        if logged:
+            break
+    else:
+        pytest.fail("no block with a contract log in the last 40")
+    hex_infos = tron("/wallet/gettransactioninfobyblocknum", num=number)
+    hex_logged = [i for i in hex_infos if i.get("log")]
+    assert logged[0]["contract_address"].startswith("T")
+    # the log's 20-byte EVM address is shown as the base58 address of 41 + those bytes
+    assert logged[0]["log"][0]["address"] == enc.tron_to_base58(
+        "41" + hex_logged[0]["log"][0]["address"]
+    )

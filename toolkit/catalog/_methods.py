@@ -73,11 +73,22 @@ def _check_block(value: Any) -> str:
     return value
 
 
-def _check_block_number(value: Any) -> str:
-    """A block number (int or 0x hex, sent as 0x hex); tags are not numbers."""
+def _check_block_number(value: Any) -> int:
+    """A block number sent as a decimal JSON integer (``"params": [30000000]``).
+
+    The spec describes debug_printBlock's parameter as a decimal integer (its sample passes 0x
+    hex, which the node also reads); a Python int or a 0x hex string is accepted here and sent as
+    the integer. A string of digits is refused: it is not clear which base the caller meant.
+    """
     if isinstance(value, str) and value in BLOCK_TAGS:
         raise Broken("block-number", f"must be a block number, not the tag {value!r}")
-    return _check_block(value)
+    if isinstance(value, str) and value.isdigit():
+        raise Broken(
+            "type",
+            f"block number {value!r} is text: pass a Python int ({int(value)}) or 0x hex "
+            f"({hex(int(value))!r}); it is sent as a decimal integer",
+        )
+    return int(_check_block(value), 16)
 
 
 def _check_quantity(value: Any) -> str:
@@ -167,7 +178,11 @@ class Kind:
 
 
 BLOCK = Kind("block", _check_block, "0x hex block number, a Python int, or a tag")
-BLOCK_NUMBER = Kind("block-number", _check_block_number, "0x hex block number or a Python int")
+BLOCK_NUMBER = Kind(
+    "block-number",
+    _check_block_number,
+    "block number: a Python int or 0x hex, sent as a decimal int",
+)
 QUANTITY = Kind("quantity", _check_quantity, "0x hex quantity or a Python int")
 HEX_DATA = Kind("hex", _check_hex_data, "0x-prefixed hex bytes")
 INT = Kind("int", _check_int, "integer")
@@ -394,7 +409,7 @@ class Method:
 
 
 def _debug_print_block_floor(arguments: dict[str, Any]) -> None:
-    number = int(arguments["number"], 16)
+    number = arguments["number"]
     if number < DEBUG_PRINT_BLOCK_FLOOR:
         raise ValidationError(
             f"block {number:,} is below {DEBUG_PRINT_BLOCK_FLOOR:,}: debug_printBlock works only "
@@ -935,6 +950,14 @@ TYPED_VALUES: dict[str, Callable[[Any], Any]] = {
     "quantity": lambda result: int(result, 16),
     # TRON answers {} instead of [] for block 0 and below
     "transaction-info-list": lambda result: result if isinstance(result, list) else [],
+    # One asset: java-tron answers the bare record, the spec shows {"assetIssue": [record]}
+    "asset-issue": lambda result: (
+        result["assetIssue"][0]
+        if isinstance(result, dict)
+        and isinstance(result.get("assetIssue"), list)
+        and len(result["assetIssue"]) == 1
+        else result
+    ),
 }
 
 RESULT_KINDS: dict[str, ResultKind] = {

@@ -44,7 +44,7 @@ def with_method_table(readme: str) -> str:
     return f"{head}{START}\n{method_table()}\n{END}{tail}"
 
 
-if __name__ == "__main__":  # python -m toolkit._reference README.md
+if __name__ == "__main__":  # python -m toolkit.catalog._reference README.md
     import sys
     from pathlib import Path
 

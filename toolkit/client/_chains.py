@@ -67,10 +67,12 @@ class EvmMethods:
 
 class ArbitrumMethods(EvmMethods):
     def print_block(self, number: int | str):
-        """A verbose text dump of a whole block (``debug_printBlock``, 2 RU).
+        """A verbose text dump of a whole block (``debug_printBlock``, 2 RU): Go's
+        ``spew.Sdump`` of the block; `toolkit.frames.print_block_frame` reads it.
 
-        Only for blocks 22,207,815 and later; earlier blocks need the arbtrace_* methods
-        (`call_raw`). The node must have the debug namespace enabled.
+        `number` is an int or 0x hex and is sent as a decimal integer, as the gateway documents
+        the parameter. Only for blocks 22,207,815 and later; earlier blocks need the arbtrace_*
+        methods (`call_raw`). The node must have the debug namespace enabled.
         """
         return self._request("debug_printBlock", (number,), {})
 
@@ -126,27 +128,47 @@ class SolanaMethods:
 
 
 class TronMethods:
-    """TRON wallet HTTP API and /jsonrpc (spec section D). Names are given as plain text."""
+    """TRON wallet HTTP API and /jsonrpc (spec section D).
+
+    One rule for `visible` in every helper that has it: it defaults to False (hex addresses and,
+    for asset texts, hex of UTF-8), the node's own default and the spec's for every method but
+    the asset list by name; and the helper always sends it, so the answer's form never depends on
+    a server default. Names are always given as plain text: the helper encodes them for the node.
+    Pass ``visible=True`` for base58 addresses and plain-text names in the answer. The frames
+    read either form.
+    """
 
     def get_asset_issue_by_name(self, name: str, *, visible: bool = False):
-        """The TRC-10 asset with this name (``wallet/getassetissuebyname``).
+        """The TRC-10 asset with this name, as one record (``wallet/getassetissuebyname``).
 
-        Raises `AmbiguousAssetName` when several assets share the name; then list them with
+        java-tron answers the bare record and the spec shows it as ``{"assetIssue": [record]}``:
+        either way this returns the record (``{}`` when no asset has the name). Raises
+        `AmbiguousAssetName` when several assets share the name; then list them with
         `get_asset_issue_list_by_name` and look the one you want up by id.
         """
         value = name if visible else enc.utf8_to_hex(name)
-        return self._request("wallet/getassetissuebyname", (), {"value": value, "visible": visible})
+        return self._request(
+            "wallet/getassetissuebyname",
+            (),
+            {"value": value, "visible": visible},
+            TYPED_VALUES["asset-issue"],
+        )
 
-    def get_asset_issue_list_by_name(self, name: str, *, visible: bool = True):
+    def get_asset_issue_list_by_name(self, name: str, *, visible: bool = False):
         """All TRC-10 assets with this name (``wallet/getassetissuelistbyname``)."""
         value = name if visible else enc.utf8_to_hex(name)
         return self._request(
             "wallet/getassetissuelistbyname", (), {"value": value, "visible": visible}
         )
 
-    def get_asset_issue_by_id(self, asset_id: str | int):
+    def get_asset_issue_by_id(self, asset_id: str | int, *, visible: bool = False):
         """The TRC-10 asset with this id (``wallet/getassetissuebyid``): ids are unique."""
-        return self._request("wallet/getassetissuebyid", (), {"value": asset_id})
+        return self._request(
+            "wallet/getassetissuebyid",
+            (),
+            {"value": asset_id, "visible": visible},
+            TYPED_VALUES["asset-issue"],
+        )
 
     def get_transaction_info_by_block_num(self, num: int, *, visible: bool = False):
         """Transaction info of every transaction in block `num`, as a list

@@ -12,7 +12,7 @@ Environment variables (read by `connect()` and `Gateway.node`):
     NODE_GATEWAY_KEY_<NAME>      a node's access key alone, appended to the node's
                                  `https_endpoint` from the platform API when that has no key
     NODE_GATEWAY_CACHE           the response cache: ``off``, or the path of its file (see
-                                 `toolkit._cache.resolve_cache`)
+                                 `toolkit.client._cache.resolve_cache`)
 
 <NAME> is the node's name in upper case with every other character than A-Z and 0-9 as `_`.
 """

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 
 from .._errors import ValidationError
+from .._redact import hide_credentials
 from ..catalog import CHAINS
 from ..catalog.encoding import is_loopback_host
 from ._node import AsyncNode, Node, NodeCore
@@ -54,8 +55,10 @@ class PlatformMethods:
         """One page of the organization's nodes: ``{count, next, previous, results}``.
 
         `ordering` is ``name`` or ``created_at``, with a ``-`` prefix for descending order.
+        Credentials a record carries (the v1 API's ``auth_key``, ``auth_password``, ...) are kept
+        usable but never shown: no repr, log line or error message prints them.
         """
-        return self._request(NODES, (), {"ordering": ordering, "page": page})
+        return self._request(NODES, (), {"ordering": ordering, "page": page}, hide_credentials)
 
 
 class AsyncPlatform(PlatformMethods, AsyncNode):
@@ -69,7 +72,7 @@ class AsyncPlatform(PlatformMethods, AsyncNode):
                 yield record
             if not page.get("next"):
                 return
-            page = await self._run(self._core.follow(page["next"], NODES))
+            page = hide_credentials(await self._run(self._core.follow(page["next"], NODES)))
 
     async def list_nodes(self, *, ordering: str | None = None) -> list[dict[str, Any]]:
         """Every node of every page, as a list."""
@@ -88,7 +91,7 @@ class Platform(PlatformMethods, Node):
             yield from page["results"]
             if not page.get("next"):
                 return
-            page = self._run(self._core.follow(page["next"], NODES))
+            page = hide_credentials(self._run(self._core.follow(page["next"], NODES)))
 
     def list_nodes(self, *, ordering: str | None = None) -> list[dict[str, Any]]:
         """Every node of every page, as a list."""

@@ -18,6 +18,7 @@ from ._transport import (
     HTTPRequest,
     check_status,
     explain_platform,
+    id_key,
     interpret_rpc,
     interpret_ton,
     interpret_tron,
@@ -128,13 +129,14 @@ def batch_request(
         answers = parse_json(response)
         if not isinstance(answers, list):
             refuse_batch_answer(answers, response.status_code)
-        by_id = {a.get("id"): a for a in answers if isinstance(a, dict)}
+        by_id = {id_key(a.get("id")): a for a in answers if isinstance(a, dict)}
         results = []
         for request_id, kind in zip(ids, kinds, strict=True):
             try:
-                if request_id not in by_id:
+                answer = by_id.get(id_key(request_id))
+                if answer is None:
                     raise MalformedResponse(f"the batch answer lacks id {request_id}")
-                result = interpret_rpc(by_id[request_id], request_id, response.status_code)
+                result = interpret_rpc(answer, request_id, response.status_code)
                 results.append(checked_result(result, kind))
             except GatewayError as error:
                 if not return_exceptions:

@@ -171,18 +171,43 @@ def parse_retry_after(value: str | None) -> float | None:
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
-_DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*")
+# Go's time.Duration text ("250ms", "1.5s", "1m30s", "100µs"), as gateways write try_again_in.
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|μs|ms|s|m|h)")
+_DURATION = re.compile(rf"(?:{_DURATION_PART.pattern})+")
+_SECONDS_PER_UNIT = {
+    "ns": 1e-9,
+    "us": 1e-6,
+    "µs": 1e-6,  # U+00B5 MICRO SIGN, what Go prints
+    "μs": 1e-6,  # U+03BC GREEK SMALL LETTER MU, also accepted by Go
+    "ms": 1e-3,
+    "s": 1.0,
+    "m": 60.0,
+    "h": 3600.0,
+}
 
 
 def parse_duration(value: Any) -> float | None:
-    """``"250ms"``, ``"1.5s"``, ``2`` as seconds (the JSON-RPC rate-limit reply's try_again_in)."""
+    """A duration as seconds: ``"250ms"``, ``"1.5s"``, ``"100µs"`` (or ``"100us"``), Go's
+    ``"1m30s"``, or a bare number of seconds (``2``, ``"2"``). None when it is not one.
+
+    It is the JSON-RPC rate-limit reply's ``try_again_in``.
+    """
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    match = _DURATION.fullmatch(value) if isinstance(value, str) else None
-    if not match:
+        return float(value) if value >= 0 else None
+    if not isinstance(value, str):
         return None
-    number, unit = float(match[1]), match[2] or "s"
-    return number * {"ms": 0.001, "s": 1.0, "m": 60.0}[unit]
+    text = value.strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        pass
+    else:
+        return seconds if seconds >= 0 else None
+    if not _DURATION.fullmatch(text):
+        return None
+    return sum(
+        float(number) * _SECONDS_PER_UNIT[unit] for number, unit in _DURATION_PART.findall(text)
+    )
 
 
 Explain = Callable[[Any, int], None]
@@ -198,10 +223,20 @@ def check_status(response: httpx.Response, *, explain: Explain | None = None) ->
     if 200 <= status < 300:
         return
     if status == 429:
+        retry_after = parse_retry_after(response.headers.get("retry-after"))
+        if retry_after is None:  # a JSON-RPC error body may say how long: data.try_again_in
+            try:
+                body = json.loads(response.content)
+            except ValueError:
+                body = None
+            error = body.get("error") if isinstance(body, dict) else None
+            data = error.get("data") if isinstance(error, dict) else None
+            if isinstance(data, dict):
+                retry_after = parse_duration(data.get("try_again_in"))
         raise RateLimited(
             f"HTTP 429 rate limited ({_snippet(response) or 'no body'})",
             status=status,
-            retry_after=parse_retry_after(response.headers.get("retry-after")),
+            retry_after=retry_after,
         )
     if explain is not None:
         try:
@@ -236,13 +271,21 @@ def _rpc_error(error: Any, status: int) -> ResponseError:
     return RPCError(code, message, data=data, status=status)
 
 
-def interpret_rpc(body: Any, request_id: int | str, status: int) -> Any:
+def id_key(value: Any) -> str | None:
+    """A JSON-RPC id as servers echo it: toncenter answers a request's 7 with "7", so an int and
+    its decimal text are the same id (``"07"``, ``7.5``, ``true`` and null match nothing)."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return None
+    return str(value)
+
+
+def interpret_rpc(body: Any, request_id: int | str | None, status: int) -> Any:
     """The `result` of one JSON-RPC response object, or the typed error it carries."""
     if not isinstance(body, dict):
         raise MalformedResponse(f"expected a JSON-RPC object, got {type(body).__name__}")
     if "error" in body and body["error"] is not None:
         raise _rpc_error(body["error"], status)
-    if body.get("id") != request_id:
+    if request_id is not None and id_key(body.get("id")) != id_key(request_id):
         raise MalformedResponse(
             f"JSON-RPC id {body.get('id')!r} does not echo the request id {request_id!r}",
             status=status,

@@ -79,16 +79,27 @@ def unwrap_envelope(payload: Any) -> Any:
     """The `result` of a JSON-RPC response envelope; any other payload is returned unchanged.
 
     Responses saved to disk often keep the ``{"jsonrpc", "id", "result"}`` envelope, while the
-    clients return the bare result: both are accepted everywhere. An error envelope raises.
+    clients return the bare result: both are accepted everywhere. An error answer raises with its
+    whole reason, whether or not it carries ``"jsonrpc"`` (proxies and gateways often leave it
+    out); toncenter's ``{"ok": false, ...}`` is left to the TON frame, which reads its code.
     """
-    if isinstance(payload, Mapping) and "jsonrpc" in payload:
-        if payload.get("error") is not None:
-            raise FrameError(
-                f"the payload is a JSON-RPC error response: {describe(payload['error'])}"
-            )
-        if "result" in payload:
-            return payload["result"]
+    if not isinstance(payload, Mapping):
+        return payload
+    if payload.get("error") is not None and "ok" not in payload:
+        raise FrameError(f"the payload is an error answer: {_error_reason(payload['error'])}")
+    if "jsonrpc" in payload and "result" in payload:
+        return payload["result"]
     return payload
+
+
+def _error_reason(error: Any) -> str:
+    """An error object's code and message in full (the reason is what the reader needs)."""
+    if isinstance(error, Mapping):
+        message = error.get("message")
+        reason = str(message) if message is not None else describe(dict(error))
+        code = error.get("code")
+        return reason if code is None else f"{reason} (code {code})"
+    return str(error)
 
 
 def is_missing(value: Any) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -107,7 +108,10 @@ _PRINT_BLOCK_SCHEMA = {
     "size": "text",
 }
 
-_BLOCK_LINE = re.compile(r"Block\(#(\d+)\)(?::\s*Size:\s*(.*?))?\s*\{?\s*")
+# Klaytn and older geth nodes print it through spew, so it may follow "(*types.Block)(0x...)(".
+_BLOCK_LINE = re.compile(
+    r"(?:\(\*types\.Block\)\(0x[0-9a-fA-F]+\)\()?Block\(#(\d+)\)(?::\s*Size:\s*(.*?))?\s*\{?\s*"
+)
 _HEADER_LINE = re.compile(r"Header\((?:0x)?([0-9a-fA-F]*)\):?\s*")
 _PAIR = re.compile(r"\s*([A-Za-z][A-Za-z0-9 ]{0,40}?)\s*:\s*(.*?)\s*")
 # Go's Header.String() prints "TxSha <hash>" without the colon.
@@ -123,19 +127,27 @@ _GO_NIL = "<nil>"
 def print_block_frame(text: str | Iterable[str]) -> pd.DataFrame:
     """Header fields of ``debug_printBlock`` dumps, one row per dump; the raw text is kept.
 
-    Parses geth's ``Block.String()`` layout (``Block(#N): Size: ... {``, ``Header(<hash>):``,
-    ``Key: value`` lines, ``Transactions:`` with one ``TX(...)`` per transaction, ``Uncles:``) and
-    is tolerant of other layouts: every ``Key: value`` line before ``Transactions:`` becomes a
-    column named in snake_case (``ParentHash`` -> ``parent_hash``), decimal values as exact ints
-    and anything else as text. Fields a dump lacks are NA.
+    Reads what geth-based nodes (Arbitrum Nitro among them) really answer: Go's ``spew.Sdump`` of
+    the ``*types.Block`` (``(*types.Block)(0x...)({``, ``header: (*types.Header)(0x...)({``,
+    ``ParentHash: (common.Hash) (len=32 cap=32) 0x...``, ``Number: (*big.Int)(0x...)(N)``,
+    ``GasLimit: (uint64) N``, hex dumps for byte fields, ``transactions: (types.Transactions)``).
+    Field names are matched whatever their case (geth prints ``ParentHash``, its fork go-quai
+    ``parentHash``); where a fork prints a list (go-quai's per-region ``number``), the last entry
+    (the block's own level) is taken. Older nodes print ``Block.String()`` instead (``Block(#N):
+    Size: ... {``, ``Header(<hash>):``, ``Key: value`` lines, ``Transactions:`` with one ``TX(...)``
+    per transaction, ``Uncles:``), with or without spew's ``(*types.Block)(0x...)(`` in front:
+    that is read too. In both, every other header field becomes a column named in snake_case
+    (``TxHash`` -> ``tx_hash``), decimal values as exact ints and anything else as text (byte
+    fields as 0x hex). Whatever a dump lacks, or holds in a form that is not the column's
+    (a pointer address where a hash would be, ``<nil>``), is NA, never a fragment of the dump.
 
     Accepts one dump, its JSON-RPC envelope, or an iterable of dumps.
 
-    Columns: number (Int64), hash, parent_hash, miner (string: Coinbase or Miner), timestamp (UTC,
-    from Time in seconds), gas_limit, gas_used (Int64), base_fee (exact int, wei), tx_count,
-    uncle_count (Int64; NA when the dump has no such section), size (string, e.g. "1.23 kB"),
-    then every other parsed field (string, or object when it holds numbers), then raw (string,
-    the whole dump).
+    Columns: number (Int64), hash (string; NA when the dump holds only a pointer to it, as geth
+    1.13 and later do), parent_hash, miner (string: Coinbase or Miner), timestamp (UTC, from Time in
+    seconds), gas_limit, gas_used (Int64), base_fee (exact int, wei), tx_count, uncle_count (Int64;
+    NA when the dump has no such section), size (string, e.g. "1.23 KiB"), then every other parsed
+    field (string, or object when it holds numbers), then raw (string, the whole dump).
     """
     text = unwrap_envelope(text)
     dumps = [text] if isinstance(text, str) else list(as_iterable(text, "debug_printBlock dumps"))
@@ -152,6 +164,12 @@ def print_block_frame(text: str | Iterable[str]) -> pd.DataFrame:
 
 
 def _parse_dump(raw: str | None) -> dict[str, Any]:
+    if raw is not None and _SPEW_BLOCK.match(raw):
+        return _parse_spew_dump(raw)
+    return _parse_compact_dump(raw)
+
+
+def _parse_compact_dump(raw: str | None) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     row: dict[str, Any] = {"raw": raw, "fields": fields}
     section = "header"
@@ -178,7 +196,8 @@ def _parse_dump(raw: str | None) -> dict[str, Any]:
 
 
 def _known_fields(row: dict[str, Any], fields: dict[str, Any]) -> None:
-    """Fill the documented columns from the parsed fields, whatever the dump called them."""
+    """Fill the documented columns from the parsed fields, whatever the dump called them, and
+    keep only values of the column's shape (a dump's fragment is not a hash or a number)."""
     aliases = {
         "number": ("number",),
         "hash": ("hash",),
@@ -195,6 +214,169 @@ def _known_fields(row: dict[str, Any], fields: dict[str, Any]) -> None:
             row[column] = next((fields[n] for n in names if fields.get(n) is not None), None)
         if isinstance(row[column], str) and _PRINT_BLOCK_SCHEMA[column] != "text":
             row[column] = _hex_or_none(row[column])
+        shape = _TEXT_SHAPES.get(column)
+        if shape is not None and not (
+            isinstance(row[column], str) and shape.fullmatch(row[column])
+        ):
+            row[column] = None
+
+
+# --- spew.Sdump -------------------------------------------------------------------------------
+
+# Go's spew prints every value as "(type) value": the type in balanced parentheses, then for
+# pointers "(0xaddress)" and the pointee in parentheses, for arrays, slices and strings a
+# "(len=N cap=M)" prefix, for structs, slices and maps an indented block closed by "}".
+_SPEW_BLOCK = re.compile(r"\s*\(\*types\.Block\)\(0x[0-9a-fA-F]+\)\(\{\s*\n")
+_SPEW_FIELD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*): (.*)")
+_SPEW_LENGTHS = re.compile(r"\((?:len=\d+)?\s*(?:cap=\d+)?\)\s*")
+# A row of spew's hex dump of a byte array: offset, up to 16 bytes, then |ascii|.
+_SPEW_HEXDUMP = re.compile(r"[0-9a-f]{8}  ((?:[0-9a-f]{2} {1,2})+)\s*\|.*\|")
+_GO_ADDRESS = re.compile(r"0x[0-9a-fA-F]+|<nil>")
+_HASH = re.compile(r"(?:0x)?[0-9a-fA-F]{64}")
+_TEXT_SHAPES = {"hash": _HASH, "parent_hash": _HASH, "miner": re.compile(r"(?:0x)?[0-9a-fA-F]{40}")}
+
+
+@dataclass
+class _GoValue:
+    """One value of a spew dump: its field name (None for elements of a list), Go type, the text
+    printed after the type (None when the value is a block of children), and the children."""
+
+    name: str | None
+    type: str
+    text: str | None = None
+    children: list[_GoValue] = field(default_factory=list)
+
+    def child(self, name: str) -> _GoValue | None:
+        return next((c for c in self.children if c.name and _snake_case(c.name) == name), None)
+
+
+def _parse_spew_dump(raw: str) -> dict[str, Any]:
+    block = _spew_tree(raw)
+    header = block.child("header") or _GoValue(None, "")
+    fields: dict[str, Any] = {}
+    row: dict[str, Any] = {"raw": raw, "fields": fields}
+    for value in header.children:
+        if value.name is None or value.name.startswith("_"):
+            continue
+        text = _spew_scalar(value, lists=_snake_case(value.name) in _LAST_OF_LIST)
+        if text is not None:
+            fields.setdefault(_snake_case(value.name), _field_value(text))
+    # geth keeps the block hash and size in caches on the block; older versions print the hash,
+    # newer ones only a pointer to it (not a hash, so NA).
+    row["hash"] = _spew_scalar(header.child("hash") or block.child("hash") or _GoValue(None, ""))
+    row["size"] = _spew_size(block.child("size"))
+    row["tx_count"] = _spew_count(block.child("transactions"))
+    row["uncle_count"] = _spew_count(block.child("uncles"))
+    fields.pop("hash", None)
+    _known_fields(row, fields)
+    return row
+
+
+# Header fields a geth fork may print as one value per level of its chain (go-quai's regions):
+# the last one is the block's own.
+_LAST_OF_LIST = frozenset({"number", "parent_hash"})
+
+
+def _spew_tree(raw: str) -> _GoValue:
+    """The dump as a tree of `_GoValue`; lines it cannot read become text leaves, never errors."""
+    root = _GoValue(None, "dump")
+    stack = [root]
+    for line in raw.splitlines():
+        item = line.strip().removesuffix(",")
+        if not item:
+            continue
+        if item.startswith("}"):
+            if len(stack) > 1:
+                stack.pop()
+            continue
+        match = _SPEW_FIELD.fullmatch(item)
+        name, rest = (match[1], match[2]) if match else (None, item)
+        value, opens = _spew_value(name, rest)
+        stack[-1].children.append(value)
+        if opens:
+            stack.append(value)
+    return root.children[0] if root.children else root
+
+
+def _spew_value(name: str | None, text: str) -> tuple[_GoValue, bool]:
+    """One printed value, and whether it opens a block of children."""
+    type_name, rest = _balanced(text)
+    if type_name is None:
+        return _GoValue(name, "", text), False
+    if rest.startswith("("):  # a pointer: (0xaddress) then the pointee, or (<nil>)
+        address, rest = _balanced(rest)
+        if address is None or not _GO_ADDRESS.fullmatch(address):
+            return _GoValue(name, type_name, text), False
+        if address == "<nil>" or not rest:
+            return _GoValue(name, type_name, "<nil>" if address == "<nil>" else address), False
+        if rest == "({":
+            return _GoValue(name, type_name), True
+        pointee, _ = _balanced(rest)
+        rest = pointee if pointee is not None else rest
+    rest = _SPEW_LENGTHS.sub("", rest.strip(), count=1) if rest.strip().startswith("(") else rest
+    rest = rest.strip()
+    if rest == "{":
+        return _GoValue(name, type_name), True
+    return _GoValue(name, type_name, rest), False
+
+
+def _balanced(text: str) -> tuple[str | None, str]:
+    """The content of the parenthesised group `text` starts with, and what follows it."""
+    if not text.startswith("("):
+        return None, text
+    depth = 0
+    for index, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0:
+            return text[1:index], text[index + 1 :]
+    return None, text
+
+
+def _spew_scalar(value: _GoValue, *, lists: bool = False) -> str | None:
+    """The value as one piece of text: a scalar as printed, a byte array's hex dump as 0x hex, an
+    atomic cache by its content; lists only when `lists` (then their last element). None when
+    the value is none of these (a struct, <nil>)."""
+    if value.text is not None:
+        return None if value.text in ("<nil>", "") else value.text
+    if not value.children:
+        return None
+    rows = [_SPEW_HEXDUMP.fullmatch(c.text or "") for c in value.children if c.name is None]
+    if all(rows) and len(rows) == len(value.children):
+        return "0x" + "".join(row[1].replace(" ", "") for row in rows if row)
+    content = value.child("v")  # sync/atomic.Value and atomic.Pointer keep their content in v
+    if content is not None:
+        return _spew_scalar(content)
+    if lists and all(c.name is None for c in value.children):
+        return _spew_scalar(value.children[-1])
+    return None
+
+
+def _spew_size(value: _GoValue | None) -> str | None:
+    """The block's cached size: common.StorageSize prints itself ("1.23 KiB"); geth 1.13 and later
+    keep a uint64 of bytes, 0 until computed."""
+    text = _spew_scalar(value) if value is not None else None
+    if text is None or not text[:1].isdigit():
+        return None
+    if _DECIMAL.fullmatch(text):
+        return _storage_size(int(text)) if int(text) else None
+    return text
+
+
+def _storage_size(size: int) -> str:
+    """go-ethereum's `common.StorageSize` text for a number of bytes."""
+    for unit, scale in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size > scale:
+            return f"{size / scale:.2f} {unit}"
+    return f"{size:.2f} B"
+
+
+def _spew_count(value: _GoValue | None) -> int | None:
+    """How many elements a slice holds: spew prints a nil slice as <nil>, an empty one as {}."""
+    if value is None:
+        return None
+    if value.text is not None:
+        return 0 if value.text == "<nil>" else None
+    return len(value.children)
 
 
 def _snake_case(key: str) -> str:

@@ -63,17 +63,20 @@ def ton_token_data(payload: Any, *, address: str | list[str] | None = None) -> p
     """Token (jetton) data, one row per token.
 
     Accepts the spec's flat record (``{name, symbol, decimals, totalSupply, mintable, burnable,
-    address}``), toncenter's ``{"ok": true, "result": {total_supply, mintable, admin_address,
-    jetton_content: {type, data}, ...}}`` or its bare `result`, a JSON-RPC envelope, or a list of
-    any of these. ``{"ok": false, ...}`` raises with toncenter's error.
+    address}``), toncenter v2's current ``{"ok": true, "result": {"@type":
+    "ext.tokens.jettonMasterData", address, contract_type, total_supply (a decimal string),
+    mintable, admin_address, jetton_content: {type, data}, jetton_wallet_code}}``, its older form
+    (no address, total_supply a JSON number), the bare `result` of either, a JSON-RPC envelope, or
+    a list of any of these. ``{"ok": false, ...}`` raises with toncenter's error.
 
     Columns: address, name, symbol (string), decimals (Int64; toncenter sends it as text),
     total_supply (exact int, smallest units), supply (float, total_supply / 10**decimals),
     mintable, burnable (boolean), admin_address, contract_type (string, e.g. jetton_master),
     content_type (string: onchain/offchain), uri, image, description (string, from the content).
 
-    toncenter's answer does not repeat the token's address: pass the `address` you asked for (a
-    list, one per payload, for a list of payloads) to fill that column.
+    toncenter's older answers do not repeat the token's address: pass the `address` you asked for
+    (a list, one per payload, for a list of payloads) to fill that column where the answer has
+    none.
     """
     payload = unwrap_envelope(payload)
     payloads = payload if isinstance(payload, list) else [payload]

@@ -197,17 +197,20 @@ def asset_issues(payload: Any, *, hex_text: bool | None = None) -> pd.DataFrame:
     of those values is hex. Pass it explicitly for short all-hex names such as ``"BEEF"``.
 
     Columns: id, name, abbr (string), owner_address (string), total_supply (exact int, smallest
-    units), precision (Int64), total_supply_tokens (float, total_supply / 10**precision), trx_num,
+    units), precision (Int64; 0 when the record leaves it out, as protobuf JSON does with zeros),
+    total_supply_tokens (float, total_supply / 10**precision), trx_num,
     num (Int64, the exchange ratio), start_time, end_time (UTC), description, url (string),
-    free_asset_net_limit, public_free_asset_net_limit (Int64), frozen_supply_total (exact int, sum
-    of frozen_amount, 0 when nothing is frozen), name_raw, abbr_raw, description_raw, url_raw (the
-    text as received; the readable column is NA where it is not hex, and undecodable bytes show as
-    U+FFFD).
+    free_asset_net_limit, public_free_asset_net_limit (Int64, 0 when left out),
+    frozen_supply_total (exact int, sum of frozen_amount, 0 when nothing is frozen), name_raw,
+    abbr_raw, description_raw, url_raw (the text as received; the readable column is NA where it is
+    not hex, and undecodable bytes show as U+FFFD).
     """
     records = _records(
         payload, list_key="assetIssue", record_fields=_ASSET_FIELDS, what="TRON asset issue records"
     )
     columns = columns_from_rows(records, _ASSET_SCHEMA)
+    for limit in ("free_asset_net_limit", "public_free_asset_net_limit"):  # zero when left out
+        columns[limit] = int_column([r.get(limit, 0) for r in records], limit)
     raw_texts = {f: [text_value(r.get(f), f) for r in records] for f in ASSET_TEXT_FIELDS}
     if hex_text is None:
         hex_text = _all_hex(raw_texts)
@@ -216,7 +219,8 @@ def asset_issues(payload: Any, *, hex_text: bool | None = None) -> pd.DataFrame:
         columns[f"{field}_raw"] = text_column(raw, field)
 
     supplies = exact_ints([r.get("total_supply") for r in records], "total_supply")
-    precisions = exact_ints([r.get("precision") for r in records], "precision")
+    # Protobuf JSON leaves out zero fields: a record without a precision has precision 0.
+    precisions = exact_ints([r.get("precision", 0) for r in records], "precision")
     columns["total_supply"] = big_int_column(supplies, "total_supply")
     columns["precision"] = int_column(precisions, "precision")
     columns["total_supply_tokens"] = float_column(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cached_property
 from math import isqrt
 from typing import Any
@@ -304,97 +305,99 @@ class EvmChain:
     # --- debug_printBlock (Arbitrum) ---------------------------------------------------------
 
     def _print_block(self, call: BoundCall, head: int) -> str:
-        number = int(call.arguments["number"], 16)
+        # The catalog reads a decimal integer or 0x hex alike (the spec's text and its sample).
+        number = call.arguments["number"]
         if number > head:
             raise RpcError(SERVER_ERROR, f"block #{number} not found")
         return self.block_dump(number)
 
     def block_dump(self, number: int) -> str:
-        """The block in the format of geth's `types.Block.String()` (a Go struct dump)."""
+        """The block as Nitro answers debug_printBlock: ``spew.Sdump`` of its ``*types.Block``.
+
+        The layout is go-ethereum 1.14's (Nitro's base): the header's exported fields with their
+        Go types, byte fields as spew's hex dumps, pointers with their addresses, and the block's
+        caches (the hash behind an ``atomic.Pointer``, so not printed; the size as a uint64).
+        """
         header = self.header(number)
         rng = self.seeded.rng(self.chain.name, "block-body", number)
         transactions = [self._internal_tx(number)] + [
             self._user_tx(rng, number, index) for index in range(rng.randrange(7))
         ]
-        gas_used = sum(int(tx["GasLimit"], 16) * 3 // 4 for tx in transactions)
+        gas_used = sum(tx["gas"] * 3 // 4 for tx in transactions)
         bloom = bytearray(256)
         for _ in range(3 * len(transactions)):
             bloom[rng.randrange(256)] |= 1 << rng.randrange(8)
-        fields = (
-            ("ParentHash:", header.parent_hash),
-            ("UncleHash:", "0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347"),
-            ("Coinbase:", self.profile.coinbase),
-            ("Root:", "0x" + self.seeded.hex(self.chain.name, "state-root", number)),
-            ("TxSha", "0x" + header.tx_root.hex()),
-            ("ReceiptSha:", "0x" + header.receipt_root.hex()),
-            ("Bloom:", "0x" + bloom.hex()),
-            ("Difficulty:", "1"),
-            ("Number:", str(number)),
-            ("GasLimit:", str(self.profile.gas_limit)),
-            ("GasUsed:", str(gas_used)),
-            ("Time:", str(header.time)),
-            ("Extra:", "0x" + self.seeded.hex(self.chain.name, "send-root", number)),
-            ("MixDigest:", "0x" + self.seeded.hex(self.chain.name, "mix", number)),
-            ("Nonce:", "0x" + self.seeded.hex(self.chain.name, "nonce", number, size=8)),
-            ("BaseFee:", str(self.profile.base_fee_wei)),
-        )
-        header_lines = "\n".join(f"\t{label}\t    {value}" for label, value in fields)
-        tx_text = "\n".join(
-            "\n".join(f"\t{label}{value}" for label, value in _tx_lines(tx)) for tx in transactions
-        )
-        size = 700 + sum(110 + len(tx["Data"]) // 2 for tx in transactions)
-        return (
-            f"Block(#{number}): Size: {_storage_size(size)} {{\n"
-            f"MinerHash: 0x{self.seeded.hex(self.chain.name, 'seal-hash', number)}\n"
-            f"Header({header.hash}):\n[\n{header_lines}\n]\n"
-            f"Transactions:\n[\n{tx_text}\n]\n"
-            f"Uncles:\n[]\n}}\n"
-        )
+        go = _GoPrinter(self.seeded, self.chain.name, number)
+        name = self.chain.name
+        header_fields = [
+            ("ParentHash", go.hash(header.parent_hash)),
+            ("UncleHash", go.hash("0x" + _EMPTY_UNCLES_HASH)),
+            ("Coinbase", go.address(self.profile.coinbase)),
+            ("Root", go.hash("0x" + self.seeded.hex(name, "state-root", number))),
+            ("TxHash", go.hash("0x" + header.tx_root.hex())),
+            ("ReceiptHash", go.hash("0x" + header.receipt_root.hex())),
+            ("Bloom", go.bytes("types.Bloom", bytes(bloom))),
+            ("Difficulty", go.big(1)),
+            ("Number", go.big(number)),
+            ("GasLimit", f"(uint64) {self.profile.gas_limit}"),
+            ("GasUsed", f"(uint64) {gas_used}"),
+            ("Time", f"(uint64) {header.time}"),
+            # Nitro keeps the send root in Extra and the send count and L1 block in MixDigest.
+            ("Extra", go.bytes("[]uint8", self.seeded.bytes(name, "send-root", number))),
+            ("MixDigest", go.hash("0x" + self.seeded.hex(name, "mix", number))),
+            ("Nonce", go.bytes("types.BlockNonce", (number // 4).to_bytes(8, "big"))),
+            ("BaseFee", go.big(self.profile.base_fee_wei)),
+            ("WithdrawalsHash", "(*common.Hash)(<nil>)"),
+            ("BlobGasUsed", "(*uint64)(<nil>)"),
+            ("ExcessBlobGas", "(*uint64)(<nil>)"),
+            ("ParentBeaconRoot", "(*common.Hash)(<nil>)"),
+            ("RequestsHash", "(*common.Hash)(<nil>)"),
+        ]
+        size = 700 + sum(110 + len(tx["data"]) for tx in transactions)
+        tx_dumps = [go.transaction(tx, header.time) for tx in transactions]
+        block_fields = [
+            ("header", go.struct("*types.Header", header_fields)),
+            ("uncles", "([]*types.Header) <nil>"),
+            ("transactions", go.slice("types.Transactions", tx_dumps)),
+            ("withdrawals", "(types.Withdrawals) <nil>"),
+            ("hash", go.atomic_pointer("common.Hash", go.pointer())),
+            ("size", go.atomic_uint64(size)),
+            ("ReceivedAt", "(time.Time) 0001-01-01 00:00:00 +0000 UTC"),
+            ("ReceivedFrom", "(interface {}) <nil>"),
+        ]
+        return go.struct("*types.Block", block_fields) + "\n"
 
-    def _internal_tx(self, number: int) -> dict[str, str]:
+    def _internal_tx(self, number: int) -> dict[str, Any]:
         """ArbOS's start-of-block transaction, the first of every Arbitrum block."""
-        arbos = "0x00000000000000000000000000000000000a4b05"
-        data = "0x6bf6a42d" + self.seeded.hex(self.chain.name, "l1-info", number, size=96)
-        return self._tx(number, 0, arbos, arbos, 0, 0, 0, data)
+        data = bytes.fromhex("6bf6a42d") + self.seeded.bytes(
+            self.chain.name, "l1-info", number, size=96
+        )
+        return {"type": "*types.ArbitrumInternalTx", "data": data, "gas": 0, "index": 0}
 
-    def _user_tx(self, rng: Any, number: int, index: int) -> dict[str, str]:
-        sender = address_of(rng.choice(ACCOUNT_NAMES))
+    def _user_tx(self, rng: Any, number: int, index: int) -> dict[str, Any]:
+        rng.choice(ACCOUNT_NAMES)  # the sender: not in the dump (geth caches it), kept for the seed
         if rng.random() < 0.5:
             recipient = address_of(rng.choice(ACCOUNT_NAMES))
-            value, gas, data = rng.randrange(10**15, 10**18), 21_000, "0x"
+            value, gas, data = rng.randrange(10**15, 10**18), 21_000, b""
         else:
             recipient, value, gas = token_address(), 0, 65_000
             amount = rng.randrange(10**6, 10**10)
-            data = "0xa9059cbb" + address_of(rng.choice(ACCOUNT_NAMES))[2:].lower().rjust(64, "0")
-            data += f"{amount:064x}"
-        gas_price = self.profile.base_fee_wei + rng.randrange(10**7)
-        return self._tx(number, index + 1, sender, recipient, value, gas, gas_price, data)
-
-    def _tx(
-        self,
-        number: int,
-        index: int,
-        sender: str,
-        recipient: str,
-        value: int,
-        gas: int,
-        gas_price: int,
-        data: str,
-    ) -> dict[str, str]:
-        parts = (self.chain.name, "tx", number, index)
+            holder = bytes.fromhex(address_of(rng.choice(ACCOUNT_NAMES))[2:].rjust(64, "0"))
+            data = bytes.fromhex("a9059cbb") + holder + amount.to_bytes(32, "big")
+        parts = (self.chain.name, "tx", number, index + 1)
         return {
-            "TX": "0x" + self.seeded.hex(*parts, "hash"),
-            "Contract": "false",  # geth prints true only for contract creations
-            "From": sender.lower(),
-            "To": recipient.lower(),
-            "Nonce": str(self.seeded.integer(*parts, "nonce", below=5_000)),
-            "GasPrice": hex(gas_price),
-            "GasLimit": hex(gas),
-            "Value": hex(value),
-            "Data": data,
-            "V": hex(self.seeded.integer(*parts, "v", below=2)),
-            "R": "0x" + self.seeded.hex(*parts, "r"),
-            "S": "0x" + self.seeded.hex(*parts, "s"),
+            "type": "*types.DynamicFeeTx",
+            "index": index + 1,
+            "nonce": self.seeded.integer(*parts, "nonce", below=5_000),
+            "tip": rng.randrange(10**7),
+            "fee_cap": 2 * self.profile.base_fee_wei,
+            "gas": gas,
+            "to": recipient,
+            "value": value,
+            "data": data,
+            "v": self.seeded.integer(*parts, "v", below=2),
+            "r": int(self.seeded.hex(*parts, "r"), 16),
+            "s": int(self.seeded.hex(*parts, "s"), 16),
         }
 
     # --- bor_getRootHash (Polygon) -----------------------------------------------------------
@@ -427,30 +430,127 @@ class EvmChain:
         return level[0]
 
 
-def _tx_lines(tx: dict[str, str]) -> list[tuple[str, str]]:
-    """geth's `Transaction.String()` labels, with its ragged alignment."""
-    return [
-        ("TX(", tx["TX"] + ")"),
-        ("Contract: ", tx["Contract"]),
-        ("From:     ", tx["From"]),
-        ("To:       ", tx["To"]),
-        ("Nonce:    ", tx["Nonce"]),
-        ("GasPrice: ", tx["GasPrice"]),
-        ("GasLimit  ", tx["GasLimit"]),
-        ("Value:    ", tx["Value"]),
-        ("Data:     ", tx["Data"]),
-        ("V:        ", tx["V"]),
-        ("R:        ", tx["R"]),
-        ("S:        ", tx["S"]),
-    ]
+_EMPTY_UNCLES_HASH = "1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347"
+ARBITRUM_CHAIN_ID = 42161
+_GO_PACKAGES = {
+    "common": "github.com/ethereum/go-ethereum/common",
+    "types": "github.com/ethereum/go-ethereum/core/types",
+}
 
 
-def _storage_size(size: int) -> str:
-    """geth's `common.StorageSize` text."""
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if size > scale:
-            return f"{size / scale:.2f} {unit}"
-    return f"{size:.2f} B"
+class _GoPrinter:
+    """Prints values as github.com/davecgh/go-spew's Sdump does, one block dump at a time.
+
+    Pointer addresses are made up but stable per block (Go heap addresses look like 0xc000...).
+    """
+
+    def __init__(self, seeded: Seeded, chain: str, number: int):
+        self._seeded = seeded
+        self._parts = (chain, "go-heap", number)
+        self._count = 0
+
+    def pointer(self) -> str:
+        self._count += 1
+        offset = self._seeded.integer(*self._parts, self._count, below=1 << 24) & ~0xF
+        return f"0xc{offset + (self._count << 24):09x}"
+
+    def hash(self, value: str) -> str:
+        return f"(common.Hash) (len=32 cap=32) {value}"
+
+    def address(self, value: str) -> str:
+        # common.Address prints itself with its EIP-55 checksum.
+        return f"(common.Address) (len=20 cap=20) {enc.to_checksum_address(value)}"
+
+    def big(self, value: int) -> str:
+        return f"(*big.Int)({self.pointer()})({value})"
+
+    def bytes(self, go_type: str, data: bytes) -> str:
+        """A byte slice or array: spew's hex dump, 16 bytes a row, with the printable ASCII."""
+        if not data:
+            return f"({go_type}) {{\n}}"
+        rows = []
+        for offset in range(0, len(data), 16):
+            chunk = data[offset : offset + 16]
+            pairs = " ".join(f"{b:02x}" for b in chunk[:8])
+            if len(chunk) > 8:
+                pairs += "  " + " ".join(f"{b:02x}" for b in chunk[8:])
+            text = "".join(chr(b) if 32 <= b < 127 else "." for b in chunk)
+            rows.append(f" {offset:08x}  {pairs:<50}|{text}|")
+        body = "\n".join(rows)
+        return f"({go_type}) (len={len(data)} cap={len(data)}) {{\n{body}\n}}"
+
+    def struct(self, go_type: str, fields: list[tuple[str, str]]) -> str:
+        lines = ",\n".join(f"{name}: {value}" for name, value in fields)
+        opening = (
+            f"({go_type})({self.pointer()})({{" if go_type.startswith("*") else f"({go_type}) {{"
+        )
+        closing = "})" if go_type.startswith("*") else "}"
+        return f"{opening}\n{_indent(lines)}\n{closing}"
+
+    def slice(self, go_type: str, items: list[str]) -> str:
+        if not items:
+            return f"({go_type}) {{\n}}"
+        body = _indent(",\n".join(items))
+        return f"({go_type}) (len={len(items)} cap={len(items)}) {{\n{body}\n}}"
+
+    def atomic_pointer(self, go_type: str, target: str) -> str:
+        """sync/atomic.Pointer[T]: spew names T by its full package path."""
+        package, name = go_type.split(".", 1)
+        full = f"{_GO_PACKAGES[package]}.{name}"
+        fields = [
+            ("_", f"([0]*{go_type}) {{\n}}"),
+            ("_", "(atomic.noCopy) {\n}"),
+            ("v", f"(unsafe.Pointer) {target}"),
+        ]
+        lines = ",\n".join(f"{field}: {value}" for field, value in fields)
+        return f"(atomic.Pointer[{full}]) {{\n{_indent(lines)}\n}}"
+
+    def atomic_uint64(self, value: int) -> str:
+        fields = [
+            ("_", "(atomic.noCopy) {\n}"),
+            ("_", "(atomic.align64) {\n}"),
+            ("v", f"(uint64) {value}"),
+        ]
+        lines = ",\n".join(f"{name}: {text}" for name, text in fields)
+        return f"(atomic.Uint64) {{\n{_indent(lines)}\n}}"
+
+    def transaction(self, tx: dict[str, Any], time_s: int) -> str:
+        if tx["type"] == "*types.ArbitrumInternalTx":
+            inner = [
+                ("ChainId", self.big(ARBITRUM_CHAIN_ID)),
+                ("Data", self.bytes("[]uint8", tx["data"])),
+            ]
+        else:
+            to = enc.to_checksum_address(tx["to"])
+            to = f"(*common.Address)({self.pointer()})((len=20 cap=20) {to})"
+            inner = [
+                ("ChainID", self.big(ARBITRUM_CHAIN_ID)),
+                ("Nonce", f"(uint64) {tx['nonce']}"),
+                ("GasTipCap", self.big(tx["tip"])),
+                ("GasFeeCap", self.big(tx["fee_cap"])),
+                ("Gas", f"(uint64) {tx['gas']}"),
+                ("To", to),
+                ("Value", self.big(tx["value"])),
+                ("Data", self.bytes("[]uint8", tx["data"])),
+                ("AccessList", "(types.AccessList) {\n}"),
+                ("V", self.big(tx["v"])),
+                ("R", self.big(tx["r"])),
+                ("S", self.big(tx["s"])),
+            ]
+        when = datetime.fromtimestamp(time_s, UTC).strftime("%Y-%m-%d %H:%M:%S +0000 UTC")
+        fields = [
+            ("inner", self.struct(tx["type"], inner)),
+            ("time", f"(time.Time) {when}"),
+            ("hash", self.atomic_pointer("common.Hash", self.pointer())),
+            ("size", self.atomic_uint64(0)),
+            ("from", self.atomic_pointer("types.sigCache", "<nil>")),
+        ]
+        return self.struct("*types.Transaction", fields)
+
+
+def _indent(text: str) -> str:
+    """Indent every line of a nested value one space deeper, as spew does."""
+    return "\n".join(" " + line for line in text.split("\n"))
 
 
 @functools.cache

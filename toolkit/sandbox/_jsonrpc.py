@@ -112,10 +112,14 @@ class Style:
 
 
 class ToncenterStyle(Style):
-    """toncenter's jsonRPC: ``{"ok": true, "result": ..., "jsonrpc": "2.0", "id": ...}``."""
+    """toncenter's jsonRPC: ``{"ok": true, "result": ..., "jsonrpc": "2.0", "id": "7"}``.
+
+    toncenter types the id as a string (pydantic ``id: Optional[str]`` in ton-http-api), so a
+    request's ``7`` comes back as ``"7"``.
+    """
 
     def success(self, id_: Any, result: Any) -> dict[str, Any]:
-        return {"ok": True, "result": result, "jsonrpc": "2.0", "id": id_}
+        return {"ok": True, "result": result, "jsonrpc": "2.0", "id": _as_text(id_)}
 
     def failure(self, id_: Any, error: RpcError) -> dict[str, Any]:
         return {
@@ -123,8 +127,12 @@ class ToncenterStyle(Style):
             "error": error.message,
             "code": error.code,
             "jsonrpc": "2.0",
-            "id": id_,
+            "id": _as_text(id_),
         }
+
+
+def _as_text(id_: Any) -> str | None:
+    return None if id_ is None else str(id_)
 
 
 JSONRPC = Style()

@@ -2,10 +2,13 @@
 
 Bodies follow toncenter, not the spec's flat token record (see DESIGN §5): ``{"ok": true,
 "result": ...}``, errors ``{"ok": false, "error": ..., "code": ...}`` with the code also used as
-the HTTP status. ``getTokenData`` returns ``total_supply``, ``mintable``, ``admin_address`` and
-``jetton_content`` (on-chain metadata; its values are strings, ``decimals`` included, as on chain).
-``/api/v2/jsonRPC`` serves ``unpackAddress``, ``packAddress``, ``detectAddress``,
-``getMasterchainInfo`` and ``getTokenData`` with named params.
+the HTTP status. ``getTokenData`` answers in toncenter v2's current shape: ``@type``
+``ext.tokens.jettonMasterData``, the token's ``address``, ``contract_type``, ``total_supply`` as a
+decimal string (supplies pass 2**64), ``mintable``, ``admin_address`` (absent when nobody may mint),
+``jetton_content`` (on-chain metadata; its values are strings, ``decimals`` included, as on chain)
+and ``jetton_wallet_code``. ``/api/v2/jsonRPC`` serves ``unpackAddress``, ``packAddress``,
+``detectAddress``, ``getMasterchainInfo`` and ``getTokenData`` with named params, and echoes the
+request id as a string, as toncenter types it (``TonResponseJsonRPC.id: str``).
 """
 
 from __future__ import annotations
@@ -113,16 +116,19 @@ class TonNode:
         spec = _jettons_by_raw().get(forms["raw"])
         if spec is None:
             raise RpcError(NOT_A_JETTON, "Smart contract is not Jetton or NFT")
-        admin = None
-        if spec.mintable:
-            admin_raw = "0:" + self.seeded.hex("ton", "admin", spec.symbol)
-            admin = enc.ton_address_forms(admin_raw)["bounceable"]
         code_cell = bytes.fromhex("b5ee9c72") + self.seeded.bytes("ton", "wallet-code", size=45)
-        return {
-            "total_supply": self.total_supply(spec, head),
+        data: dict[str, Any] = {
+            "@type": "ext.tokens.jettonMasterData",
+            "address": forms["bounceable"],
+            "contract_type": "jetton_master",
+            "total_supply": str(self.total_supply(spec, head)),
             "mintable": spec.mintable,
-            "admin_address": admin,
-            "jetton_content": {
+        }
+        if spec.mintable:  # a jetton whose admin gave up minting has no admin address
+            admin_raw = "0:" + self.seeded.hex("ton", "admin", spec.symbol)
+            data["admin_address"] = enc.ton_address_forms(admin_raw)["bounceable"]
+        data.update(
+            jetton_content={
                 "type": "onchain",
                 "data": {
                     "name": spec.name,
@@ -132,9 +138,9 @@ class TonNode:
                     "image": f"https://jettons.sandbox.example/{spec.symbol.lower()}.png",
                 },
             },
-            "jetton_wallet_code": base64.b64encode(code_cell).decode(),
-            "contract_type": "jetton_master",
-        }
+            jetton_wallet_code=base64.b64encode(code_cell).decode(),
+        )
+        return data
 
     def total_supply(self, spec: JettonSpec, seqno: int) -> int:
         """Mintable supplies drift hourly (720 masterchain blocks); the others are fixed."""

@@ -3,8 +3,9 @@
 It answers the way java-tron's HTTP API does: protobuf rendered as JSON, so zero and empty fields
 are absent; errors are HTTP 200 with an ``Error`` string naming the Java exception class; with
 ``visible: false`` addresses are hex (``41...``) and asset texts are hex of UTF-8, with ``visible:
-true`` they are base58 and plain text. The asset list by name always shows texts as hex, as the
-spec's table says. Transaction ids are real: SHA-256 of the protobuf-serialised `raw_data`.
+true`` they are base58 and plain text, on every endpoint that takes it. The asset list by name
+asked without ``visible`` follows the spec's table: base58 addresses, hex texts. Transaction ids
+are real: SHA-256 of the protobuf-serialised `raw_data`.
 """
 
 from __future__ import annotations
@@ -198,6 +199,13 @@ def _visible(data: Any, visible: bool) -> Any:
     return _render(data, addresses=visible, texts=visible)
 
 
+def _log_addresses_base58(info: dict[str, Any]) -> dict[str, Any]:
+    if "log" not in info:
+        return info
+    logs = [{**log, "address": enc.tron_to_base58("41" + log["address"])} for log in info["log"]]
+    return {**info, "log": logs}
+
+
 class TronNode:
     """The TRON node's state and endpoints: `rest` for /wallet/*, `handlers` for /jsonrpc."""
 
@@ -265,13 +273,15 @@ class TronNode:
         matches = self._matching(call, default_visible=True)
         if not matches:
             return {}
-        visible = call.arguments.get("visible", True)
-        return {"assetIssue": _render(matches, addresses=visible, texts=False)}
+        if "visible" in call.arguments:  # java-tron's JsonFormat: addresses and texts alike
+            return {"assetIssue": _visible(matches, call.arguments["visible"])}
+        # Not given: the spec's defaults for this method, base58 addresses and hex texts.
+        return {"assetIssue": _render(matches, addresses=True, texts=False)}
 
     def _asset_by_id(self, call: BoundCall, head: int) -> Any:
         for record in self.assets:
             if record["id"] == call.arguments["value"]:
-                return record
+                return _visible(record, call.arguments.get("visible", False))
         return {}
 
     # --- blocks --------------------------------------------------------------------------------
@@ -285,7 +295,10 @@ class TronNode:
         if number > head:
             return []
         _, infos = self._block(number)
-        return _visible(infos, call.arguments.get("visible", False))
+        visible = call.arguments.get("visible", False)
+        if visible:  # java-tron also shows each log's 20-byte EVM address as a base58 address
+            infos = [_log_addresses_base58(info) for info in infos]
+        return _visible(infos, visible)
 
     def _latest_blocks(self, call: BoundCall, head: int) -> Any:
         first = head - call.arguments["num"] + 1
