@@ -1115,11 +1115,20 @@ class ResultKind:
     check: Callable[[Any], bool]
 
 
-def _is_hex(value: Any) -> bool:
-    return isinstance(value, str) and value.startswith("0x")
+# Strict, so that a result that passes converts without error: `int(result, 16)` alone would
+# take "0x_1", full-width digits and a trailing newline, and raise ValueError on "0xzz" after the
+# answer was paid for (and cached). Answers may carry leading zeros; never more than 256 bits.
+_RESULT_QUANTITY = re.compile(r"0x0*[0-9a-fA-F]{1,64}")
+_RESULT_DATA = re.compile(r"0x(?:[0-9a-fA-F]{2})*")
+_RESULT_ROOT_HASH = re.compile(r"[0-9a-fA-F]{64}")
+
+
+def _matches(pattern: re.Pattern[str]) -> Callable[[Any], bool]:
+    return lambda value: isinstance(value, str) and pattern.fullmatch(value) is not None
 
 
 # The typed value of a raw result, by result kind: what the typed helpers and bulk runs return.
+# Each is only applied to a result that passed its kind's check in RESULT_KINDS.
 TYPED_VALUES: dict[str, Callable[[Any], Any]] = {
     "quantity": lambda result: int(result, 16),
     # TRON answers {} instead of [] for block 0 and below
@@ -1129,14 +1138,10 @@ TYPED_VALUES: dict[str, Callable[[Any], Any]] = {
 RESULT_KINDS: dict[str, ResultKind] = {
     k.name: k
     for k in (
-        ResultKind("quantity", "a 0x hex quantity", lambda v: _is_hex(v) and len(v) > 2),
-        ResultKind("data", "0x hex data", _is_hex),
+        ResultKind("quantity", "a 0x hex quantity of at most 256 bits", _matches(_RESULT_QUANTITY)),
+        ResultKind("data", "0x hex data (whole bytes)", _matches(_RESULT_DATA)),
         ResultKind("text", "a string", lambda v: isinstance(v, str)),
-        ResultKind(
-            "root-hash",
-            "64 hex digits without 0x",
-            lambda v: isinstance(v, str) and len(v) == 64 and not v.startswith("0x"),
-        ),
+        ResultKind("root-hash", "64 hex digits without 0x", _matches(_RESULT_ROOT_HASH)),
         ResultKind("simulation", "a simulation result object", lambda v: isinstance(v, dict)),
         ResultKind("asset-issue", "an asset issue object", lambda v: isinstance(v, dict)),
         ResultKind("asset-issue-list", "an assetIssue object", lambda v: isinstance(v, dict)),

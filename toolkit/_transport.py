@@ -135,10 +135,21 @@ def _snippet(response: httpx.Response) -> str:
     return scrub(text) + ("..." if len(response.content) > _SNIPPET else "")
 
 
-def parse_json(response: httpx.Response) -> Any:
-    """The body as JSON, whatever the content type says; otherwise MalformedResponse."""
+def parse_json(response: httpx.Response, max_depth: int = 128) -> Any:
+    """The body as JSON, whatever the content type says; otherwise MalformedResponse.
+
+    Arrays and objects nested deeper than `max_depth` are a MalformedResponse too: no answer of
+    the spec nests beyond a dozen levels, and a deeper one would raise RecursionError in the
+    decoder, or later in whatever walks it (the cache's encoder, a frame, a scrubber)."""
+
+    def too_deep() -> MalformedResponse:
+        message = f"HTTP {response.status_code} with JSON nested deeper than {max_depth} levels"
+        return MalformedResponse(message, status=response.status_code)
+
     try:
-        return json.loads(response.content)
+        body = json.loads(response.content)
+    except RecursionError:
+        raise too_deep() from None
     except ValueError:
         kind = response.headers.get("content-type", "no content type")
         what = "an empty body" if not response.content else f"{kind}: {_snippet(response)!r}"
@@ -147,6 +158,15 @@ def parse_json(response: httpx.Response) -> Any:
         raise MalformedResponse(
             f"HTTP {response.status_code} with {reason} ({what})", status=response.status_code
         ) from None
+    # Depth, without recursion: only containers are pushed, each once (linear in the body).
+    stack = [(body, 1)] if isinstance(body, dict | list) else []
+    while stack:
+        container, depth = stack.pop()
+        if depth > max_depth:
+            raise too_deep()
+        inner = container.values() if isinstance(container, dict) else container
+        stack.extend((item, depth + 1) for item in inner if isinstance(item, dict | list))
+    return body
 
 
 def parse_retry_after(value: str | None) -> float | None:
