@@ -544,7 +544,7 @@ class Method:
         hint = f"; did you mean {close[0]!r}?" if close else f"; it takes {', '.join(names)}"
         raise ValidationError(
             f"unknown parameter {_shown(key)}{hint}",
-            param=key,
+            param=key if len(key) <= 64 else key[:60] + "...",
             rule="unknown-param",
             method=self.name,
         )
@@ -1091,6 +1091,12 @@ _ALIASES = {
 
 def chain_for(label: str) -> Chain:
     """The chain profile for a protocol label or node name (``polygon-mainnet`` -> polygon)."""
+    if not isinstance(label, str):
+        raise ValidationError(
+            f"must be a chain name like 'ethereum', got {type(label).__name__} {_shown(label)}",
+            param="chain",
+            rule="type",
+        )
     text = label.strip().lower()
     for candidate in (text, _ALIASES.get(text, ""), text.split("-")[0], text.split(" ")[0]):
         key = _ALIASES.get(candidate, candidate)

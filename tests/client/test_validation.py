@@ -364,3 +364,27 @@ def test_the_platform_api_is_refused_over_plain_http_except_on_loopback():
     assert caught.value.rule == "https"
     toolkit.platform("http://127.0.0.1:9", "KEY0123456789")  # loopback: allowed
     toolkit.platform("https://api.example.com", "KEY0123456789")
+
+
+@pytest.mark.parametrize("chain", [5, b"ethereum", ["ethereum"], 1.5])
+def test_a_chain_that_is_not_text_is_a_validation_error(chain):
+    with pytest.raises(toolkit.ValidationError) as caught:
+        toolkit.node("http://127.0.0.1:9/KEY0123456789", chain=chain)
+    assert (caught.value.param, caught.value.rule) == ("chain", "type")
+
+
+def test_huge_names_are_refused_fast_with_short_messages(gateway, server_requests):
+    import time
+
+    node = gateway.node("ethereum-mainnet")
+    started = time.perf_counter()
+    with pytest.raises(toolkit.ValidationError) as unknown_method:
+        node.call("x" * 100_000)
+    with pytest.raises(toolkit.ValidationError) as unknown_keyword:
+        node.call("eth_getBalance", EVM, **{"x" * 100_000: 1})
+    with pytest.raises(toolkit.ValidationError) as unknown_field:
+        node.call("eth_call", {"to": EVM, "y" * 100_000: 1})
+    assert time.perf_counter() - started < 1  # no quadratic close-match search on huge names
+    for caught in (unknown_method, unknown_keyword, unknown_field):
+        assert len(str(caught.value)) < 400
+    assert server_requests() == 0
