@@ -21,15 +21,90 @@ from toolkit.sandbox import Sandbox
 settings.register_profile("toolkit", deadline=None)
 settings.load_profile("toolkit")
 
+ROOT = Path(__file__).resolve().parents[1]
+_TREE_KEY = pytest.StashKey[dict]()
 FAST_RETRY = toolkit.RetryPolicy(attempts=4, backoff_s=0.005, backoff_max_s=0.02)
 
 
 @pytest.fixture(autouse=True)
-def _no_real_gateway(monkeypatch):
-    """Tests never reach a real gateway, whatever the environment says."""
+def _no_real_gateway(monkeypatch, tmp_path_factory):
+    """Tests never reach a real gateway, whatever the environment says, and a response cache
+    made with no path lands in a temporary folder, not in the user's ~/.cache."""
     for name in list(os.environ):
         if name.startswith("NODE_GATEWAY_"):
             monkeypatch.delenv(name)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
+
+
+# --- no test writes into the working tree ------------------------------------------------------
+# A session snapshots `git status` (untracked and ignored entries included) when it starts and
+# fails when it finishes with entries that were not there before: a stray cache file, a notebook
+# written in place, a modified tracked file. Tool caches (bytecode, pytest, hypothesis, ruff, the
+# venv and .tools) are the only writes allowed.
+
+TOOL_CACHES = {"__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache", ".venv", ".tools"}
+
+
+def tree_state(root: Path) -> dict[str, tuple[str, tuple[int, int] | None]] | None:
+    """{path: (status code, (size, mtime) of a file)} for every entry `git status` shows in
+    `root`, tool caches left out; None when `root` is not a git checkout."""
+    command = ["git", "-C", str(root), "status", "--porcelain=v1", "-z"]
+    command += ["--untracked-files=normal", "--ignored=matching"]
+    try:
+        done = subprocess.run(command, capture_output=True, timeout=60, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    entries = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    state: dict[str, tuple[str, tuple[int, int] | None]] = {}
+    skip_next = False
+    for entry in entries:
+        if skip_next or not entry:  # a rename's second field is its old path
+            skip_next = False
+            continue
+        code, path = entry[:2], entry[3:]
+        skip_next = code[0] in "RC"
+        parts = Path(path).parts
+        if any(part in TOOL_CACHES or part.endswith(".egg-info") for part in parts):
+            continue
+        try:
+            stat = (root / path).stat()
+            signature = (stat.st_size, stat.st_mtime_ns) if (root / path).is_file() else None
+        except OSError:
+            signature = None
+        state[path] = (code, signature)
+    return state
+
+
+def tree_changes(before: dict, after: dict) -> list[str]:
+    """What a run did to the working tree, one line per path."""
+    changed = [f"{after[p][0]} {p}" for p in sorted(after) if before.get(p) != after[p]]
+    return changed + [f"gone: {p}" for p in sorted(before.keys() - after.keys())]
+
+
+def pytest_sessionstart(session):
+    session.config.stash[_TREE_KEY] = tree_state(ROOT)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    before = session.config.stash.get(_TREE_KEY, None)
+    after = tree_state(ROOT) if before is not None else None
+    if before is None or after is None:
+        return
+    changes = tree_changes(before, after)
+    if changes:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write("\n")
+            reporter.write_sep("=", "the run changed the working tree (use tmp_path)", red=True)
+            for line in changes:
+                reporter.write_line(f"  {line}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.fixture
+def working_tree_probe():
+    """(tree_state, tree_changes), for the test that checks the check."""
+    return tree_state, tree_changes
 
 
 @pytest.fixture(scope="session")
@@ -68,7 +143,6 @@ def gateway(make_gateway):
     return make_gateway()
 
 
-ROOT = Path(__file__).resolve().parents[1]
 ANVIL = ROOT / ".tools" / "node_modules" / ".bin" / "anvil"
 
 # A contract assembled by hand, so no Solidity compiler is needed. The constructor stores 42 in

@@ -337,3 +337,20 @@ def test_the_timeout_bounds_the_whole_call_against_a_dripping_server(flavour):
     finally:
         stop.set()
         listener.close()
+
+
+@pytest.mark.parametrize(
+    ("make", "param"),
+    [
+        (lambda gw: gw.node("ethereum-mainnet").batch([42]), "calls"),
+        (lambda gw: gw.node("ethereum-mainnet").batch(42), "calls"),
+        (lambda gw: gw.node("ethereum-mainnet").call_raw(42), "method"),
+        (lambda gw: gw.node(42), "name"),
+        (lambda gw: toolkit.node(42), "url"),
+    ],
+)
+def test_misshapen_calls_are_validation_errors_naming_the_parameter(gateway, make, param):
+    with pytest.raises(toolkit.ValidationError) as caught:
+        make(gateway)
+    assert caught.value.param == param
+    assert gateway.ledger.entries == []

@@ -220,6 +220,37 @@ BAD_INPUTS = [
         "params.address",
         "address",
     ),
+    # hostile input (issue 15): widths, Python-lenient hex, Unicode digits, type confusions
+    ("ethereum-mainnet", "eth_getBalance", (EVM, 2**64), {}, "block", "max"),
+    ("ethereum-mainnet", "eth_getBalance", (EVM, "0x8000000000000000"), {}, "block", "max"),
+    ("ethereum-mainnet", "eth_getBalance", (EVM, "0x_1"), {}, "block", "block"),
+    ("ethereum-mainnet", "eth_getBalance", (EVM, "0x1\n"), {}, "block", "block"),
+    ("ethereum-mainnet", "eth_getBalance", (EVM, "\u00b2"), {}, "block", "block"),
+    ("ethereum-mainnet", "eth_getStorageAt", (EVM, 2**256, "latest"), {}, "slot", "max"),
+    ("ethereum-mainnet", "eth_getStorageAt", (EVM, "0x_1", "latest"), {}, "slot", "quantity"),
+    ("ethereum-mainnet", "eth_getStorageAt", (EVM, "0x\uff11"), {}, "slot", "quantity"),
+    ("ethereum-mainnet", "eth_getStorageAt", (EVM, "0x1\n"), {}, "slot", "quantity"),
+    ("ethereum-mainnet", "eth_call", ({"to": EVM, "gas": 2**64},), {}, "call.gas", "max"),
+    ("ethereum-mainnet", "eth_call", ({"to": EVM, "value": 2**256},), {}, "call.value", "max"),
+    ("ethereum-mainnet", 42, (), {}, "method", "type"),
+    ("ethereum-mainnet", {"to": EVM, "data": "0x"}, (), {}, "method", "type"),
+    ("polygon-mainnet", "bor_getRootHash", (1, 2**64), {}, "to", "max"),
+    (
+        "tron-mainnet",
+        "wallet/getassetissuebyid",
+        (),
+        {"value": "\u0661\u0662"},
+        "value",
+        "asset-id",
+    ),
+    ("tron-mainnet", "wallet/getassetissuebyid", (), {"value": "\u00b9"}, "value", "asset-id"),
+    ("tron-mainnet", "wallet/gettransactioninfobyblocknum", (), {"num": 2**64}, "num", "max"),
+    ("tron-mainnet", "wallet/getassetissuebyname", (), {"value": "41 42"}, "value", "hex-text"),
+    ("tron-mainnet", "wallet/getassetissuebyname", (), {"value": None}, "value", "required"),
+    ("ton-mainnet", "api/v2/getTokenData", (), {"address": "5:" + "ab" * 32}, "address", "address"),
+    ("ton-mainnet", "api/v2/getTokenData", (), {"address": TON_RAW + "ab"}, "address", "address"),
+    ("solana-mainnet", "simulateTransaction", (42,), {}, "transaction", "type"),
+    ("solana-mainnet", "simulateTransaction", ("z" * 60_000,), {}, "transaction", "max"),
     # Platform
     ("platform", "v2/nodes/", (), {"ordering": "size"}, "ordering", "choice"),
     ("platform", "v2/nodes/", (), {"ordering": "+name"}, "ordering", "choice"),
@@ -239,7 +270,7 @@ def test_the_matrix_has_at_least_fifty_inputs():
 @pytest.mark.parametrize(
     ("node", "method", "args", "kwargs", "param", "rule"),
     BAD_INPUTS,
-    ids=[f"{row[1]}-{row[5]}-{index}" for index, row in enumerate(BAD_INPUTS)],
+    ids=[f"{str(row[1])[:20]}-{row[5]}-{index}" for index, row in enumerate(BAD_INPUTS)],
 )
 def test_bad_input_is_refused_before_sending(
     gateway, server_requests, node, method, args, kwargs, param, rule
@@ -269,6 +300,44 @@ def test_helpers_validate_too(gateway, server_requests):
     assert server_requests() == 0
 
 
+def test_helpers_refuse_hostile_input_too(gateway, server_requests):
+    solana, tron = gateway.node("solana-mainnet"), gateway.node("tron-mainnet")
+    cases = [
+        (lambda: solana.simulate_transaction(42), "transaction", "type"),  # not 42 zero bytes
+        (lambda: solana.simulate_transaction([1, 2]), "transaction", "type"),
+        (lambda: solana.simulate_transaction(b"\x01" * 60_000), "transaction", "max"),
+        (lambda: tron.get_asset_issue_by_name(None), "value", "required"),
+        (lambda: tron.get_asset_issue_by_name(7), "value", "type"),
+        (lambda: tron.get_asset_issue_by_name("\ud800"), "value", "utf-8"),
+        (lambda: tron.get_asset_issue_list_by_name(b"x", visible=False), "value", "type"),
+        (lambda: tron.get_asset_issue_by_id("\uff11\uff10"), "value", "asset-id"),
+        (lambda: gateway.node("ethereum-mainnet").get_balance(EVM, "\u00b2"), "block", "block"),
+    ]
+    for call, param, rule in cases:
+        with pytest.raises(toolkit.ValidationError) as caught:
+            call()
+        assert (caught.value.param, caught.value.rule) == (param, rule), str(caught.value)
+    assert server_requests() == 0
+
+
+def test_a_web3_style_call_object_points_to_call_contract(gateway):
+    with pytest.raises(toolkit.ValidationError, match="call_contract") as caught:
+        gateway.node("ethereum-mainnet").call({"to": EVM, "data": "0x"})
+    assert caught.value.param == "method"
+
+
+def test_a_60000_character_transaction_is_refused_fast(gateway):
+    import time
+
+    solana = gateway.node("solana-mainnet")
+    started = time.perf_counter()
+    for text in ("z" * 60_000, "1" * 60_000, "A" * 60_000):
+        for encoding in ("base58", "base64"):
+            with pytest.raises(toolkit.ValidationError, match="characters"):
+                solana.simulate_transaction(text, encoding=encoding)
+    assert time.perf_counter() - started < 0.5  # decoding 60,000 base58 characters takes ~15 s
+
+
 def test_a_bad_async_transport_is_refused_when_the_client_is_made():
     with pytest.raises(toolkit.ValidationError) as caught:
         toolkit.node("http://127.0.0.1:9/KEY0123456789", chain="ethereum", async_transport="curl")
@@ -295,3 +364,27 @@ def test_the_platform_api_is_refused_over_plain_http_except_on_loopback():
     assert caught.value.rule == "https"
     toolkit.platform("http://127.0.0.1:9", "KEY0123456789")  # loopback: allowed
     toolkit.platform("https://api.example.com", "KEY0123456789")
+
+
+@pytest.mark.parametrize("chain", [5, b"ethereum", ["ethereum"], 1.5])
+def test_a_chain_that_is_not_text_is_a_validation_error(chain):
+    with pytest.raises(toolkit.ValidationError) as caught:
+        toolkit.node("http://127.0.0.1:9/KEY0123456789", chain=chain)
+    assert (caught.value.param, caught.value.rule) == ("chain", "type")
+
+
+def test_huge_names_are_refused_fast_with_short_messages(gateway, server_requests):
+    import time
+
+    node = gateway.node("ethereum-mainnet")
+    started = time.perf_counter()
+    with pytest.raises(toolkit.ValidationError) as unknown_method:
+        node.call("x" * 100_000)
+    with pytest.raises(toolkit.ValidationError) as unknown_keyword:
+        node.call("eth_getBalance", EVM, **{"x" * 100_000: 1})
+    with pytest.raises(toolkit.ValidationError) as unknown_field:
+        node.call("eth_call", {"to": EVM, "y" * 100_000: 1})
+    assert time.perf_counter() - started < 1  # no quadratic close-match search on huge names
+    for caught in (unknown_method, unknown_keyword, unknown_field):
+        assert len(str(caught.value)) < 400
+    assert server_requests() == 0

@@ -9,6 +9,9 @@ routes and the README's method table. Adding a method is adding one entry here.
 from __future__ import annotations
 
 import difflib
+import math
+import numbers
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -21,6 +24,20 @@ from ._pricing import PUBLIC, SPEC, ArchiveByBlock, Fixed, Rule
 BLOCK_TAGS = ("latest", "safe", "finalized", "earliest", "pending")
 DEBUG_PRINT_BLOCK_FLOOR = 22_207_815
 MAX_LATEST_BLOCKS = 100
+
+# --- bounds -----------------------------------------------------------------------------------
+# Every number a kind accepts has an explicit width, the one the nodes decode it into; a wider
+# value is refused here instead of being sent, billed, and refused (or truncated) by the node.
+INT64_MAX = 2**63 - 1  # Java's long (java-tron: num, proposal_id, token ids), Go's int64
+UINT64_MAX = 2**64 - 1  # Go/Rust u64: gas, bor_getRootHash's range, Solana slots
+UINT256_MAX = 2**256 - 1  # EVM words: wei values, gas prices, storage slots
+MAX_BLOCK = INT64_MAX  # geth decodes a block parameter into rpc.BlockNumber, an int64
+MAX_TEXT_CHARS = 1024  # names, tags, choices, inner method names: all far shorter
+MAX_JSON_DEPTH = 32  # free-form JSON parameters (TON's named params) nest at most this deep
+
+_ASCII_DIGITS = re.compile(r"[0-9]+")
+_TRON_HEX_TEXT = re.compile(r"(?:[0-9a-fA-F]{2})+")
+_INNER_METHOD = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
 
 
 class Surface(StrEnum):
@@ -43,33 +60,63 @@ class Broken(ValueError):
 # A kind check takes the user's value and returns the wire value, or raises Broken(rule, message).
 
 
+def _shown(value: Any, limit: int = 80) -> str:
+    """A value's repr for a message, cut to `limit` characters (a hostile input can be huge)."""
+    try:
+        text = repr(value)
+    except Exception:  # a hostile __repr__
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 4] + "...>"
+
+
+def _number(value: int) -> str:
+    """An int for a message; a huge one by its size (str() of 4,300+ digits raises)."""
+    return f"{value:,}" if value.bit_length() <= 300 else f"a {value.bit_length():,}-bit number"
+
+
+def _is_integer(value: Any) -> bool:
+    """A Python or NumPy integer, not a bool (True is an int in Python, never a number here)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def _as_int(value: Any, *, what: str = "an integer") -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise Broken("type", f"must be {what}, got {type(value).__name__} {value!r}")
-    return value
+    if not _is_integer(value):
+        raise Broken("type", f"must be {what}, got {type(value).__name__} {_shown(value)}")
+    return int(value)
+
+
+def _hex_prefix_hint(value: str, what: str) -> Broken:
+    example = f" (for example {hex(int(value))!r})" if len(value) <= 30 else ""
+    return Broken(
+        "hex-prefix",
+        f"{what} {_shown(value)} must be hex with the 0x prefix{example}, or pass an int",
+    )
 
 
 def _check_block(value: Any) -> str:
-    if isinstance(value, int) and not isinstance(value, bool):
-        if value < 0:
-            raise Broken("min", f"block number must not be negative, got {value}")
-        return enc.to_quantity(value)
+    if _is_integer(value):
+        number = int(value)
+        if number < 0:
+            raise Broken("min", f"block number must not be negative, got {_number(number)}")
+        if number > MAX_BLOCK:
+            raise Broken(
+                "max", f"block number must be at most 2**63-1 (int64), got {_number(number)}"
+            )
+        return enc.to_quantity(number)
     if not isinstance(value, str):
-        raise Broken("type", f"must be a block tag or a 0x hex block number, got {value!r}")
+        raise Broken("type", f"must be a block tag or a 0x hex block number, got {_shown(value)}")
     if value in BLOCK_TAGS:
         return value
-    if value.isdigit():
-        raise Broken(
-            "hex-prefix",
-            f"block number {value!r} must be hex with the 0x prefix "
-            f"(for example {hex(int(value))!r}), or pass a Python int",
-        )
-    if not enc.is_hex_quantity(value):
+    if _ASCII_DIGITS.fullmatch(value):
+        raise _hex_prefix_hint(value, "block number")
+    if not (len(value) <= 2 + 16 and enc.is_hex_quantity(value)):
         raise Broken(
             "block",
-            f"must be a 0x hex block number or one of the tags {', '.join(BLOCK_TAGS)}; "
-            f"got {value!r}",
+            f"must be a 0x hex block number or one of the tags {', '.join(BLOCK_TAGS)} (hex in "
+            f"ASCII, no leading zeros, at most 2**63-1); got {_shown(value)}",
         )
+    if int(value, 16) > MAX_BLOCK:
+        raise Broken("max", f"block number must be at most 2**63-1 (int64), got {value}")
     return value
 
 
@@ -91,28 +138,49 @@ def _check_block_number(value: Any) -> int:
     return int(_check_block(value), 16)
 
 
-def _check_quantity(value: Any) -> str:
-    if isinstance(value, int) and not isinstance(value, bool):
-        if value < 0:
-            raise Broken("min", f"must not be negative, got {value}")
-        return enc.to_quantity(value)
-    if isinstance(value, str) and value.startswith("0x") and 2 < len(value) <= 66:
-        try:
-            int(value, 16)
-        except ValueError:
-            pass
-        else:
-            return value
-    if isinstance(value, str) and value.isdigit():
-        raise Broken("hex-prefix", f"quantity {value!r} must be hex with the 0x prefix")
-    raise Broken("quantity", f"must be a 0x hex quantity or a non-negative int, got {value!r}")
+def _quantity_check(bits: int, *, canonical: bool) -> Callable[[Any], str]:
+    """A check for unsigned quantities of `bits` bits: an int, or 0x and 1 to bits/4 ASCII hex
+    digits. `canonical` sends hex without leading zeros (geth refuses "0x01" as a value or gas);
+    otherwise a hex string is sent as given (a storage slot may be a zero-padded 32-byte word)."""
+    top = 2**bits - 1
+    digits = bits // 4
+    pattern = re.compile(f"0x[0-9a-fA-F]{{1,{digits}}}")
+    width = f"at most 2**{bits}-1 (uint{bits})"
+
+    def check(value: Any) -> str:
+        if _is_integer(value):
+            number = int(value)
+            if number < 0:
+                raise Broken("min", f"must not be negative, got {_number(number)}")
+            if number > top:
+                raise Broken("max", f"must be {width}, got {_number(number)}")
+            return enc.to_quantity(number)
+        if isinstance(value, str) and pattern.fullmatch(value):
+            number = int(value, 16)
+            if number > top:
+                raise Broken("max", f"must be {width}, got {value}")
+            return enc.to_quantity(number) if canonical else value
+        if isinstance(value, str) and _ASCII_DIGITS.fullmatch(value):
+            raise _hex_prefix_hint(value, "quantity")
+        raise Broken(
+            "quantity",
+            f"must be 0x and 1 to {digits} ASCII hex digits ({width}) or a non-negative int, "
+            f"got {_shown(value)}",
+        )
+
+    return check
+
+
+_check_quantity = _quantity_check(256, canonical=False)
 
 
 def _check_hex_data(value: Any) -> str:
-    if isinstance(value, bytes):
-        return "0x" + value.hex()
+    if isinstance(value, bytes | bytearray):
+        return "0x" + bytes(value).hex()
     if not isinstance(value, str) or not enc.is_hex_data(value):
-        raise Broken("hex-data", f"must be 0x followed by whole bytes of hex, got {value!r}")
+        raise Broken(
+            "hex-data", f"must be 0x followed by whole bytes of ASCII hex, got {_shown(value)}"
+        )
     return value
 
 
@@ -127,26 +195,67 @@ def _from_encoding(check: Callable[[Any], Any], rule: str) -> Callable[[Any], An
 
 
 def _check_int(value: Any) -> int:
-    return _as_int(value)
+    """An integer that fits Java's long and Go's int64 (what the nodes decode numbers into);
+    parameters with a narrower range say so with `Param.minimum`/`maximum`."""
+    number = _as_int(value)
+    if not -INT64_MAX - 1 <= number <= INT64_MAX:
+        raise Broken("max", f"must fit in 64 bits (int64), got {_number(number)}")
+    return number
 
 
 def _check_bool(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise Broken("type", f"must be true or false, got {value!r}")
+        raise Broken("type", f"must be true or false, got {_shown(value)}")
     return value
 
 
 def _check_text(value: Any) -> str:
     if not isinstance(value, str) or not value:
-        raise Broken("type", f"must be a non-empty string, got {value!r}")
+        raise Broken("type", f"must be a non-empty string, got {_shown(value)}")
+    if len(value) > MAX_TEXT_CHARS:
+        raise Broken("max-length", f"is {len(value):,} characters; at most {MAX_TEXT_CHARS:,}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise Broken(
+            "utf-8", f"is not valid Unicode text (lone surrogate): {_shown(value)}"
+        ) from None
+    return value
+
+
+def _check_solana_tx(value: Any) -> str:
+    """Encoded transaction text; its encoding and decoded size are checked with the config."""
+    if not isinstance(value, str) or not value:
+        raise Broken(
+            "type",
+            "must be the encoded transaction as a non-empty string (or, with the helper, "
+            f"bytes or a solders transaction), got {type(value).__name__} {_shown(value)}",
+        )
+    longest = enc.transaction_max_chars("base58", SOLANA_MAX_TRANSACTION_BYTES)
+    if len(value) > longest:
+        raise Broken(
+            "max",
+            f"is {len(value):,} characters; a Solana transaction is at most "
+            f"{SOLANA_MAX_TRANSACTION_BYTES:,} bytes ({longest:,} characters of base58)",
+        )
     return value
 
 
 def _check_asset_id(value: Any) -> str:
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = str(value)
-    if not isinstance(value, str) or not value.isdigit():
-        raise Broken("asset-id", f"a TRC-10 token id is a string of digits, got {value!r}")
+    if _is_integer(value):
+        value = str(int(value))
+    if (
+        not isinstance(value, str)
+        or not _ASCII_DIGITS.fullmatch(value)
+        or value.startswith("0")
+        or len(value) > 19
+        or int(value) > INT64_MAX
+    ):
+        raise Broken(
+            "asset-id",
+            "a TRC-10 token id is a positive integer (ASCII digits, no leading zero, at most "
+            f"2**63-1), got {_shown(value)}",
+        )
     return value
 
 
@@ -156,9 +265,41 @@ def _check_object(value: Any) -> Mapping[str, Any]:
     return value
 
 
+def _check_json_object(value: Any) -> Mapping[str, Any]:
+    """An object of JSON values: string keys; strings, finite numbers, booleans, null, lists
+    and objects, nested at most MAX_JSON_DEPTH deep (anything else would fail or hang in the
+    JSON encoder after validation said yes)."""
+    _check_object(value)
+    stack: list[tuple[Any, int, str]] = [(value, 1, "")]
+    while stack:
+        item, depth, where = stack.pop()
+        at = f" at {where}" if where else ""
+        if isinstance(item, Mapping | list | tuple):
+            if depth > MAX_JSON_DEPTH:
+                raise Broken("depth", f"nests deeper than {MAX_JSON_DEPTH} levels{at}")
+            if isinstance(item, Mapping):
+                for key, inner in item.items():
+                    if not isinstance(key, str):
+                        raise Broken("json", f"has a key that is not a string{at}: {_shown(key)}")
+                    stack.append((inner, depth + 1, f"{where}.{key}" if where else key))
+            else:
+                stack.extend((inner, depth + 1, f"{where}[{i}]") for i, inner in enumerate(item))
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                raise Broken("json", f"has a number JSON cannot carry{at}: {item!r}")
+        elif isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise Broken("utf-8", f"has text that is not valid Unicode{at}") from None
+        elif not (item is None or isinstance(item, bool | int)):
+            raise Broken("json", f"has a value JSON cannot carry{at}: {type(item).__name__}")
+    return value
+
+
 def _check_address_list(value: Any) -> list[str]:
     if isinstance(value, str) or not isinstance(value, list | tuple):
-        raise Broken("type", f"must be a list of base58 addresses, got {value!r}")
+        raise Broken("type", f"must be a list of base58 addresses, got {_shown(value)}")
     checked = []
     for position, item in enumerate(value):
         try:
@@ -183,12 +324,23 @@ BLOCK_NUMBER = Kind(
     _check_block_number,
     "block number: a Python int or 0x hex, sent as a decimal int",
 )
-QUANTITY = Kind("quantity", _check_quantity, "0x hex quantity or a Python int")
+QUANTITY = Kind("quantity", _check_quantity, "0x hex quantity or a Python int, uint256")
+QUANTITY_U256 = Kind(
+    "quantity",
+    _quantity_check(256, canonical=True),
+    "0x hex quantity or a Python int, uint256 (sent without leading zeros)",
+)
+QUANTITY_U64 = Kind(
+    "quantity",
+    _quantity_check(64, canonical=True),
+    "0x hex quantity or a Python int, uint64 (sent without leading zeros)",
+)
 HEX_DATA = Kind("hex", _check_hex_data, "0x-prefixed hex bytes")
-INT = Kind("int", _check_int, "integer")
+INT = Kind("int", _check_int, "integer (int64)")
 BOOL = Kind("bool", _check_bool, "true or false")
 TEXT = Kind("text", _check_text, "string")
 OBJECT = Kind("object", _check_object, "object")
+JSON_OBJECT = Kind("object", _check_json_object, "object of JSON values")
 EVM_ADDRESS = Kind(
     "evm-address", _from_encoding(enc.check_evm_address, "address"), "0x + 40 hex digits"
 )
@@ -199,7 +351,7 @@ TON_ADDRESS = Kind(
     "ton-address", _from_encoding(enc.ton_address, "address"), "raw 0:<hex> or user-friendly"
 )
 ASSET_ID = Kind("asset-id", _check_asset_id, "TRC-10 token id (digits)")
-SOLANA_TX = Kind("solana-tx", _check_text, "encoded transaction (base64 or base58)")
+SOLANA_TX = Kind("solana-tx", _check_solana_tx, "encoded transaction (base64 or base58)")
 ADDRESS_LIST = Kind("address-list", _check_address_list, "list of base58 addresses")
 
 _NO_DEFAULT: Any = type("NoDefault", (), {"__repr__": lambda self: "<no default>"})()
@@ -253,9 +405,11 @@ def _bind_fields(fields: tuple[Param, ...], value: Mapping[str, Any], path: str)
     known = {f.name: f for f in fields}
     for key in value:
         if key not in known:
-            close = difflib.get_close_matches(str(key), known, n=1)
+            close = _close_matches(key, known, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(known)}"
-            raise ValidationError(f"unknown field {key!r}{hint}", param=path, rule="unknown-field")
+            raise ValidationError(
+                f"unknown field {_shown(key)}{hint}", param=path, rule="unknown-field"
+            )
     wire = {}
     for name, spec in known.items():
         sub = f"{path}.{name}"
@@ -264,6 +418,13 @@ def _bind_fields(fields: tuple[Param, ...], value: Mapping[str, Any], path: str)
         elif spec.required:
             raise ValidationError("is required", param=sub, rule="required")
     return wire
+
+
+def _close_matches(word: Any, possibilities: Any, n: int) -> list[str]:
+    """difflib's suggestions, for a short string only: they cost time quadratic in its length."""
+    if not isinstance(word, str) or len(word) > 64:
+        return []
+    return difflib.get_close_matches(word, possibilities, n=n)
 
 
 def _checked(param: Param, value: Any, path: str) -> Any:
@@ -398,10 +559,13 @@ class Method:
             inner[key] = value
             given[owner] = inner
             return
-        close = difflib.get_close_matches(key, names, n=1)
+        close = _close_matches(key, names, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else f"; it takes {', '.join(names)}"
         raise ValidationError(
-            f"unknown parameter {key!r}{hint}", param=key, rule="unknown-param", method=self.name
+            f"unknown parameter {_shown(key)}{hint}",
+            param=key if len(key) <= 64 else key[:60] + "...",
+            rule="unknown-param",
+            method=self.name,
         )
 
 
@@ -447,8 +611,17 @@ def _simulate_rules(arguments: dict[str, Any]) -> None:
             rule="conflict",
         )
     encoding = config.get("encoding", "base58")
+    text = arguments["transaction"]
+    longest = enc.transaction_max_chars(encoding, SOLANA_MAX_TRANSACTION_BYTES)
+    if len(text) > longest:  # before decoding: base58 decoding is quadratic in the length
+        raise ValidationError(
+            f"is {len(text):,} characters; {encoding} of a Solana transaction (at most "
+            f"{SOLANA_MAX_TRANSACTION_BYTES:,} bytes) is at most {longest:,}",
+            param="transaction",
+            rule="max",
+        )
     try:
-        raw = enc.decode_transaction(arguments["transaction"], encoding)
+        raw = enc.decode_transaction(text, encoding, SOLANA_MAX_TRANSACTION_BYTES)
     except ValueError as error:
         default = "" if "encoding" in config else ", the spec default"
         raise ValidationError(
@@ -474,17 +647,15 @@ def _tron_text_value(default_visible: bool) -> Check:
     def check(arguments: dict[str, Any]) -> None:
         visible = arguments.get("visible", default_visible)
         value = arguments["value"]
-        if not visible:
-            try:
-                bytes.fromhex(value)
-            except ValueError:
-                raise ValidationError(
-                    f"{value!r} must be hex of UTF-8 when visible is false (for example "
-                    f"{enc.utf8_to_hex(value)!r}); or pass visible=True, or use the helper, "
-                    "which encodes for you",
-                    param="value",
-                    rule="hex-text",
-                ) from None
+        if not visible and not _TRON_HEX_TEXT.fullmatch(value):
+            example = enc.utf8_to_hex(value) if len(value) <= 40 else "..."
+            raise ValidationError(
+                f"{_shown(value)} must be hex of UTF-8 (ASCII hex digits, whole bytes, no "
+                f"spaces) when visible is false (for example {example!r}); or pass "
+                "visible=True, or use the helper, which encodes for you",
+                param="value",
+                rule="hex-text",
+            )
 
     return check
 
@@ -496,6 +667,13 @@ def _tron_address_form(arguments: dict[str, Any]) -> None:
 
 
 def _ton_inner_method(arguments: dict[str, Any]) -> None:
+    if not _INNER_METHOD.fullmatch(arguments["method"]):
+        raise ValidationError(
+            f"must be a method name (ASCII letters, digits and _, at most 64), "
+            f"got {_shown(arguments['method'])}",
+            param="method",
+            rule="method-name",
+        )
     if arguments["method"] == "unpackAddress":
         address = arguments.get("params", {}).get("address")
         try:
@@ -515,10 +693,10 @@ _BLOCK = Param("block", BLOCK, "block number or tag", default="latest")
 CALL_OBJECT_FIELDS = (
     Param("to", EVM_ADDRESS, "wallet or contract"),
     Param("from", EVM_ADDRESS, "sender", required=False),
-    Param("gas", QUANTITY, "maximum gas", required=False),
-    Param("gasprice", QUANTITY, "gas price in wei (the spec's spelling)", required=False),
-    Param("gasPrice", QUANTITY, "gas price in wei (Ethereum's spelling)", required=False),
-    Param("value", QUANTITY, "value sent, in wei", required=False),
+    Param("gas", QUANTITY_U64, "maximum gas", required=False),
+    Param("gasprice", QUANTITY_U256, "gas price in wei (the spec's spelling)", required=False),
+    Param("gasPrice", QUANTITY_U256, "gas price in wei (Ethereum's spelling)", required=False),
+    Param("value", QUANTITY_U256, "value sent, in wei", required=False),
     Param("data", HEX_DATA, "function selector and ABI-encoded arguments", required=False),
 )
 
@@ -808,7 +986,7 @@ METHODS: tuple[Method, ...] = (
         Surface.JSONRPC_NAMED,
         (
             Param("method", TEXT, "inner method, for example unpackAddress"),
-            Param("params", OBJECT, "named parameters", required=False, default={}),
+            Param("params", JSON_OBJECT, "named parameters", required=False, default={}),
         ),
         "any",
         Fixed(1, "toolkit assumption: 1 RU, like every other TON request"),
@@ -847,12 +1025,27 @@ CATALOG: dict[str, Method] = {m.name: m for m in METHODS}
 
 def lookup(name: str) -> Method:
     """The catalog entry for a spec name; a leading slash on REST paths is accepted."""
+    if isinstance(name, Mapping):
+        raise ValidationError(
+            "the first argument of call() is the spec's method name, not a call object: for "
+            "web3.py's eth.call({...}) use call_contract(to, data, block=...), or "
+            "call('eth_call', {...}, 'latest')",
+            param="method",
+            rule="type",
+        )
+    if not isinstance(name, str):
+        raise ValidationError(
+            f"the method name must be a string like 'eth_getBalance', got "
+            f"{type(name).__name__} {_shown(name)}",
+            param="method",
+            rule="type",
+        )
     method = CATALOG.get(name) or CATALOG.get(name.lstrip("/"))
     if method is None:
-        close = difflib.get_close_matches(name, CATALOG, n=2)
+        close = _close_matches(name, CATALOG, n=2)
         hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
         raise ValidationError(
-            f"{name!r} is not a method of the spec.{hint} "
+            f"{_shown(name)} is not a method of the spec.{hint} "
             "Use call_raw for JSON-RPC methods outside the spec.",
             rule="unknown-method",
         )
@@ -917,6 +1110,12 @@ _ALIASES = {
 
 def chain_for(label: str) -> Chain:
     """The chain profile for a protocol label or node name (``polygon-mainnet`` -> polygon)."""
+    if not isinstance(label, str):
+        raise ValidationError(
+            f"must be a chain name like 'ethereum', got {type(label).__name__} {_shown(label)}",
+            param="chain",
+            rule="type",
+        )
     text = label.strip().lower()
     for candidate in (text, _ALIASES.get(text, ""), text.split("-")[0], text.split(" ")[0]):
         key = _ALIASES.get(candidate, candidate)
@@ -941,11 +1140,20 @@ class ResultKind:
     check: Callable[[Any], bool]
 
 
-def _is_hex(value: Any) -> bool:
-    return isinstance(value, str) and value.startswith("0x")
+# Strict, so that a result that passes converts without error: `int(result, 16)` alone would
+# take "0x_1", full-width digits and a trailing newline, and raise ValueError on "0xzz" after the
+# answer was paid for (and cached). Answers may carry leading zeros; never more than 256 bits.
+_RESULT_QUANTITY = re.compile(r"0x0*[0-9a-fA-F]{1,64}")
+_RESULT_DATA = re.compile(r"0x(?:[0-9a-fA-F]{2})*")
+_RESULT_ROOT_HASH = re.compile(r"[0-9a-fA-F]{64}")
+
+
+def _matches(pattern: re.Pattern[str]) -> Callable[[Any], bool]:
+    return lambda value: isinstance(value, str) and pattern.fullmatch(value) is not None
 
 
 # The typed value of a raw result, by result kind: what the typed helpers and bulk runs return.
+# Each is only applied to a result that passed its kind's check in RESULT_KINDS.
 TYPED_VALUES: dict[str, Callable[[Any], Any]] = {
     "quantity": lambda result: int(result, 16),
     # TRON answers {} instead of [] for block 0 and below
@@ -963,14 +1171,10 @@ TYPED_VALUES: dict[str, Callable[[Any], Any]] = {
 RESULT_KINDS: dict[str, ResultKind] = {
     k.name: k
     for k in (
-        ResultKind("quantity", "a 0x hex quantity", lambda v: _is_hex(v) and len(v) > 2),
-        ResultKind("data", "0x hex data", _is_hex),
+        ResultKind("quantity", "a 0x hex quantity of at most 256 bits", _matches(_RESULT_QUANTITY)),
+        ResultKind("data", "0x hex data (whole bytes)", _matches(_RESULT_DATA)),
         ResultKind("text", "a string", lambda v: isinstance(v, str)),
-        ResultKind(
-            "root-hash",
-            "64 hex digits without 0x",
-            lambda v: isinstance(v, str) and len(v) == 64 and not v.startswith("0x"),
-        ),
+        ResultKind("root-hash", "64 hex digits without 0x", _matches(_RESULT_ROOT_HASH)),
         ResultKind("simulation", "a simulation result object", lambda v: isinstance(v, dict)),
         ResultKind("asset-issue", "an asset issue object", lambda v: isinstance(v, dict)),
         ResultKind("asset-issue-list", "an assetIssue object", lambda v: isinstance(v, dict)),

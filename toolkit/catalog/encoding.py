@@ -3,6 +3,11 @@
 Pure functions with no I/O, shared by the client and the sandbox. Each check returns the value in
 its canonical wire form or raises `ValueError` with a sentence a user can act on; the catalog turns
 that sentence into a `ValidationError` naming the parameter. Heavy libraries load on first use.
+
+Every check is strict and linear-time: ASCII digits and letters only (no full-width or superscript
+digits, no ``_`` separators, no surrounding whitespace or trailing newline, all of which Python's
+own ``int()`` and the ``base58`` library accept), and the length of the text is bounded before any
+decoding (base58 decoding is quadratic in the length of its input).
 """
 
 from __future__ import annotations
@@ -16,6 +21,18 @@ _EVM_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 _TRON_HEX_ADDRESS = re.compile(r"41[0-9a-fA-F]{40}")
 _BASE58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _BASE58 = re.compile(f"[{_BASE58_ALPHABET}]+")
+_TON_RAW = re.compile(r"(-1|0):[0-9a-fA-F]{64}")
+_TON_FRIENDLY = re.compile(r"[A-Za-z0-9+/_-]{48}")
+
+# Longest base58 text of n bytes: n leading zero bytes are n "1"s, else ceil(n * 8 / log2(58)).
+BASE58_MAX_CHARS_PER_32_BYTES = 44
+TRON_BASE58_ADDRESS_CHARS = 34  # base58check of 21 bytes starting 0x41 is always 34 characters
+TON_WORKCHAINS = (0, -1)  # the basechain and the masterchain: the only workchains that exist
+
+
+def base58_max_chars(n_bytes: int) -> int:
+    """The longest base58 text that can decode to `n_bytes` bytes."""
+    return max(n_bytes, -(-n_bytes * 8000 // 5858))  # log2(58) = 5.858; rounded to stay above
 
 
 # --- hex quantities and data -------------------------------------------------------------------
@@ -86,12 +103,24 @@ def check_evm_address(address: str) -> str:
 # --- base58 (TRON and Solana) -----------------------------------------------------------------
 
 
-def b58decode(text: str) -> bytes:
+def b58decode(text: str, max_chars: int = 4096) -> bytes:
+    """Base58 text as bytes. The text is bounded (`max_chars`) before decoding, which the
+    library does in time quadratic in the length: a 60,000-character string would take seconds."""
     import base58
 
-    if not isinstance(text, str) or not _BASE58.fullmatch(text):
-        raise ValueError(f"{text!r} is not base58 text")
+    if not isinstance(text, str):
+        raise ValueError(f"expected base58 text, got {type(text).__name__}")
+    if len(text) > max_chars:
+        raise ValueError(f"is {len(text):,} characters of text; at most {max_chars:,} expected")
+    if not _BASE58.fullmatch(text):
+        raise ValueError(f"{_short(text)} is not base58 text")
     return base58.b58decode(text)
+
+
+def _short(text: str, limit: int = 80) -> str:
+    """`text` for a message: its repr, cut to `limit` characters."""
+    shown = repr(text)
+    return shown if len(shown) <= limit else shown[: limit - 5] + "...'"
 
 
 def b58encode(data: bytes) -> str:
@@ -127,11 +156,13 @@ def tron_to_hex(address: str) -> str:
     import base58
 
     try:
+        if len(address) != TRON_BASE58_ADDRESS_CHARS or not _BASE58.fullmatch(address):
+            raise ValueError  # the library would strip whitespace and decode any length
         raw = base58.b58decode_check(address)
     except ValueError:
         raise ValueError(
-            f"{address!r} is neither a base58 TRON address (T..., with checksum) "
-            "nor a hex one (41 followed by 40 hex digits)"
+            f"{_short(address)} is neither a base58 TRON address (T..., 34 characters with "
+            "checksum) nor a hex one (41 followed by 40 hex digits)"
         ) from None
     if len(raw) != 21 or raw[0] != 0x41:
         raise ValueError(f"{address!r} is base58 but not a TRON address (no 0x41 prefix byte)")
@@ -161,12 +192,19 @@ def ton_address_forms(address: str) -> dict[str, str]:
     from pytoniq_core import Address
 
     try:
+        # pytoniq accepts any workchain, surrounding spaces, and raw forms of any length
+        if not (_TON_RAW.fullmatch(address) or _TON_FRIENDLY.fullmatch(address)):
+            raise ValueError
         parsed = Address(address)
     except Exception:  # pytoniq raises its own AddressError and plain exceptions alike
         raise ValueError(
-            f"{address!r} is not a TON address (raw '0:<64 hex digits>' or 48-character "
-            "user-friendly base64)"
+            f"{_short(address)} is not a TON address (raw '0:<64 hex digits>' or '-1:<64 hex "
+            "digits>', or 48-character user-friendly base64)"
         ) from None
+    if parsed.wc not in TON_WORKCHAINS:
+        raise ValueError(
+            f"{_short(address)} is in workchain {parsed.wc}; TON has workchains 0 and -1 only"
+        )
     return {
         "raw": parsed.to_str(is_user_friendly=False),
         "bounceable": parsed.to_str(is_user_friendly=True, is_bounceable=True),
@@ -182,21 +220,27 @@ def check_solana_pubkey(address: str) -> str:
     if not isinstance(address, str):
         raise ValueError(f"expected a base58 public key string, got {address!r}")
     try:
-        raw = b58decode(address)
+        raw = b58decode(address, BASE58_MAX_CHARS_PER_32_BYTES)
     except ValueError:
-        raise ValueError(f"{address!r} is not base58") from None
+        raise ValueError(f"{_short(address)} is not a base58 public key (32 bytes)") from None
     if len(raw) != 32:
         raise ValueError(f"{address!r} decodes to {len(raw)} bytes, a public key has 32")
     return address
 
 
-def decode_transaction(text: str, encoding: str) -> bytes:
-    """The bytes of a wire transaction given as base64 or base58 text."""
+def decode_transaction(text: str, encoding: str, max_bytes: int = 1232) -> bytes:
+    """The bytes of a wire transaction given as base64 or base58 text, at most `max_bytes`
+    long (the text's length is checked first, so a huge string is refused at once)."""
     if not isinstance(text, str) or not text:
         raise ValueError("expected the encoded transaction as a non-empty string")
+    limit = transaction_max_chars(encoding, max_bytes)
+    if len(text) > limit:
+        raise ValueError(
+            f"is {len(text):,} characters; {encoding} of {max_bytes:,} bytes is at most {limit:,}"
+        )
     if encoding == "base58":
         try:
-            return b58decode(text)
+            return b58decode(text, limit)
         except ValueError:
             raise ValueError(
                 "is not base58; pass encoding='base64' for a base64 transaction"
@@ -205,3 +249,10 @@ def decode_transaction(text: str, encoding: str) -> bytes:
         return base64.b64decode(text, validate=True)
     except ValueError:
         raise ValueError("is not valid base64") from None
+
+
+def transaction_max_chars(encoding: str, max_bytes: int) -> int:
+    """The longest text that can encode a transaction of `max_bytes` bytes."""
+    if encoding == "base58":
+        return base58_max_chars(max_bytes)
+    return 4 * -(-max_bytes // 3)

@@ -11,13 +11,49 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from ..catalog import TYPED_VALUES
+from .._errors import ValidationError
+from ..catalog import SOLANA_MAX_TRANSACTION_BYTES, TYPED_VALUES
 from ..catalog import encoding as enc
 from ._node import AsyncNode, Node
 
 
 def _drop_none(**fields: Any) -> dict[str, Any]:
     return {key: value for key, value in fields.items() if value is not None}
+
+
+def _name_as_hex(name: Any) -> Any:
+    """A token name as hex of its UTF-8 bytes. Anything that is not encodable text is handed on
+    unchanged, for the catalog to refuse with a ValidationError naming the parameter."""
+    if not isinstance(name, str):
+        return name
+    try:
+        return enc.utf8_to_hex(name)
+    except UnicodeEncodeError:  # a lone surrogate: the catalog says why it is not text
+        return name
+
+
+def _transaction_bytes(transaction: Any) -> bytes:
+    """The bytes of a transaction given as bytes or as an object that defines ``__bytes__``
+    (solders transactions). Not ``bytes(x)`` on anything: ``bytes(42)`` is 42 zero bytes."""
+    if isinstance(transaction, bytes | bytearray | memoryview):
+        return bytes(transaction)
+    if hasattr(type(transaction), "__bytes__"):
+        try:
+            return bytes(transaction)
+        except Exception as error:
+            raise ValidationError(
+                f"could not be serialised: {type(error).__name__}",
+                param="transaction",
+                rule="type",
+                method="simulateTransaction",
+            ) from None
+    raise ValidationError(
+        "must be the encoded transaction (base64 or base58 text), its bytes, or a solders "
+        f"transaction, got {type(transaction).__name__}",
+        param="transaction",
+        rule="type",
+        method="simulateTransaction",
+    )
 
 
 class EvmMethods:
@@ -110,7 +146,15 @@ class SolanaMethods:
         `sig_verify` and `replace_recent_blockhash` cannot both be true.
         """
         if not isinstance(transaction, str):
-            raw = transaction if isinstance(transaction, bytes) else bytes(transaction)
+            raw = _transaction_bytes(transaction)
+            if len(raw) > SOLANA_MAX_TRANSACTION_BYTES:  # before encoding: base58 is quadratic
+                raise ValidationError(
+                    f"is {len(raw):,} bytes; a Solana transaction is at most "
+                    f"{SOLANA_MAX_TRANSACTION_BYTES:,}",
+                    param="transaction",
+                    rule="max",
+                    method="simulateTransaction",
+                )
             text = enc.b58encode(raw) if encoding == "base58" else base64.b64encode(raw).decode()
         else:
             text = transaction
@@ -146,7 +190,7 @@ class TronMethods:
         `AmbiguousAssetName` when several assets share the name; then list them with
         `get_asset_issue_list_by_name` and look the one you want up by id.
         """
-        value = name if visible else enc.utf8_to_hex(name)
+        value = name if visible else _name_as_hex(name)
         return self._request(
             "wallet/getassetissuebyname",
             (),
@@ -156,7 +200,7 @@ class TronMethods:
 
     def get_asset_issue_list_by_name(self, name: str, *, visible: bool = False):
         """All TRC-10 assets with this name (``wallet/getassetissuelistbyname``)."""
-        value = name if visible else enc.utf8_to_hex(name)
+        value = name if visible else _name_as_hex(name)
         return self._request(
             "wallet/getassetissuelistbyname", (), {"value": value, "visible": visible}
         )

@@ -55,10 +55,18 @@ def make_node(
     """A blocking client of the right class for the node's chain, on `shared` settings."""
     from ._chains import NODE_CLASSES
 
+    check_url(url)
     register_url(url)
     resolved = resolve_chain(chain, url, name)
     core = NodeCore(url, resolved, shared=shared, name=name)
     return NODE_CLASSES[resolved.name](core)
+
+
+def check_url(url: Any) -> None:
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        raise ValidationError(
+            "must be the node's http(s) URL (with its access key)", param="url", rule="type"
+        )
 
 
 def _is_remote(url: str) -> bool:
@@ -127,6 +135,10 @@ class Gateway:
         case the access key comes from `key` or ``NODE_GATEWAY_KEY_<NAME>`` when the record's
         endpoint carries none.
         """
+        if not isinstance(name, str) or not name:
+            raise ValidationError(
+                f"must be a node's name (text), got {name!r:.60}", param="name", rule="type"
+            )
         if name in self._nodes and url is None and key is None:
             return self._nodes[name]
         record_chain = chain
@@ -321,4 +333,5 @@ def node(
         rate_limit=rate_limit,
         async_transport=async_transport,
     )
+    check_url(url)
     return make_node(url, Shared(settings, remote=_is_remote(url)), chain=chain, name=name)

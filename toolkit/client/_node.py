@@ -151,6 +151,24 @@ class NodeCore:
             )
         return PreparedCall(self.endpoint.label, method.bind(*args, **kwargs))
 
+    def prepare_batch(self, calls: Any) -> list[PreparedCall]:
+        """``[("eth_getBalance", address, block), ...]`` as prepared calls."""
+        if isinstance(calls, str | bytes) or not isinstance(calls, Iterable):
+            raise ValidationError(
+                "must be a list of (method, *params) tuples", param="calls", rule="type"
+            )
+        prepared = []
+        for index, call in enumerate(calls):
+            if isinstance(call, str | bytes) or not isinstance(call, Sequence) or not call:
+                raise ValidationError(
+                    f"item {index} must be a (method, *params) tuple, got {call!r:.60}",
+                    param="calls",
+                    rule="type",
+                )
+            name, *args = call
+            prepared.append(self.prepare(name, args, {}))
+        return prepared
+
     def rule(self, method: str, catalog_rule: Rule | None) -> Rule:
         return self.meter.pricing.rule_for(method, catalog_rule)
 
@@ -647,7 +665,7 @@ class Node(_BaseNode):
         Each call is validated first; the batch is billed as one call each. With
         `return_exceptions`, a failed item is its exception in the result list.
         """
-        prepared = [self._core.prepare(name, args, {}) for name, *args in calls]
+        prepared = self._core.prepare_batch(calls)
         return self.send_batch(prepared, return_exceptions=return_exceptions)
 
     def estimate(self, name: str, *args: Any, fetch_head: bool = True, **kwargs: Any) -> Estimate:
@@ -756,7 +774,7 @@ class AsyncNode(_BaseNode):
         self, calls: Iterable[Sequence[Any]], *, return_exceptions: bool = False
     ) -> list:
         """Send JSON-RPC calls as one batch; see `Node.batch`."""
-        prepared = [self._core.prepare(name, args, {}) for name, *args in calls]
+        prepared = self._core.prepare_batch(calls)
         return await self.send_batch(prepared, return_exceptions=return_exceptions)
 
     async def estimate(

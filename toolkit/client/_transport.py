@@ -140,10 +140,21 @@ def _snippet(response: httpx.Response) -> str:
     return scrub(text) + ("..." if len(response.content) > _SNIPPET else "")
 
 
-def parse_json(response: httpx.Response) -> Any:
-    """The body as JSON, whatever the content type says; otherwise MalformedResponse."""
+def parse_json(response: httpx.Response, max_depth: int = 128) -> Any:
+    """The body as JSON, whatever the content type says; otherwise MalformedResponse.
+
+    Arrays and objects nested deeper than `max_depth` are a MalformedResponse too: no answer of
+    the spec nests beyond a dozen levels, and a deeper one would raise RecursionError in the
+    decoder, or later in whatever walks it (the cache's encoder, a frame, a scrubber)."""
+
+    def too_deep() -> MalformedResponse:
+        message = f"HTTP {response.status_code} with JSON nested deeper than {max_depth} levels"
+        return MalformedResponse(message, status=response.status_code)
+
     try:
-        return json.loads(response.content)
+        body = json.loads(response.content)
+    except RecursionError:
+        raise too_deep() from None
     except ValueError:
         kind = response.headers.get("content-type", "no content type")
         what = "an empty body" if not response.content else f"{kind}: {_snippet(response)!r}"
@@ -154,6 +165,23 @@ def parse_json(response: httpx.Response) -> Any:
             status=response.status_code,
             retryable=True,  # a proxy's page or a cut body may pass next time
         ) from None
+    # Depth, without recursion: only containers are pushed, each once (linear in the body).
+    stack = [(body, 1)] if isinstance(body, dict | list) else []
+    while stack:
+        container, depth = stack.pop()
+        if depth > max_depth:
+            raise too_deep()
+        inner = container.values() if isinstance(container, dict) else container
+        stack.extend((item, depth + 1) for item in inner if isinstance(item, dict | list))
+    return body
+
+
+def _error_body(response: httpx.Response) -> Any:
+    """An error answer's body as JSON, or None when it is not JSON (an HTML page, too deep)."""
+    try:
+        return parse_json(response)
+    except MalformedResponse:
+        return None
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -225,10 +253,7 @@ def check_status(response: httpx.Response, *, explain: Explain | None = None) ->
     if status == 429:
         retry_after = parse_retry_after(response.headers.get("retry-after"))
         if retry_after is None:  # a JSON-RPC error body may say how long: data.try_again_in
-            try:
-                body = json.loads(response.content)
-            except ValueError:
-                body = None
+            body = _error_body(response)
             error = body.get("error") if isinstance(body, dict) else None
             data = error.get("data") if isinstance(error, dict) else None
             if isinstance(data, dict):
@@ -239,11 +264,8 @@ def check_status(response: httpx.Response, *, explain: Explain | None = None) ->
             retry_after=retry_after,
         )
     if explain is not None:
-        try:
-            body = json.loads(response.content)
-        except ValueError:
-            pass
-        else:
+        body = _error_body(response)
+        if body is not None:
             explain(body, status)
     if status in (401, 403):
         raise HTTPStatusError(

@@ -15,11 +15,18 @@ Routes:
 One node request: resolve the node, read the body, take the chain head once (the answer and the
 price both use it), draw faults (delay, then drop, a replacement answer, or a distortion of the
 real one), answer, meter (see `_metering` for the rule), respond.
+
+The HTTP edge is hardened like a real gateway's: a body over `MAX_BODY_BYTES` (geth's own limit)
+is answered 413 with a JSON error before it is read whole; a body that is not JSON, or nests
+deeper than `_jsonrpc.MAX_DEPTH`, gets JSON-RPC's -32700 parse error (never a 500); access keys
+and the API key are compared in constant time; an unexpected failure is a JSON 500 with no
+traceback in the body.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hmac
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +48,33 @@ from ._response import Answer, error_body
 from ._world import Node, World
 
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+MAX_BODY_BYTES = 5 * 1024 * 1024  # geth's HTTP body limit (node/rpcstack.go: 5 MB)
+
+
+class BodyTooLarge(Exception):
+    """A request body over the limit; answered 413 before the rest of it is read."""
+
+    def __init__(self, size: int, limit: int):
+        self.size, self.limit = size, limit
+        super().__init__(f"request body of {size:,}+ bytes is over the limit of {limit:,}")
+
+    def answer(self) -> Answer:
+        return Answer(error_body("request_too_large", str(self)), status=413)
+
+
+async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
+    """The body, read at most `limit` bytes far: a declared Content-Length over the limit is
+    refused unread, a streamed (chunked) body as soon as it crosses it."""
+    declared = request.headers.get("content-length", "")
+    if declared.isascii() and declared.isdigit() and int(declared) > limit:
+        raise BodyTooLarge(int(declared), limit)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLarge(size, limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 @dataclass
@@ -81,7 +115,7 @@ def create_app(
 ) -> Starlette:
     """The gateway for `world`; pass `meter`/`faults` to share them with the caller."""
     gateway = Gateway(world, meter, faults)
-    app = Starlette(routes=gateway.routes())
+    app = Starlette(routes=gateway.routes(), exception_handlers={Exception: _internal_error})
     app.state.gateway = gateway
     return app
 
@@ -126,7 +160,10 @@ class Gateway:
         path = "/" + request.path_params.get("rest", "").rstrip("/")
         path = "" if path == "/" else path
         endpoint = self.endpoints[node.name].get((request.method, path))
-        body = await request.body()
+        try:
+            body = await read_body(request)
+        except BodyTooLarge as too_large:  # refused, not answered: not metered
+            return too_large.answer().to_response()
         head = self.world.head(node.chain)
         calls = _calls(endpoint, path, body)
 
@@ -211,10 +248,12 @@ class Gateway:
             removed = self.faults.clear(request.query_params.get("node"))
             return Answer({"removed": removed}).to_response()
         try:
-            settings = await request.json()
+            settings = jsonrpc.load_json(await read_body(request))
             if not isinstance(settings, dict):
                 raise ValueError("the body must be a JSON object of fault settings")
             fault = self.faults.set(**settings)
+        except BodyTooLarge as too_large:
+            return too_large.answer().to_response()
         except (ValueError, TypeError) as error:
             return Answer(error_body("invalid_fault", str(error)), status=400).to_response()
         return Answer(fault.to_json()).to_response()
@@ -226,7 +265,8 @@ class Gateway:
         if scheme.lower() != "bearer" or not token:
             message = "Authentication credentials were not provided: send Authorization: Bearer"
             return Answer(error_body("not_authenticated", message), status=401)
-        if token.strip() != self.world.api_key:
+        given = token.strip().encode("utf-8", "surrogatepass")
+        if not hmac.compare_digest(self.world.api_key.encode(), given):  # constant time
             return Answer(error_body("permission_denied", "Invalid API key."), status=403)
         return None
 
@@ -255,6 +295,13 @@ class Gateway:
             if fault is not None:
                 given = distort(fault, given)
         return given.to_response()
+
+
+async def _internal_error(request: Request, error: Exception) -> Response:
+    """A JSON 500 for a failure the sandbox did not foresee; the traceback goes to the server's
+    log, never into the body."""
+    message = f"internal error ({type(error).__name__})"
+    return Answer(error_body("internal_error", message), status=500).to_response()
 
 
 def _bind(method: Method, args: Any, kwargs: dict[str, Any]) -> BoundCall:

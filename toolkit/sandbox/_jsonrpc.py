@@ -48,12 +48,34 @@ class Call:
     id: Any
 
 
+MAX_DEPTH = 64
+"""Arrays and objects nested deeper than this are a parse error: no request of the spec nests
+beyond a few levels, and Python's decoder raises RecursionError somewhere near 1,000."""
+
+
+def load_json(body: bytes, max_depth: int = MAX_DEPTH) -> Any:
+    """A request body as JSON; ValueError for bytes that are not JSON or nest too deep."""
+    try:
+        payload = json.loads(body)
+    except RecursionError:
+        raise ValueError(f"nested deeper than {max_depth} levels") from None
+    stack = [(payload, 1)] if isinstance(payload, dict | list) else []
+    while stack:  # iterative: a deep body must not make the check itself recurse
+        item, depth = stack.pop()
+        if depth > max_depth:
+            raise ValueError(f"nested deeper than {max_depth} levels")
+        inner = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in inner if isinstance(child, dict | list))
+    return payload
+
+
 def decode(body: bytes) -> tuple[bool, list[Any]]:
     """(is_batch, entries) of a body; raises RpcError for bad JSON and for an empty batch."""
     try:
-        payload = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        raise RpcError(PARSE_ERROR, "Parse error") from None
+        payload = load_json(body)
+    except ValueError as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        nested = str(error).startswith("nested")
+        raise RpcError(PARSE_ERROR, f"Parse error: {error}" if nested else "Parse error") from None
     if isinstance(payload, list):
         if not payload:
             raise RpcError(INVALID_REQUEST, "Invalid Request: empty batch")

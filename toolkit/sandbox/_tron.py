@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +21,7 @@ from ..catalog import BoundCall, Method
 from ..catalog import encoding as enc
 from . import _protobuf as protobuf
 from ._clock import Timeline
+from ._jsonrpc import load_json
 from ._randomness import Seeded
 from ._response import Answer
 
@@ -232,8 +232,8 @@ class TronNode:
 
     def _rest_body(self, method: Method, body: bytes, head: int) -> Any:
         try:
-            payload = json.loads(body or b"{}")
-        except (ValueError, UnicodeDecodeError) as error:
+            payload = load_json(body or b"{}")
+        except ValueError as error:  # not JSON, or nested too deep (never a RecursionError)
             return _java_error("com.alibaba.fastjson.JSONException", f"syntax error, {error}")
         if not isinstance(payload, dict):
             return _java_error("com.alibaba.fastjson.JSONException", "the body must be an object")

@@ -130,7 +130,17 @@ class World:
         raise KeyError(f"no node named {name!r}; nodes: {', '.join(n.name for n in self.nodes)}")
 
     def node_by_key(self, key: str) -> Node | None:
-        return self._by_key.get(key)
+        """The node whose access key is `key`. Every key is compared, each in constant time
+        (`hmac.compare_digest`), so the answer's timing tells nothing about how much of a key
+        was right (a dict lookup compares the bytes of a hash-bucket match)."""
+        import hmac
+
+        given = key.encode("utf-8", "surrogatepass")
+        found = None
+        for node in self._by_key.values():
+            if hmac.compare_digest(node.key.encode(), given):
+                found = node
+        return found
 
     def head(self, chain: str) -> int | None:
         """The chain's head now; None for Solana, whose slots are the simulator's business."""

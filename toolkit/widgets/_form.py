@@ -206,6 +206,8 @@ class JsonField(Field):
             raise InputError(
                 self.path, f"not valid JSON ({error.msg}, column {error.colno})"
             ) from None
+        except RecursionError:
+            raise InputError(self.path, "JSON nested too deep") from None
 
     def write(self, value: Any) -> None:
         self.input.value = "" if value is None else json.dumps(value)

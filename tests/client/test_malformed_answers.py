@@ -1,0 +1,137 @@
+"""Answers that are not what the spec promises become MalformedResponse before anything reads,
+converts or caches them: a balance of "0xzz" (or "0x_1", full-width digits, a trailing newline,
+257 bits), odd-length data, a bad root hash, and JSON nested too deep for the decoder.
+
+A small fake node over real loopback HTTP answers each method with a chosen raw `result` text."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+import toolkit
+
+EVM = "0x" + "ab" * 20
+ONE_TRY = toolkit.RetryPolicy(attempts=1)
+
+
+class FakeNode:
+    """JSON-RPC answers by method name: `results[method]` is the raw JSON text of `result`."""
+
+    def __init__(self):
+        self.results: dict[str, bytes] = {"eth_blockNumber": b'"0x100000"'}
+        self.asked: list[str] = []
+        node = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                node.asked.append(body["method"])
+                result = node.results[body["method"]]
+                answer = b'{"jsonrpc":"2.0","id":%d,"result":%s}' % (body["id"], result)
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/KEY0123456789abcdef"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def fake():
+    node = FakeNode()
+    yield node
+    node.close()
+
+
+@pytest.fixture
+def cache(tmp_path):
+    made = toolkit.ResponseCache(tmp_path / "answers.sqlite")
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def client(fake, cache):
+    made = toolkit.node(fake.url, chain="ethereum", retry=ONE_TRY, cache=cache)
+    yield made
+    made.close()
+
+
+BAD_QUANTITIES = [
+    "0xzz",
+    "0x_1",
+    "0x\uff11",  # a full-width 1
+    "0x1\n",
+    " 0x1",
+    "0x",
+    "12",
+    "0x" + "f" * 65,  # 260 bits: wider than any EVM word
+    "0x\u00b2",  # a superscript 2
+]
+
+
+@pytest.mark.parametrize("result", BAD_QUANTITIES)
+def test_a_bad_balance_is_malformed_and_never_cached(fake, client, cache, result):
+    fake.results["eth_getBalance"] = json.dumps(result).encode()
+    for _ in range(2):  # a final block: it would be cached if it had passed
+        with pytest.raises(toolkit.MalformedResponse, match="hex quantity"):
+            client.get_balance(EVM, block=1)
+    assert fake.asked.count("eth_getBalance") == 2  # asked again: nothing was cached
+    assert len(cache) == 0
+    fake.results["eth_getBalance"] = b'"0x0de0b6b3a7640000"'  # leading zero: still a quantity
+    assert client.get_balance(EVM, block=1) == 10**18
+    assert len(cache) == 1
+
+
+@pytest.mark.parametrize("result", ['"0x123"', '"0xgg"', '"0x12 "', "12", '"beef"'])
+def test_bad_data_is_malformed(fake, client, cache, result):
+    fake.results["eth_getStorageAt"] = result.encode()
+    with pytest.raises(toolkit.MalformedResponse, match="hex data"):
+        client.get_storage_at(EVM, 0, block=1)
+    assert len(cache) == 0
+
+
+def test_a_bad_head_is_malformed(fake, client):
+    fake.results["eth_blockNumber"] = b'"0x\xef\xbc\x91"'  # UTF-8 of a full-width 1
+    with pytest.raises(toolkit.MalformedResponse):
+        client.block_number()
+
+
+@pytest.mark.parametrize("depth", [129, 5_000, 200_000])
+def test_deeply_nested_json_is_malformed_not_a_recursion_error(fake, client, depth):
+    fake.results["eth_getBalance"] = b"[" * depth + b"]" * depth
+    with pytest.raises(toolkit.MalformedResponse, match="nested deeper than 128"):
+        client.get_balance(EVM, block=1)
+
+
+def test_json_nested_within_the_limit_is_read(fake, client):
+    fake.results["web3_clientVersion"] = b"[" * 100 + b"]" * 100  # read, then refused as text
+    with pytest.raises(toolkit.MalformedResponse, match="expected a string"):
+        client.client_version()
+
+
+def test_a_bad_root_hash_is_malformed(fake, tmp_path):
+    made = toolkit.node(fake.url, chain="polygon", retry=ONE_TRY, cache=False)
+    try:
+        for bad in ("0x" + "ab" * 31, "ab" * 31 + "\uff41b", "ab" * 31 + "a\n", "gg" * 32):
+            fake.results["bor_getRootHash"] = json.dumps(bad).encode()
+            with pytest.raises(toolkit.MalformedResponse, match="64 hex digits"):
+                made.get_root_hash(1, 2)
+        fake.results["bor_getRootHash"] = json.dumps("AB" * 32).encode()
+        assert made.get_root_hash(1, 2) == "AB" * 32
+    finally:
+        made.close()
