@@ -93,7 +93,9 @@ def test_tron_and_ton_calls_are_one_ru(meter, http, nodes, demo):
     }
 
 
-def test_fault_answers_count_and_drops_do_not(meter, http, nodes):
+def test_requests_count_on_receipt_and_refusals_do_not(meter, http, nodes):
+    """The billing model (`toolkit.catalog.BILLING`): a request is billed when received, so a
+    429 and a dropped connection count; a 503 (refused before any work) does not."""
     url = nodes["ethereum-mainnet"]
     envelope = {"jsonrpc": "2.0", "id": 1, "method": "eth_blockNumber", "params": []}
     meter.faults.set(kind="rate-limit", node="ethereum-mainnet", count=1)
@@ -101,7 +103,9 @@ def test_fault_answers_count_and_drops_do_not(meter, http, nodes):
     meter.faults.set(kind="drop", node="ethereum-mainnet", count=1)
     with pytest.raises(httpx.TransportError):
         http.post(url, json=envelope)
-    assert usage(meter, "ethereum-mainnet")["requests"] == 1
+    meter.faults.set(kind="unavailable", node="ethereum-mainnet", count=1)
+    assert http.post(url, json=envelope).status_code == 503
+    assert usage(meter, "ethereum-mainnet")["requests"] == 2
 
 
 def test_metering_over_http(meter, http, info, auth, rpc, nodes):

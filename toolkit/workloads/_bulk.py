@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._errors import BatchRefused, BudgetExceeded, GatewayError
@@ -55,10 +55,16 @@ class Item:
     done: bool = False
     result: Any = None
     error: BaseException | None = None
+    # What every send of this call cost: a batch item retried, or a refused batch's calls sent
+    # again one by one, are sent more than once, and each send's receipt starts afresh.
+    receipt: Receipt = field(default_factory=Receipt)
 
-    @property
-    def receipt(self) -> Receipt:
-        return self.call.receipt
+    def tally(self) -> None:
+        sent = self.call.receipt
+        self.receipt.add(sent.ru, sent.unconfirmed_ru, False)
+        self.receipt.answered += sent.answered
+        self.receipt.cache_hit |= sent.cache_hit
+        self.receipt.status = sent.status
 
     def succeed(self, result: Any) -> None:
         self.done, self.result = True, result
@@ -113,6 +119,8 @@ class BulkRun:
                 by_node.setdefault(id(item.node), []).append(item)
         for items in by_node.values():
             results = items[0].node.aio.answered_from_cache([item.call for item in items])
+            for item in items:
+                item.tally()
             answered = [(i, r) for i, r in zip(items, results, strict=True) if i.receipt.cache_hit]
             for item, result in answered:
                 item.succeed(result)
@@ -186,6 +194,8 @@ class BulkRun:
             self._finish([item], error=error)
         else:
             self._finish([item], result=result)
+        finally:
+            item.tally()
 
     async def _send_batch(self, unit: list[Item]) -> None:
         node = unit[0].node
@@ -204,6 +214,8 @@ class BulkRun:
             self._finish(unit, error=error)
             return
         finally:
+            for item in unit:
+                item.tally()
             verdict = self._batch_verdicts.get(id(node))
             if verdict is not None:
                 verdict.set()
