@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._errors import ValidationError
 from .encoding import is_hex_quantity
 
 SPEC = "spec, Limits"
@@ -136,6 +137,15 @@ class PricingTable:
 
     def replace(self, **changes: Any) -> PricingTable:
         return dataclasses.replace(self, **changes)
+
+    def plan(self, name: str, *, param: str = "plan") -> Plan:
+        """A plan by name, whatever its case; an unknown one is a ValidationError on `param`."""
+        for key, plan in self.plans.items():
+            if isinstance(name, str) and key.lower() == name.lower():
+                return plan
+        raise ValidationError(
+            f"unknown plan {name!r}; known: {', '.join(self.plans)}", param=param, rule="choice"
+        )
 
     def with_rule(self, method: str, rule: Rule) -> PricingTable:
         return self.replace(overrides={**self.overrides, method: rule})

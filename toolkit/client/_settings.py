@@ -94,10 +94,7 @@ def rate_limiter(setting: RateLimitSetting, pricing: PricingTable) -> RateLimite
     if setting is None or isinstance(setting, RateLimiter):
         return setting
     if isinstance(setting, str):
-        plan = next((p for k, p in pricing.plans.items() if k.lower() == setting.lower()), None)
-        if plan is None:
-            known = ", ".join(pricing.plans)
-            _refuse("rate_limit", f"unknown plan {setting!r}; known: {known}", "choice")
+        plan = pricing.plan(setting, param="rate_limit")
         if plan.requests_per_second is None:
             return None  # the plan publishes no limit: 429s are still retried with backoff
         return RateLimiter(plan.requests_per_second)

@@ -124,7 +124,7 @@ class Workload:
             raise ValidationError("the workload is empty", param="calls", rule="empty")
         estimates = self.estimates(fetch_heads=fetch_heads, cached=cached)
         meter = self.calls[0].node.meter
-        chosen = plan if isinstance(plan, Plan) else _plan(meter.pricing.plans, plan)
+        chosen = plan if isinstance(plan, Plan) else meter.pricing.plan(plan)
         rows = [
             (planned.node.name, planned.method, _klass(estimate), estimate.low, estimate.high)
             for planned, estimate in zip(self.calls, estimates, strict=True)
@@ -224,15 +224,6 @@ def _klass(estimate: Estimate) -> str:
     return {True: "archive", False: "full", None: "fixed" if estimate.exact else "unknown"}[
         estimate.archive
     ]
-
-
-def _plan(plans: dict[str, Plan], name: str) -> Plan:
-    for key, plan in plans.items():
-        if key.lower() == name.lower():
-            return plan
-    raise ValidationError(
-        f"unknown plan {name!r}; known: {', '.join(plans)}", param="plan", rule="choice"
-    )
 
 
 @dataclass(frozen=True)
