@@ -230,7 +230,11 @@ def evm_rows(url: str, pairs: list[tuple[str, int]], repeats: int, workdir: str)
         eth.cache.clear()
         eth.forget_head()
 
-    plain = toolkit.node(url, chain="ethereum", name="anvil", cache=False, async_transport="httpx")
+    # httpx's own pool queues calls for long under load: a generous deadline, as this row
+    # measures throughput, not deadlines.
+    plain = toolkit.node(
+        url, chain="ethereum", name="anvil", cache=False, async_transport="httpx", timeout=600
+    )
     unbatched = toolkit.node(url, chain="ethereum", name="anvil", cache=False)
     measured = measure(
         [

@@ -1,20 +1,19 @@
 """One billing model, shared by the client and the sandbox (`toolkit.catalog.BILLING`): the
 ledger equals the sandbox's metering and the budget is never crossed when calls time out, are
 cancelled or interrupted, when the budget changes under load, when the head moves, for raw calls,
-drip-fed answers, refusals and answers of the wrong shape."""
+drip-fed answers and refusals. (Answers of the wrong shape: `test_malformed_answers`.)"""
 
 from __future__ import annotations
 
 import asyncio
 import gc
-import json
 import os
 import signal
 import socket
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import httpx
 import pytest
 
 import toolkit
@@ -257,37 +256,6 @@ def test_refused_requests_are_free_for_client_and_sandbox_alike(make_gateway, sa
     assert gateway.ledger.total_ru == metered(sandbox) == 1
 
 
-class _WrongShape(BaseHTTPRequestHandler):
-    requests = 0
-
-    def do_POST(self):
-        type(self).requests += 1
-        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-        # A well-formed answer whose result is not the hex quantity eth_getBalance promises.
-        answer = json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": 12}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(answer)))
-        self.end_headers()
-        self.wfile.write(answer)
-
-    def log_message(self, *args):
-        pass
-
-
-def test_a_wrong_shape_answer_is_not_retried_at_full_price():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _WrongShape)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        eth = toolkit.node(f"http://127.0.0.1:{server.server_port}/key", chain="ethereum")
-        with pytest.raises(toolkit.MalformedResponse, match="expected"):
-            eth.get_balance(ALICE)
-        assert _WrongShape.requests == 1
-        assert [(e.ru, e.retries) for e in eth.ledger.entries] == [(1, 0)]
-    finally:
-        server.shutdown()
-
-
 def _drip_server() -> tuple[socket.socket, threading.Event]:
     """A server that sends headers, then one byte of body every 0.2 s, for 10 s."""
     listener = socket.create_server(("127.0.0.1", 0))
@@ -354,3 +322,30 @@ def test_misshapen_calls_are_validation_errors_naming_the_parameter(gateway, mak
         make(gateway)
     assert caught.value.param == param
     assert gateway.ledger.entries == []
+
+
+def test_a_worker_thread_dying_mid_call_settles_its_reservation(make_gateway, monkeypatch):
+    gateway = make_gateway(budget=5)
+    eth = gateway.node("ethereum-mainnet")
+
+    def die(*args, **kwargs):
+        raise SystemExit("the worker thread is told to end")
+
+    monkeypatch.setattr(httpx.Client, "stream", die)
+    died = []
+    worker = threading.Thread(target=lambda: died.append(_run_or_exit(eth.block_number)))
+    worker.start()
+    worker.join()
+    assert died == ["SystemExit"]
+    assert gateway.meter.in_flight_ru == 0
+    entry = gateway.ledger.entries[-1]
+    # It may have been sent before the thread died: counted as may-have-been-billed.
+    assert (entry.status, entry.ru, entry.unconfirmed_ru) == ("SystemExit", 0, 1)
+
+
+def _run_or_exit(call) -> str:
+    try:
+        call()
+    except SystemExit as ended:
+        return type(ended).__name__
+    return "returned"

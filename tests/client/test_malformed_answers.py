@@ -135,3 +135,14 @@ def test_a_bad_root_hash_is_malformed(fake, tmp_path):
         assert made.get_root_hash(1, 2) == "AB" * 32
     finally:
         made.close()
+
+
+def test_a_wrong_shape_answer_is_not_retried_at_full_price(fake):
+    """Well-formed JSON with the wrong result would come back the same: one billed attempt."""
+    fake.results["eth_getBalance"] = b"12"
+    eth = toolkit.node(fake.url, chain="ethereum", cache=False)  # the default 4 attempts
+    with pytest.raises(toolkit.MalformedResponse, match="expected"):
+        eth.get_balance(EVM)
+    assert fake.asked == ["eth_getBalance"]
+    assert [(e.ru, e.retries) for e in eth.ledger.entries] == [(1, 0)]
+    eth.close()
