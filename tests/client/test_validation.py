@@ -335,7 +335,9 @@ def test_a_60000_character_transaction_is_refused_fast(gateway):
         for encoding in ("base58", "base64"):
             with pytest.raises(toolkit.ValidationError, match="characters"):
                 solana.simulate_transaction(text, encoding=encoding)
-    assert time.perf_counter() - started < 0.5  # decoding 60,000 base58 characters takes ~15 s
+    # Linear: well under a second unloaded; the old quadratic decoder took ~15 s. The bound is
+    # loose so a busy CI machine does not fail it; bench-style speed belongs in bench/.
+    assert time.perf_counter() - started < 5
 
 
 def test_a_bad_async_transport_is_refused_when_the_client_is_made():

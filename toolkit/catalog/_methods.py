@@ -129,7 +129,7 @@ def _check_block_number(value: Any) -> int:
     """
     if isinstance(value, str) and value in BLOCK_TAGS:
         raise Broken("block-number", f"must be a block number, not the tag {value!r}")
-    if isinstance(value, str) and value.isdigit():
+    if isinstance(value, str) and value.isascii() and value.isdigit():
         raise Broken(
             "type",
             f"block number {value!r} is text: pass a Python int ({int(value)}) or 0x hex "

@@ -134,13 +134,7 @@ class NodeCore:
     # --- plan: validation and price ---
 
     def prepare(self, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> PreparedCall:
-        if not isinstance(name, str):
-            raise ValidationError(
-                f"must be a method name (text), got {type(name).__name__}",
-                param="method",
-                rule="type",
-            )
-        method = lookup(name)
+        method = lookup(name)  # a name that is not text is refused there, with a hint
         if self.chain.name not in method.chains:
             raise ValidationError(
                 f"{method.name} is not served on {self.chain.name} nodes "
