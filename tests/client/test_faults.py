@@ -49,7 +49,7 @@ def test_a_passing_fault_is_retried_to_success(gateway, sandbox, node, kind):
     sandbox.faults.set(kind=kind, node=node, count=2, retry_after=0)
     started = time.monotonic()
     assert CALLS[node](gateway)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 30  # no hang; speed is measured in bench/
     entry = gateway.ledger.entries[-1]
     assert (entry.status, entry.retries) == ("ok", 2)
 
