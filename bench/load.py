@@ -17,8 +17,11 @@ import toolkit
 from toolkit.sandbox import DEMO, Sandbox
 
 
-def run_load(sandbox: Sandbox, seconds: float, threads: int) -> dict:
-    """Run the load; return counts, the gateways' ledgers and the server's metering."""
+def run_load(sandbox: Sandbox, seconds: float, threads: int, rounds: int | None = None) -> dict:
+    """Run the load; return counts, the gateways' ledgers and the server's metering.
+
+    Each client repeats its round until `seconds` have passed, or exactly `rounds` times when
+    given (the test's fixed workload: its outcome does not depend on how fast the machine is)."""
     info = sandbox.info
     deadline = time.monotonic() + seconds
     gateways = [
@@ -26,22 +29,30 @@ def run_load(sandbox: Sandbox, seconds: float, threads: int) -> dict:
         for _ in range(threads + 1)
     ]
     errors: list[BaseException] = []
+
+    def more(done: int) -> bool:
+        return done < rounds if rounds is not None else time.monotonic() < deadline
+
     alice = DEMO.evm.accounts["alice"]
 
     def sync_client(gw: toolkit.Gateway) -> None:
         eth, tron = gw.node("ethereum-mainnet"), gw.node("tron-mainnet")
+        done = 0
         try:
-            while time.monotonic() < deadline:
+            while more(done):
                 eth.get_balance(alice, block="latest")
                 tron.get_block_by_latest_num(1)
+                done += 1
         except BaseException as error:  # reported, not swallowed
             errors.append(error)
 
     async def async_client(gw: toolkit.Gateway) -> None:
         ton = gw.node("ton-mainnet").aio
         address = DEMO.ton.jettons[0].address
-        while time.monotonic() < deadline:
+        done = 0
+        while more(done):
             await asyncio.gather(*(ton.get_token_data(address) for _ in range(8)))
+            done += 1
 
     started = time.monotonic()
     workers = [threading.Thread(target=sync_client, args=(gw,)) for gw in gateways[:threads]]
@@ -49,7 +60,7 @@ def run_load(sandbox: Sandbox, seconds: float, threads: int) -> dict:
         worker.start()
     asyncio.run(async_client(gateways[-1]))
     for worker in workers:
-        worker.join(timeout=seconds + 30)
+        worker.join(timeout=seconds + 30 if rounds is None else None)
     elapsed = time.monotonic() - started
     entries = [entry for gw in gateways for entry in gw.ledger.entries]
     server = sandbox.metering()

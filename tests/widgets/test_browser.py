@@ -5,7 +5,8 @@ that Playwright downloads). When either is missing the test fails under ``CI=tru
 with the reason printed, anywhere else. JupyterLab runs on 127.0.0.1 with a token, its HOME and
 Jupyter directories in a temporary folder, and is opened with ``?reset`` (a clean workspace).
 
-The screenshot goes to test-artifacts/widgets/explorer.png; the README's copy,
+The screenshot goes to the folder named by ``TOOLKIT_TEST_ARTIFACTS`` (the test's temporary folder
+when unset, so a run never writes into the checkout); the README's copy,
 docs/images/explorer.png, is written when missing or when ``TOOLKIT_UPDATE_DOCS_IMAGES=1``, so that
 a test run does not change a tracked file every time.
 """
@@ -39,7 +40,6 @@ CHROMIUM_FLAGS = [
     "--disable-sync",
 ]
 REPO = Path(__file__).resolve().parents[2]
-ARTIFACT = REPO / "test-artifacts" / "widgets" / "explorer.png"
 DOCS_IMAGE = REPO / "docs" / "images" / "explorer.png"
 TIMEOUT_MS = 90_000  # a first import and sandbox start on a busy machine
 START_S = 120  # a cold JupyterLab on a busy 2-core machine can take a minute to listen
@@ -161,6 +161,9 @@ def sandbox_secrets() -> list[str]:
 def test_explorer_in_jupyterlab(lab, tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
+    artifacts = Path(os.environ.get("TOOLKIT_TEST_ARTIFACTS") or tmp_path / "artifacts")
+    artifact = artifacts / "widgets" / "explorer.png"
+
     started = time.monotonic()
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch_persistent_context(
@@ -220,17 +223,17 @@ def test_explorer_in_jupyterlab(lab, tmp_path):
                 assert secret not in shown and secret not in explorer.inner_html()
             assert "http://" not in shown
 
-            ARTIFACT.parent.mkdir(parents=True, exist_ok=True)
-            explorer.screenshot(path=str(ARTIFACT))
+            artifact.parent.mkdir(parents=True, exist_ok=True)
+            explorer.screenshot(path=str(artifact))
         except Exception:
-            ARTIFACT.parent.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(ARTIFACT.with_name("explorer-failure.png")))
+            artifact.parent.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(artifact.with_name("explorer-failure.png")))
             raise
         finally:
             browser.close()
 
     if not DOCS_IMAGE.exists() or os.environ.get("TOOLKIT_UPDATE_DOCS_IMAGES") == "1":
         DOCS_IMAGE.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(ARTIFACT, DOCS_IMAGE)
+        shutil.copyfile(artifact, DOCS_IMAGE)
     elapsed = time.monotonic() - started
     print(f"browser part took {elapsed:.1f} s")
