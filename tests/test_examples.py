@@ -252,7 +252,7 @@ def test_inputs_call_every_method_of_the_spec_on_the_sandbox(gw, ex):
     for method in toolkit.METHODS:
         (chain,) = method.chains[:1]
         client = gw.platform if chain == "platform" else gw.node(ex.node_name(chain))
-        head = client.head() if method.name in HEAD_METHODS else None
+        head = client.head() if ex.needs_head(method.name) else None
         assert client.call(method.name, **ex.inputs(method.name, head=head)) is not None
 
 
@@ -263,8 +263,6 @@ def test_real_gateway_inputs_pass_the_catalogs_validation():
             with pytest.raises(toolkit.ValidationError, match="proposal"):
                 ex.inputs(method.name)
             continue
-        head = 1_000_000_000 if method.name in HEAD_METHODS else None
+        head = 1_000_000_000 if ex.needs_head(method.name) else None
         method.bind(**ex.inputs(method.name, head=head))
 
-
-HEAD_METHODS = {"debug_printBlock", "bor_getRootHash", "wallet/gettransactioninfobyblocknum"}

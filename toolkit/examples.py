@@ -32,7 +32,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ._errors import ValidationError
-from .catalog import chain_for
+from .catalog import chain_for, lookup
 from .catalog import encoding as enc
 from .client import ENV_NODE_PREFIX, env_name
 
@@ -56,6 +56,17 @@ __all__ = [
 
 # The chains a notebook may ask a node for, in the order the quickstart visits them.
 CHAIN_NAMES = ("ethereum", "arbitrum", "polygon", "hyperliquid", "solana", "tron", "ton")
+
+# The methods whose example inputs are a block number just behind the chain's head.
+HEAD_RELATIVE = frozenset(
+    {
+        "debug_printBlock",
+        "bor_getRootHash",
+        "wallet/gettransactioninfobyblocknum",
+        "wallet/getblockbynum",
+        "eth_getLogs",
+    }
+)
 
 # The sandbox serves exactly these nodes (see `toolkit.sandbox.World`).
 SANDBOX_NODES: Mapping[str, str] = MappingProxyType({c: f"{c}-mainnet" for c in CHAIN_NAMES})
@@ -89,6 +100,7 @@ class TronExamples:
     ambiguous_name: str  # a name more than one asset has: by-name lookup answers an Error
     ambiguous_is_certain: bool  # True in the sandbox; on a real chain it depends on its state
     unique_name: str  # a name by-name lookup answers with one asset
+    account: str  # an account that exists on chain (base58)
     proposal: tuple[str, int] | None = None  # (creator, id) of a deletable proposal; sandbox only
 
 
@@ -166,11 +178,18 @@ class Examples:
             rule="unknown-node",
         )
 
+    @staticmethod
+    def needs_head(method: str) -> bool:
+        """True when `inputs` needs the chain's head for `method` (a recent block number)."""
+        return method in HEAD_RELATIVE
+
     def inputs(self, method: str, *, head: int | None = None) -> dict[str, Any]:
         """Keyword arguments (the spec's names, wire form) that make a good call of `method`:
         ``node.call(method, **ex.inputs(method, head=...))``. `head` is the chain's head, needed
         by the methods that take a recent block number (debug_printBlock, bor_getRootHash, TRON
-        transaction info). Methods without parameters get ``{}``."""
+        transaction info). Any other method gets an example of each required parameter by its
+        kind (an address, a block tag), so a new catalog method needs no entry here unless it
+        takes something a kind cannot pick (a recent block number, a filter)."""
         evm, tron, ton = self.evm, self.tron, self.ton
         total_supply = "0x" + enc.keccak256(b"totalSupply()")[:4].hex()
         fixed: dict[str, Callable[[], dict[str, Any]]] = {
@@ -202,6 +221,10 @@ class Examples:
             "debug_printBlock": lambda h: {"number": h - 5},
             "bor_getRootHash": lambda h: {"from": h - 63, "to": h},
             "wallet/gettransactioninfobyblocknum": lambda h: {"num": h - 1},
+            "wallet/getblockbynum": lambda h: {"num": h - 1},
+            "eth_getLogs": lambda h: {
+                "filter": {"fromBlock": hex(h - 20), "toBlock": hex(h), "address": evm.token}
+            },
         }
         if method in by_head:
             if head is None:
@@ -212,7 +235,27 @@ class Examples:
                 )
             return by_head[method](head)
         make = fixed.get(method)
-        return make() if make is not None else {}
+        return make() if make is not None else self._by_kind(method)
+
+    def _by_kind(self, name: str) -> dict[str, Any]:
+        by_kind = {
+            "evm-address": self.evm.token,
+            "tron-address": self.tron.account,
+            "ton-address": self.ton.jetton,
+            "block": "latest",
+        }
+        inputs = {}
+        for param in lookup(name).params:
+            if not param.required or param.has_default:
+                continue
+            if param.kind.name not in by_kind:
+                raise ValidationError(
+                    f"no example for a {param.kind.name} parameter of {name}: pass your own",
+                    param=param.name,
+                    rule="unknown",
+                )
+            inputs[param.name] = by_kind[param.kind.name]
+        return inputs
 
     def _simulation_inputs(self) -> dict[str, Any]:
         """A transfer: signed against the sandbox's blockhash, or unsigned with the blockhash
@@ -302,6 +345,11 @@ REAL_WORLD: Mapping[str, tuple[Any, str]] = MappingProxyType(
             "the 2021 redenomination, but a TRC-10 name cannot change on chain)",
         ),
         "tron.asset_id": ("1002000", "TRONSCAN's TRC-10 token page for BitTorrent (BTT)"),
+        "tron.account": (
+            "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
+            "Tether USD (USDT) TRC-20 contract on TRON, as published by Tether (tether.to); a "
+            "contract is an account too",
+        ),
         "tron.ambiguous_name": (
             "BitTorrent",
             "copycat TRC-10 tokens reuse famous names; whether this one is shared depends on the "
@@ -366,6 +414,7 @@ def _real_examples(nodes: Mapping[str, str]) -> Examples:
             ambiguous_name=_real("tron.ambiguous_name"),
             ambiguous_is_certain=False,
             unique_name=_real("tron.asset_name"),
+            account=_real("tron.account"),
         ),
         ton=TonExamples(
             jettons=MappingProxyType(jettons), jetton=jettons["USDT"], not_a_jetton=None
@@ -419,6 +468,7 @@ def _sandbox_examples(sandbox: Any) -> Examples:
             ambiguous_name=tron.ambiguous_name,
             ambiguous_is_certain=True,
             unique_name=tron.unique_name,
+            account=tron.accounts["alice"],
             proposal=next((p.creator, p.id) for p in tron.proposals if p.deletable),
         ),
         ton=TonExamples(

@@ -81,16 +81,25 @@ def test_every_rule_has_a_source_note():
 
 @pytest.mark.parametrize(
     ("method", "ru"),
-    [("debug_traceTransaction", 2), ("trace_block", 2), ("arbtrace_block", 2), ("net_version", 1)],
+    [("debug_traceTransaction", 2), ("trace_block", 2), ("arbtrace_block", 2), ("eth_syncing", 1)],
 )
 def test_patterns_price_methods_outside_the_catalog(method, ru):
     rule = DEFAULT_PRICING.rule_for(method, None)
     assert DEFAULT_PRICING.estimate(rule, None, HEAD).ru == ru
 
 
-def test_get_logs_is_billed_by_from_block():
-    rule = DEFAULT_PRICING.rule_for("eth_getLogs", None)
-    assert isinstance(rule, ArchiveByBlock) and rule.param == "fromBlock"
+def test_get_logs_is_billed_by_from_block_by_name_and_raw():
+    from toolkit.catalog import CATALOG, block_argument
+
+    method = CATALOG["eth_getLogs"]
+    rule = DEFAULT_PRICING.rule_for("eth_getLogs", method.ru)
+    bound = method.bind({"fromBlock": HEAD - 500, "toBlock": HEAD - 400})
+    raw = [{"fromBlock": hex(HEAD - 500), "toBlock": hex(HEAD - 400)}]
+    for params in (bound.wire_params, raw):
+        block = block_argument(rule, params, method.param_names)
+        assert DEFAULT_PRICING.estimate(rule, block, HEAD).ru == 2
+    recent = [{"fromBlock": hex(HEAD - 5)}]
+    assert DEFAULT_PRICING.estimate(rule, block_argument(rule, recent), HEAD).ru == 1
 
 
 def test_user_override_wins_over_the_catalog():

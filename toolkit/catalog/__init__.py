@@ -8,9 +8,11 @@ billing model shared by the client and the sandbox (`billing`), and address/quan
 from . import encoding
 from ._billing import BILLING, REFUSED_STATUSES, Fate, FateRule, charge, fate_of_status
 from ._methods import (
+    ALWAYS,
     BLOCK_TAGS,
     CATALOG,
     CHAINS,
+    MAX_LOG_RANGE,
     METHODS,
     RESULT_KINDS,
     SOLANA_MAX_TRANSACTION_BYTES,
@@ -42,12 +44,14 @@ from ._pricing import (
 )
 
 __all__ = [
+    "ALWAYS",
     "ARCHIVE_TAGS",
     "ASSUMED",
     "BILLING",
     "BLOCK_TAGS",
     "CATALOG",
     "CHAINS",
+    "MAX_LOG_RANGE",
     "DEFAULT_PATTERNS",
     "DEFAULT_PLANS",
     "DEFAULT_PRICING",

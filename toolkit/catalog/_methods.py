@@ -1,9 +1,16 @@
 """The method catalog: every method and path of the gateway spec, declared once as data.
 
 Each `Method` names its chains, surface (JSON-RPC, REST POST/GET, platform), path, parameters
-(kind, default, limits), cross-parameter rules, result kind and RU rule. Everything else reads it:
-validation (`Method.bind`), the RU estimator, the client helpers, the widgets' forms, the sandbox's
-routes and the README's method table. Adding a method is adding one entry here.
+(kind, default, limits), cross-parameter rules, result kind (the check an answer must pass and its
+typed value), RU rule and cache pinning. Everything else reads it: validation (`Method.bind`), the
+RU estimator, the client's helpers (generated from the entry unless one is written by hand), the
+response cache, the widgets' forms, the sandbox's routes (it refuses to start when a method has no
+handler) and the README's method table. Adding a method is one entry here and one sandbox handler;
+tests/architecture/test_one_entry.py proves it by counting.
+
+Besides the spec's methods (sections A to F) the catalog has the read methods that real clients
+call first (web3.py's ``eth_chainId``, tronpy's ``wallet/getnowblock``, ...), marked
+``in_spec=False``: real gateway nodes answer a chain's whole read interface.
 """
 
 from __future__ import annotations
@@ -24,6 +31,8 @@ from ._pricing import PUBLIC, SPEC, ArchiveByBlock, Fixed, Rule
 BLOCK_TAGS = ("latest", "safe", "finalized", "earliest", "pending")
 DEBUG_PRINT_BLOCK_FLOOR = 22_207_815
 MAX_LATEST_BLOCKS = 100
+MAX_LOG_RANGE = 10_000  # eth_getLogs: blocks per call (a toolkit bound; providers cap it too)
+ALWAYS = "always"  # Method.pinned_by: the answer never changes (a pure function of its inputs)
 
 # --- bounds -----------------------------------------------------------------------------------
 # Every number a kind accepts has an explicit width, the one the nodes decode it into; a wider
@@ -309,6 +318,42 @@ def _check_address_list(value: Any) -> list[str]:
     return checked
 
 
+_HASH32 = re.compile(r"0x[0-9a-fA-F]{64}")
+
+
+def _check_hash32(value: Any) -> str:
+    if not isinstance(value, str) or not _HASH32.fullmatch(value):
+        raise Broken("hash", f"must be 0x and 64 ASCII hex digits (32 bytes), got {_shown(value)}")
+    return value
+
+
+def _check_addresses(value: Any) -> str | list[str]:
+    """One EVM address or a list of them (eth_getLogs' `address`)."""
+    if isinstance(value, list | tuple):
+        return [_from_encoding(enc.check_evm_address, "address")(item) for item in value]
+    return _from_encoding(enc.check_evm_address, "address")(value)
+
+
+def _check_topics(value: Any) -> list[Any]:
+    """eth_getLogs' topic filter: up to 4 positions, each null, a 32-byte hash or a list of them."""
+    if isinstance(value, str) or not isinstance(value, list | tuple):
+        raise Broken("type", f"must be a list of topics, got {_shown(value)}")
+    if len(value) > 4:
+        raise Broken("max", f"has {len(value)} positions; a log has at most 4 topics")
+    wire: list[Any] = []
+    for position, item in enumerate(value):
+        try:
+            if item is None:
+                wire.append(None)
+            elif isinstance(item, list | tuple):
+                wire.append([_check_hash32(one) for one in item])
+            else:
+                wire.append(_check_hash32(item))
+        except Broken as broken:
+            raise Broken(broken.rule, f"position {position}: {broken}") from None
+    return wire
+
+
 @dataclass(frozen=True)
 class Kind:
     """A parameter type: its name in docs and forms, and the check that makes the wire value."""
@@ -353,6 +398,9 @@ TON_ADDRESS = Kind(
 ASSET_ID = Kind("asset-id", _check_asset_id, "TRC-10 token id (digits)")
 SOLANA_TX = Kind("solana-tx", _check_solana_tx, "encoded transaction (base64 or base58)")
 ADDRESS_LIST = Kind("address-list", _check_address_list, "list of base58 addresses")
+HASH32 = Kind("hash", _check_hash32, "0x + 64 hex digits")
+EVM_ADDRESSES = Kind("evm-addresses", _check_addresses, "an EVM address or a list of them")
+TOPICS = Kind("topics", _check_topics, "up to 4 topics: null, a 32-byte hash, or a list")
 
 _NO_DEFAULT: Any = type("NoDefault", (), {"__repr__": lambda self: "<no default>"})()
 
@@ -449,23 +497,26 @@ class BoundCall:
         """JSON-RPC params (positional list, trailing omissions dropped) or the REST body/query."""
         if self.method.surface is Surface.JSONRPC:
             return [self.arguments[p.name] for p in self.method.params if p.name in self.arguments]
-        if self.method.surface is Surface.JSONRPC_NAMED:
+        if self.method.generic_named:
             return dict(self.arguments.get("params", {}))
         return dict(self.arguments)
 
     @property
     def rpc_method(self) -> str:
         """The JSON-RPC `method` field: the catalog name, or the inner method for TON's jsonRPC."""
-        if self.method.surface is Surface.JSONRPC_NAMED:
+        if self.method.generic_named:
             return self.arguments["method"]
         return self.method.name
 
     def argument(self, key: str | int) -> Any:
-        """An argument by parameter name or position (how RU rules name their block parameter)."""
+        """An argument by parameter name, position, or ``object.field`` path (how RU rules and
+        cache pinning name their block parameter)."""
         if isinstance(key, int):
             params = self.wire_params
             return params[key] if isinstance(params, list) and key < len(params) else None
-        return self.arguments.get(key)
+        name, _, inner = key.partition(".")
+        value = self.arguments.get(name)
+        return value.get(inner) if inner and isinstance(value, Mapping) else value
 
 
 Check = Callable[[dict[str, Any]], None]
@@ -485,10 +536,33 @@ class Method:
     path: str = ""  # REST path, or a fixed JSON-RPC path like /jsonrpc; "" = node's RPC path
     checks: tuple[Check, ...] = ()  # cross-parameter rules; they may normalise arguments
     notes: tuple[str, ...] = field(default=())
+    # The argument that pins the answer to a block (a parameter name or ``object.field``), or
+    # ALWAYS; None: the archive rule's block parameter, if any. See the client's response cache.
+    pinned_by: str | None = None
+    in_spec: bool = True  # False: a read method real clients call first, beyond the spec
 
     @property
     def param_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params)
+
+    @property
+    def pin(self) -> str | int | None:
+        """Where the answer's block is (`pinned_by`, else the archive rule's block parameter),
+        ALWAYS, or None: the answer depends on the present and is never cached."""
+        if self.pinned_by is not None:
+            return self.pinned_by
+        return getattr(self.ru, "param", None)
+
+    @property
+    def generic_named(self) -> bool:
+        """TON's ``api/v2/jsonRPC`` entry: its `method` argument names the inner method."""
+        return self.surface is Surface.JSONRPC_NAMED and "method" in self.param_names
+
+    def typed(self, result: Any) -> Any:
+        """The helper's value of a raw result that passed its kind's check (an int for a
+        quantity, the one record of an asset lookup, ...); most kinds are the result itself."""
+        convert = TYPED_VALUES.get(self.result)
+        return convert(result) if convert is not None else result
 
     @property
     def http_method(self) -> str:
@@ -660,10 +734,41 @@ def _tron_text_value(default_visible: bool) -> Check:
     return check
 
 
-def _tron_address_form(arguments: dict[str, Any]) -> None:
-    """Send owner_address in the form `visible` says the node expects (base58 or hex)."""
-    if arguments.get("visible"):
-        arguments["owner_address"] = enc.tron_to_base58(arguments["owner_address"])
+def _tron_address_form(name: str) -> Check:
+    """Send the address `name` in the form `visible` says the node expects (base58 or hex)."""
+
+    def check(arguments: dict[str, Any]) -> None:
+        if arguments.get("visible"):
+            arguments[name] = enc.tron_to_base58(arguments[name])
+
+    return check
+
+
+def _log_range(arguments: dict[str, Any]) -> None:
+    """eth_getLogs: a block hash or a range, never both; a numeric range in order and at most
+    MAX_LOG_RANGE blocks (a range with a tag is bounded by the node)."""
+    query = arguments["filter"]
+    if "blockHash" in query and ({"fromBlock", "toBlock"} & query.keys()):
+        raise ValidationError(
+            "give blockHash or a fromBlock/toBlock range, not both",
+            param="filter.blockHash",
+            rule="conflict",
+        )
+    numbers = [query.get(end) for end in ("fromBlock", "toBlock")]
+    if not all(isinstance(n, str) and enc.is_hex_quantity(n) for n in numbers):
+        return
+    start, end = (int(n, 16) for n in numbers)
+    if start > end:
+        raise ValidationError(
+            f"range start {start:,} is after its end {end:,}", param="filter.fromBlock", rule="range"
+        )
+    if end - start + 1 > MAX_LOG_RANGE:
+        raise ValidationError(
+            f"asks for {end - start + 1:,} blocks; at most {MAX_LOG_RANGE:,} per call: split the "
+            "range into several calls",
+            param="filter.toBlock",
+            rule="max-range",
+        )
 
 
 def _ton_inner_method(arguments: dict[str, Any]) -> None:
@@ -698,6 +803,14 @@ CALL_OBJECT_FIELDS = (
     Param("gasPrice", QUANTITY_U256, "gas price in wei (Ethereum's spelling)", required=False),
     Param("value", QUANTITY_U256, "value sent, in wei", required=False),
     Param("data", HEX_DATA, "function selector and ABI-encoded arguments", required=False),
+)
+
+LOG_FILTER_FIELDS = (
+    Param("fromBlock", BLOCK, "first block", required=False, server_default="latest"),
+    Param("toBlock", BLOCK, "last block", required=False, server_default="latest"),
+    Param("address", EVM_ADDRESSES, "emitting contract(s)", required=False),
+    Param("topics", TOPICS, "topic filter by position", required=False),
+    Param("blockHash", HASH32, "one block, instead of a range", required=False),
 )
 
 SIMULATE_CONFIG_FIELDS = (
@@ -833,6 +946,98 @@ METHODS: tuple[Method, ...] = (
         "A",
         checks=(_debug_print_block_floor,),
     ),
+    # A+. EVM read methods real clients call first (web3.py: eth_chainId before eth_call)
+    Method(
+        "eth_chainId",
+        EVM_CHAINS,
+        Surface.JSONRPC,
+        (),
+        "quantity",
+        Fixed(1, PUBLIC + ": calls without a block parameter are 1 RU"),
+        "The chain id (EIP-155).",
+        "chain_id",
+        "A",
+        pinned_by=ALWAYS,
+        in_spec=False,
+    ),
+    Method(
+        "net_version",
+        EVM_CHAINS,
+        Surface.JSONRPC,
+        (),
+        "decimal-text",
+        Fixed(1, PUBLIC + ": calls without a block parameter are 1 RU"),
+        "The network id, as decimal text.",
+        "net_version",
+        "A",
+        pinned_by=ALWAYS,
+        in_spec=False,
+    ),
+    Method(
+        "eth_gasPrice",
+        EVM_CHAINS,
+        Surface.JSONRPC,
+        (),
+        "quantity",
+        Fixed(1, PUBLIC + ": calls without a block parameter are 1 RU"),
+        "The node's gas price suggestion, in wei.",
+        "gas_price",
+        "A",
+        in_spec=False,
+    ),
+    Method(
+        "eth_getCode",
+        EVM_CHAINS,
+        Surface.JSONRPC,
+        (_ADDRESS, _BLOCK),
+        "data",
+        ArchiveByBlock("block", PUBLIC + ": the archive rule covers eth_getCode"),
+        "The code at an address (0x for an account without code).",
+        "get_code",
+        "A",
+        in_spec=False,
+    ),
+    Method(
+        "eth_getTransactionCount",
+        EVM_CHAINS,
+        Surface.JSONRPC,
+        (_ADDRESS, _BLOCK),
+        "quantity",
+        ArchiveByBlock("block", PUBLIC + ": the archive rule covers state reads"),
+        "The number of transactions an account has sent (its nonce) at a block.",
+        "get_transaction_count",
+        "A",
+        in_spec=False,
+    ),
+    Method(
+        "eth_getBlockByNumber",
+        EVM_CHAINS,
+        Surface.JSONRPC,
+        (
+            _BLOCK,
+            Param("full", BOOL, "whole transactions (true) or their hashes", default=False),
+        ),
+        "evm-block",
+        ArchiveByBlock("block", PUBLIC + ": the archive rule covers eth_getBlockByNumber"),
+        "A block's header and transactions (null above the head).",
+        "get_block",
+        "A",
+        in_spec=False,
+    ),
+    Method(
+        "eth_getLogs",
+        EVM_CHAINS,
+        Surface.JSONRPC,
+        (Param("filter", OBJECT, "log filter", fields=LOG_FILTER_FIELDS),),
+        "log-list",
+        ArchiveByBlock("fromBlock", PUBLIC + ": eth_getLogs is billed by fromBlock"),
+        f"Event logs of a block range (at most {MAX_LOG_RANGE:,} blocks) or of one block.",
+        "get_logs",
+        "A",
+        checks=(_log_range,),
+        pinned_by="filter.toBlock",
+        in_spec=False,
+    ),
     # B. Polygon bridge client
     Method(
         "bor_getRootHash",
@@ -848,6 +1053,7 @@ METHODS: tuple[Method, ...] = (
         "get_root_hash",
         "B",
         checks=(_root_hash_range,),
+        pinned_by="to",  # the root of a range is fixed once its last block is final
         notes=("The range is capped by a node-configured limit the spec does not give.",),
     ),
     # C. Solana
@@ -922,6 +1128,7 @@ METHODS: tuple[Method, ...] = (
         "get_transaction_info_by_block_num",
         "D",
         path="/wallet/gettransactioninfobyblocknum",
+        pinned_by="num",
     ),
     Method(
         "wallet/getblockbylatestnum",
@@ -953,7 +1160,7 @@ METHODS: tuple[Method, ...] = (
         "proposal_delete",
         "D",
         path="/wallet/proposaldelete",
-        checks=(_tron_address_form,),
+        checks=(_tron_address_form("owner_address"),),
     ),
     Method(
         "web3_sha3",
@@ -966,6 +1173,62 @@ METHODS: tuple[Method, ...] = (
         "sha3",
         "D",
         path="/jsonrpc",
+        pinned_by=ALWAYS,
+    ),
+    # D+. TRON read methods real clients call first (tronpy: getnowblock, getaccount)
+    Method(
+        "wallet/getnowblock",
+        ("tron",),
+        Surface.REST_POST,
+        (_VISIBLE_FALSE,),
+        "tron-block",
+        Fixed(1, PUBLIC + ": TRON requests are 1 RU each"),
+        "The latest block.",
+        "get_now_block",
+        "D",
+        path="/wallet/getnowblock",
+        in_spec=False,
+    ),
+    Method(
+        "wallet/getblockbynum",
+        ("tron",),
+        Surface.REST_POST,
+        (Param("num", INT, "block number", minimum=0), _VISIBLE_FALSE),
+        "tron-block",
+        Fixed(1, PUBLIC + ": TRON requests are 1 RU each"),
+        "One block by its number ({} above the head).",
+        "get_block_by_num",
+        "D",
+        path="/wallet/getblockbynum",
+        pinned_by="num",
+        in_spec=False,
+    ),
+    Method(
+        "wallet/getnodeinfo",
+        ("tron",),
+        Surface.REST_POST,
+        (_VISIBLE_FALSE,),
+        "tron-node-info",
+        Fixed(1, PUBLIC + ": TRON requests are 1 RU each"),
+        "The node's version, peers, and its view of the chain.",
+        "get_node_info",
+        "D",
+        path="/wallet/getnodeinfo",
+        in_spec=False,
+    ),
+    Method(
+        "wallet/getaccount",
+        ("tron",),
+        Surface.REST_POST,
+        (Param("address", TRON_ADDRESS, "account (base58 or hex)"), _VISIBLE_FALSE),
+        "tron-account",
+        Fixed(1, PUBLIC + ": TRON requests are 1 RU each"),
+        "An account: balance, assets, resources ({} for an account not on chain).",
+        "get_account",
+        "D",
+        path="/wallet/getaccount",
+        checks=(_tron_address_form("address"),),
+        in_spec=False,
     ),
     # E. TON
     Method(
@@ -995,6 +1258,34 @@ METHODS: tuple[Method, ...] = (
         "E",
         path="/api/v2/jsonRPC",
         checks=(_ton_inner_method,),
+    ),
+    # E+. TON read methods real clients call first, on the jsonRPC endpoint
+    Method(
+        "getMasterchainInfo",
+        ("ton",),
+        Surface.JSONRPC_NAMED,
+        (),
+        "masterchain-info",
+        Fixed(1, "toolkit assumption: 1 RU, like every other TON request"),
+        "The latest masterchain block (its seqno is TON's head).",
+        "get_masterchain_info",
+        "E",
+        path="/api/v2/jsonRPC",
+        in_spec=False,
+    ),
+    Method(
+        "detectAddress",
+        ("ton",),
+        Surface.JSONRPC_NAMED,
+        (Param("address", TON_ADDRESS, "any form of a TON address"),),
+        "address-forms",
+        Fixed(1, "toolkit assumption: 1 RU, like every other TON request"),
+        "Every form of an address: raw, bounceable, non-bounceable.",
+        "detect_address",
+        "E",
+        path="/api/v2/jsonRPC",
+        pinned_by=ALWAYS,
+        in_spec=False,
     ),
     # F. Platform
     Method(
@@ -1066,6 +1357,7 @@ class Chain:
     decimals: int = 0
     finality_depth: int = 0  # blocks after which an answer cannot change (for the cache)
     block_time_s: float = 0.0
+    chain_id: int | None = None  # EIP-155 chain id (EVM chains)
 
     @property
     def methods(self) -> tuple[Method, ...]:
@@ -1075,9 +1367,9 @@ class Chain:
 CHAINS: dict[str, Chain] = {
     c.name: c
     for c in (
-        Chain("ethereum", "evm", unit="ETH", decimals=18, finality_depth=96, block_time_s=12),
-        Chain("arbitrum", "evm", unit="ETH", decimals=18, finality_depth=4800, block_time_s=0.25),
-        Chain("polygon", "evm", unit="POL", decimals=18, finality_depth=256, block_time_s=2),
+        Chain("ethereum", "evm", "", "ETH", 18, 96, 12, chain_id=1),
+        Chain("arbitrum", "evm", "", "ETH", 18, 4800, 0.25, chain_id=42161),
+        Chain("polygon", "evm", "", "POL", 18, 256, 2, chain_id=137),
         Chain(
             "hyperliquid",
             "evm",
@@ -1086,6 +1378,7 @@ CHAINS: dict[str, Chain] = {
             decimals=18,
             finality_depth=32,
             block_time_s=1,
+            chain_id=999,
         ),
         Chain("solana", "solana", unit="SOL", decimals=9, finality_depth=32, block_time_s=0.4),
         Chain("tron", "tron", unit="TRX", decimals=6, finality_depth=20, block_time_s=3),
@@ -1146,6 +1439,15 @@ class ResultKind:
 _RESULT_QUANTITY = re.compile(r"0x0*[0-9a-fA-F]{1,64}")
 _RESULT_DATA = re.compile(r"0x(?:[0-9a-fA-F]{2})*")
 _RESULT_ROOT_HASH = re.compile(r"[0-9a-fA-F]{64}")
+_RESULT_DECIMAL = re.compile(r"[0-9]{1,78}")
+
+
+def _is_block(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and _matches(_RESULT_QUANTITY)(value.get("number"))
+        and isinstance(value.get("transactions"), list)
+    )
 
 
 def _matches(pattern: re.Pattern[str]) -> Callable[[Any], bool]:
@@ -1190,6 +1492,22 @@ RESULT_KINDS: dict[str, ResultKind] = {
             "node-page",
             "a node list page",
             lambda v: isinstance(v, dict) and isinstance(v.get("results"), list),
+        ),
+        ResultKind("decimal-text", "decimal digits as text", _matches(_RESULT_DECIMAL)),
+        ResultKind("evm-block", "a block object or null", lambda v: v is None or _is_block(v)),
+        ResultKind(
+            "log-list",
+            "an array of log objects",
+            lambda v: isinstance(v, list) and all(isinstance(log, dict) for log in v),
+        ),
+        ResultKind("tron-block", "a block object", lambda v: isinstance(v, dict)),
+        ResultKind("tron-node-info", "a node info object", lambda v: isinstance(v, dict)),
+        ResultKind("tron-account", "an account object", lambda v: isinstance(v, dict)),
+        ResultKind("masterchain-info", "a masterchain info object", lambda v: isinstance(v, dict)),
+        ResultKind(
+            "address-forms",
+            "an address forms object",
+            lambda v: isinstance(v, dict) and isinstance(v.get("raw_form"), str),
         ),
         ResultKind("any", "anything", lambda v: True),
     )

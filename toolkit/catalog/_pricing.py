@@ -82,17 +82,14 @@ DEFAULT_PLANS: dict[str, Plan] = {
     )
 }
 
-# Methods outside the catalog, by name pattern (used by `call_raw`). First match wins.
+# Methods outside the catalog, by name pattern (used by `call_raw`; a catalog method's rule is
+# its entry's, whichever way it is called). First match wins.
 DEFAULT_PATTERNS: dict[str, Rule] = {
     "debug_*": Fixed(2, PUBLIC + ": every debug_* method is 2 RU"),
     "trace_*": Fixed(2, PUBLIC + ": every trace_* method is 2 RU"),
     "arbtrace_*": Fixed(2, PUBLIC + ": every arbtrace_* method is 2 RU"),
-    "eth_getCode": ArchiveByBlock(1, PUBLIC + ": archive rule covers eth_getCode"),
     "eth_getProof": ArchiveByBlock(2, PUBLIC + ": archive rule covers eth_getProof"),
-    "eth_getTransactionCount": ArchiveByBlock(1, PUBLIC + ": archive rule covers state reads"),
-    "eth_getBlockByNumber": ArchiveByBlock(0, PUBLIC + ": archive rule covers block reads"),
     "eth_estimateGas": ArchiveByBlock(1, PUBLIC + ": archive rule covers eth_estimateGas"),
-    "eth_getLogs": ArchiveByBlock("fromBlock", PUBLIC + ": eth_getLogs is billed by fromBlock"),
     "*": Fixed(1, PUBLIC + ": calls without a block parameter are 1 RU"),
 }
 

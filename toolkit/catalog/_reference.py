@@ -19,16 +19,18 @@ def _param(param: Param) -> str:
 
 
 def method_table() -> str:
-    """Every catalog method as a markdown table: name, chains, surface, params, RU, helper."""
+    """Every catalog method as a markdown table: name, where it comes from (the spec's section,
+    or a read method real clients call first), chains, surface, params, RU, helper."""
     lines = [
-        "| spec name | chains | surface | params | RU | helper |",
-        "|---|---|---|---|---|---|",
+        "| name | from | chains | surface | params | RU | helper |",
+        "|---|---|---|---|---|---|---|",
     ]
     for method in METHODS:
         surface = _SURFACE[method.surface] + (f" `{method.path}`" if method.path else "")
         params = ", ".join(_param(p) for p in method.params) or "—"
+        origin = f"spec {method.section}" if method.in_spec else "clients"
         lines.append(
-            f"| `{method.name}` | {', '.join(method.chains)} | {surface} | {params} "
+            f"| `{method.name}` | {origin} | {', '.join(method.chains)} | {surface} | {params} "
             f"| {method.ru.describe()} | `{method.helper}` |"
         )
     return "\n".join(lines)

@@ -3,12 +3,13 @@
 What is cached (the policy, decided per call from the catalog and the chain's finality depth):
 
 - Calls pinned to a block, once that block is final: more than `Chain.finality_depth` blocks
-  behind the chain head when the answer arrives. Which parameter pins the block comes from the
-  catalog: the block parameter of an archive-priced method (``eth_getBalance``,
-  ``eth_getStorageAt``, ``eth_call``), plus the entries of `PINNED_BY` (``bor_getRootHash`` by
-  the end of its range, TRON's ``wallet/gettransactioninfobyblocknum`` by ``num``). Deciding
-  finality needs the head: the cached one, else one fetch (billed, in the ledger).
-- Pure functions, always: ``web3_sha3``.
+  behind the chain head when the answer arrives. Which argument pins the block is the catalog's
+  `Method.pin`: the block parameter of an archive-priced method (``eth_getBalance``,
+  ``eth_call``, ``eth_getBlockByNumber``, ...) unless the entry says otherwise
+  (``bor_getRootHash`` and ``eth_getLogs`` by the end of their range, TRON's blocks by ``num``).
+  Deciding finality needs the head: the cached one, else one fetch (billed, in the ledger).
+- Answers that never change, always (``pinned_by=ALWAYS``): ``web3_sha3``, ``eth_chainId``,
+  ``net_version``, TON's ``detectAddress``.
 
 What is never cached: block tags (``latest``, ``pending``, ``safe``, ``finalized``, and also
 ``earliest``: the spec defines it as the "earliest *available*" block, which moves on a pruning
@@ -42,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import ValidationError
-from ..catalog import ArchiveByBlock
+from ..catalog import ALWAYS
 from ..catalog.encoding import is_hex_quantity
 
 if TYPE_CHECKING:
@@ -55,14 +56,6 @@ CACHE_FILE = "responses.sqlite"
 WRITE_BATCH = 256  # answers written per transaction
 WRITE_AFTER_S = 1.0  # ... or as soon as the oldest unwritten answer is this old
 
-ALWAYS = "always"  # the answer is a pure function of the parameters
-PINNED_BY: dict[str, str] = {
-    "web3_sha3": ALWAYS,
-    "bor_getRootHash": "to",  # the root of a range is fixed once its last block is final
-    "wallet/gettransactioninfobyblocknum": "num",
-}
-
-
 @dataclass(frozen=True)
 class Cacheable:
     """A call whose answer may be cached: its key, and the block that must be final first
@@ -74,10 +67,7 @@ class Cacheable:
 
 def pinned_block(bound: BoundCall) -> int | str | None:
     """The block number the call's answer is pinned to, `ALWAYS`, or None (never cacheable)."""
-    method = bound.method
-    where = PINNED_BY.get(method.name)
-    if where is None and isinstance(method.ru, ArchiveByBlock):
-        where = method.ru.param
+    where = bound.method.pin
     if where is None or where == ALWAYS:
         return where
     value = bound.argument(where)

@@ -1,18 +1,24 @@
 """Typed, documented helpers per chain, and the node classes built from them.
 
 Each helper turns Python values into the spec's wire form and hands the call to `_request`, which
-returns the result on a sync `Node` and an awaitable on an `AsyncNode`. So every helper below works
-as ``node.get_balance(a)`` and as ``await node.aio.get_balance(a)``. The helper's name for each spec
-method is recorded in the catalog (`Method.helper`), and a test checks that they match.
+returns the result on a sync `Node` and an awaitable on an `AsyncNode`. So every helper works as
+``node.get_balance(a)`` and as ``await node.aio.get_balance(a)``. The helper's name for each method
+is the catalog's `Method.helper`. A helper is written here by hand only where it adds something to
+the catalog entry (encoding a token name, serialising a transaction, Pythonic keyword names); every
+other method's helper is generated from its entry (`generated_helper`): its signature from the
+parameters, its docstring from the summary and RU rule, its value from the result kind.
 """
 
 from __future__ import annotations
 
 import base64
+import inspect
+import keyword
+from collections.abc import Callable
 from typing import Any
 
 from .._errors import ValidationError
-from ..catalog import SOLANA_MAX_TRANSACTION_BYTES, TYPED_VALUES
+from ..catalog import METHODS, SOLANA_MAX_TRANSACTION_BYTES, TYPED_VALUES, Method
 from ..catalog import encoding as enc
 from ._node import AsyncNode, Node
 
@@ -330,3 +336,73 @@ NODE_CLASSES: dict[str, type[Node]] = {
     "tron": TronNode,
     "ton": TonNode,
 }
+
+
+# --- helpers generated from the catalog -------------------------------------------------------
+
+MIXINS: dict[str, type] = {
+    "ethereum": EvmMethods,
+    "hyperliquid": EvmMethods,
+    "arbitrum": ArbitrumMethods,
+    "polygon": PolygonMethods,
+    "solana": SolanaMethods,
+    "tron": TronMethods,
+    "ton": TonMethods,
+}
+
+
+def _signature(method: Method) -> inspect.Signature:
+    """The helper's signature: the spec's parameter names, in order, with their defaults (all
+    positional-only when one name is not a Python identifier, like bor_getRootHash's ``from``)."""
+    usable = all(p.name.isidentifier() and not keyword.iskeyword(p.name) for p in method.params)
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD if usable else inspect.Parameter.POSITIONAL_ONLY
+    parameters = [inspect.Parameter("self", kind)]
+    for param in method.params:
+        if param.has_default:
+            default = param.default
+        elif param.required and not param.fields:  # an object's fields may come as keywords
+            default = inspect.Parameter.empty
+        else:
+            default = None
+        name = param.name if usable else f"{param.name}_"
+        parameters.append(inspect.Parameter(name, kind, default=default))
+    if any(param.fields for param in method.params):
+        parameters.append(inspect.Parameter("fields", inspect.Parameter.VAR_KEYWORD))
+    return inspect.Signature(parameters)
+
+
+def _docstring(method: Method) -> str:
+    lines = [f"{method.summary} (``{method.name}``; {method.ru.describe()})", ""]
+    for param in method.params:
+        optional = "" if param.required and not param.has_default else ", optional"
+        lines.append(f"- `{param.name}` ({param.kind.doc}{optional}): {param.doc}")
+        lines.extend(f"  - `{field.name}`: {field.doc}" for field in param.fields)
+    if not method.in_spec:
+        lines += ["", "A read method real clients call first; not one of the gateway spec's."]
+    lines += [*("" for _ in method.notes[:1]), *method.notes]
+    return "\n".join(lines).rstrip()
+
+
+def generated_helper(method: Method) -> Callable[..., Any]:
+    """The helper of a catalog method: validate, price, send, and return the typed value."""
+    name, typed = method.name, method.typed
+
+    def helper(self, *args: Any, **kwargs: Any) -> Any:
+        return self._request(name, args, kwargs, typed)
+
+    helper.__name__ = helper.__qualname__ = method.helper
+    helper.__signature__ = _signature(method)  # type: ignore[attr-defined]
+    helper.__doc__ = _docstring(method)
+    helper.generated_from = method  # type: ignore[attr-defined]
+    return helper
+
+
+def _install_generated_helpers() -> None:
+    for method in METHODS:
+        for chain in method.chains:
+            mixin = MIXINS.get(chain)
+            if mixin is not None and not hasattr(mixin, method.helper):
+                setattr(mixin, method.helper, generated_helper(method))
+
+
+_install_generated_helpers()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._app import create_app
+from ._app import MissingHandler, create_app
 from ._demo import Demo
 from ._faults import FaultKind, Faults
 from ._metering import Metering
@@ -28,6 +28,7 @@ __all__ = [
     "FaultKind",
     "Faults",
     "Metering",
+    "MissingHandler",
     "Sandbox",
     "World",
     "create_app",

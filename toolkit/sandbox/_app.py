@@ -51,6 +51,11 @@ ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 MAX_BODY_BYTES = 5 * 1024 * 1024  # geth's HTTP body limit (node/rpcstack.go: 5 MB)
 
 
+class MissingHandler(RuntimeError):
+    """The catalog has a method this sandbox cannot answer: it refuses to start rather than
+    answer a catalog method with "Method not found"."""
+
+
 class BodyTooLarge(Exception):
     """A request body over the limit; answered 413 before the rest of it is read."""
 
@@ -84,12 +89,20 @@ class Endpoint:
     http_method: str
     path: str
     jsonrpc: bool
-    named: bool = False  # JSON-RPC with named params (TON): one catalog method, any inner name
+    named: bool = False  # JSON-RPC with named params (TON): catalog methods, any inner name
     methods: dict[str, Method] = field(default_factory=dict)
 
     @property
     def only_method(self) -> Method:
         return next(iter(self.methods.values()))
+
+    def method_for(self, name: str) -> Method | None:
+        """The catalog method a JSON-RPC call by `name` is: its own entry, or on a named endpoint
+        the generic one (TON's ``api/v2/jsonRPC`` takes any inner method)."""
+        method = self.methods.get(name)
+        if method is not None or not self.named:
+            return method
+        return next(m for m in self.methods.values() if m.generic_named)
 
 
 def endpoints_of(chain_name: str) -> dict[tuple[str, str], Endpoint]:
@@ -130,6 +143,14 @@ class Gateway:
         self.faults = faults or Faults(world.seed, [*names, PLATFORM])
         self.endpoints = {node.name: endpoints_of(node.chain) for node in world.served_nodes}
         self.handlers = {chain: svc.handlers() for chain, svc in world.services.items()}
+        unhandled = [
+            f"{method.name} ({chain})"
+            for chain in self.handlers
+            for method in CHAINS[chain].methods
+            if method.name not in self.handlers[chain]
+        ]
+        if unhandled:  # a catalog method the sandbox would answer with "Method not found"
+            raise MissingHandler(f"no sandbox handler for: {', '.join(unhandled)}")
 
     def routes(self) -> list[Route]:
         return [
@@ -192,7 +213,8 @@ class Gateway:
             return Answer(error_body("not_found", message), status=404)
         service = self.world.services[node.chain]
         if not endpoint.jsonrpc:
-            return service.rest(endpoint.only_method, body, request.query_params, head)
+            handler = self.handlers[node.chain][endpoint.only_method.name]
+            return service.rest(endpoint.only_method, handler, body, request.query_params, head)
         dispatch = self._dispatcher(endpoint, self.handlers[node.chain], head)
         style = jsonrpc.TONCENTER if endpoint.named else jsonrpc.JSONRPC
         if getattr(service, "blocking", False):
@@ -203,13 +225,14 @@ class Gateway:
         self, endpoint: Endpoint, handlers: dict[str, Any], head: int | None
     ) -> jsonrpc.Dispatch:
         def dispatch(name: str, params: Any) -> Any:
-            if endpoint.named:
-                method = endpoint.only_method
+            method = endpoint.method_for(name)
+            if method is None:
+                raise RpcError(jsonrpc.METHOD_NOT_FOUND, "Method not found")
+            if method.generic_named:
                 call = _bind(method, (), {"method": name, "params": params})
+            elif endpoint.named:
+                call = _bind(method, (), params if isinstance(params, dict) else {})
             else:
-                method = endpoint.methods.get(name)
-                if method is None:
-                    raise RpcError(jsonrpc.METHOD_NOT_FOUND, "Method not found")
                 if not isinstance(params, list):
                     raise RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: must be an array")
                 call = _bind(method, params, {})
@@ -319,9 +342,14 @@ def _calls(endpoint: Endpoint | None, path: str, body: bytes) -> list[Call]:
     if not endpoint.jsonrpc:
         return [Call(endpoint.only_method.name, None, None)]
     calls = jsonrpc.calls_of(body)
-    if endpoint.named:  # priced and counted as the catalog's method, whatever the inner one
-        return [Call(endpoint.only_method.name, c.params, c.id) for c in calls]
+    if endpoint.named:  # priced and counted as a catalog method, whatever the inner one
+        return [Call(_named(endpoint, c.method), c.params, c.id) for c in calls]
     return calls
+
+
+def _named(endpoint: Endpoint, name: Any) -> str:
+    method = endpoint.method_for(name) if isinstance(name, str) else None
+    return (method or endpoint.method_for("")).name
 
 
 async def _drop(request: Request) -> Response:

@@ -18,7 +18,7 @@ from functools import cached_property
 from math import isqrt
 from typing import Any
 
-from ..catalog import BoundCall, Chain
+from ..catalog import MAX_LOG_RANGE, BoundCall, Chain
 from ..catalog import encoding as enc
 from ._clock import Timeline
 from ._jsonrpc import SERVER_ERROR, RpcError
@@ -44,6 +44,8 @@ TOKEN_SYMBOL = "SBXD"
 TOKEN_DECIMALS = 6
 TOKEN_FUNCTIONS = ("balanceOf(address)", "totalSupply()", "decimals()", "symbol()", "name()")
 _WORD = 32
+_TRANSFER_SELECTOR = bytes.fromhex("a9059cbb")
+_TRANSFER_TOPIC = enc.keccak256(b"Transfer(address,address,uint256)")
 
 Handler = Callable[[BoundCall, int], Any]
 
@@ -154,6 +156,13 @@ class EvmChain:
             "web3_clientVersion": lambda call, head: self.profile.client_version,
             "debug_printBlock": self._print_block,
             "bor_getRootHash": self._root_hash,
+            "eth_chainId": lambda call, head: enc.to_quantity(self.chain.chain_id),
+            "net_version": lambda call, head: str(self.chain.chain_id),
+            "eth_gasPrice": lambda call, head: enc.to_quantity(self.gas_price),
+            "eth_getCode": self._get_code,
+            "eth_getTransactionCount": self._get_transaction_count,
+            "eth_getBlockByNumber": self._get_block,
+            "eth_getLogs": self._get_logs,
         }
 
     # --- state -------------------------------------------------------------------------------
@@ -302,6 +311,145 @@ class EvmChain:
             return encode(["string"], [TOKEN_SYMBOL if function == "symbol()" else TOKEN_NAME])
         raise RpcError(SERVER_ERROR, "execution reverted")  # no such function, no fallback
 
+    @property
+    def gas_price(self) -> int:
+        return self.profile.base_fee_wei + self.profile.base_fee_wei // 10
+
+    def _get_code(self, call: BoundCall, head: int) -> str:
+        number = self.block_at(call.arguments["block"], head)
+        if not self.token_exists(call.arguments["address"], number):
+            return "0x"
+        return "0x" + _token_code().hex()
+
+    def _get_transaction_count(self, call: BoundCall, head: int) -> str:
+        """A demo account's nonce: one transaction per step of its balance's walk."""
+        number = self.block_at(call.arguments["block"], head)
+        holding = self._coin.get(call.arguments["address"].lower())
+        if holding is None or number < holding.born:
+            return "0x0"
+        return enc.to_quantity((number - holding.born) // holding.period + 1)
+
+    def _get_block(self, call: BoundCall, head: int) -> dict[str, Any] | None:
+        try:
+            number = self.block_at(call.arguments["block"], head)
+        except RpcError:
+            return None  # geth answers null for a block above its head
+        return self.block_json(number, full=call.arguments["full"])
+
+    def block_json(self, number: int, *, full: bool) -> dict[str, Any]:
+        """The block as geth's eth_getBlockByNumber answers it (London fields, no blobs)."""
+        header = self.header(number)
+        transactions, gas_used, bloom = self.body(number)
+        block_hash = header.hash
+        rendered = [
+            self._transaction_json(tx, number, block_hash) if full else tx_hash(tx)
+            for tx in transactions
+        ]
+        size = 700 + sum(110 + len(tx["data"]) for tx in transactions)
+        name = self.chain.name
+        return {
+            "baseFeePerGas": enc.to_quantity(self.profile.base_fee_wei),
+            "difficulty": "0x0",
+            "extraData": "0x",
+            "gasLimit": enc.to_quantity(self.profile.gas_limit),
+            "gasUsed": enc.to_quantity(gas_used),
+            "hash": block_hash,
+            "logsBloom": "0x" + bloom.hex(),
+            "miner": self.profile.coinbase,
+            "mixHash": "0x" + self.seeded.hex(name, "mix", number),
+            "nonce": "0x0000000000000000",
+            "number": enc.to_quantity(number),
+            "parentHash": header.parent_hash,
+            "receiptsRoot": "0x" + header.receipt_root.hex(),
+            "sha3Uncles": "0x" + _EMPTY_UNCLES_HASH,
+            "size": enc.to_quantity(size),
+            "stateRoot": "0x" + self.seeded.hex(name, "state-root", number),
+            "timestamp": enc.to_quantity(header.time),
+            "transactions": rendered,
+            "transactionsRoot": "0x" + header.tx_root.hex(),
+            "uncles": [],
+        }
+
+    def _transaction_json(self, tx: dict[str, Any], number: int, block_hash: str) -> dict:
+        internal = "from" not in tx
+        return {
+            "blockHash": block_hash,
+            "blockNumber": enc.to_quantity(number),
+            "from": "0x00000000000000000000000000000000000a4b05" if internal else tx["from"],
+            "gas": enc.to_quantity(tx["gas"]),
+            "gasPrice": enc.to_quantity(self.profile.base_fee_wei + tx.get("tip", 0)),
+            "hash": tx_hash(tx),
+            "input": "0x" + tx["data"].hex(),
+            "nonce": enc.to_quantity(tx.get("nonce", 0)),
+            "to": tx.get("to", "0x00000000000000000000000000000000000a4b05"),
+            "transactionIndex": enc.to_quantity(tx["index"]),
+            "value": enc.to_quantity(tx.get("value", 0)),
+            "type": "0x6a" if internal else "0x2",
+            "chainId": enc.to_quantity(self.chain.chain_id),
+            "v": enc.to_quantity(tx.get("v", 0)),
+            "r": enc.to_quantity(tx.get("r", 0)),
+            "s": enc.to_quantity(tx.get("s", 0)),
+        }
+
+    def _get_logs(self, call: BoundCall, head: int) -> list[dict[str, Any]]:
+        """The token's Transfer logs: one for each token transfer in the blocks' bodies."""
+        query = call.arguments["filter"]
+        if "blockHash" in query:
+            numbers = [self._number_of_hash(query["blockHash"], head)]
+        else:
+            start = self.block_at(query.get("fromBlock", "latest"), head)
+            end = self.block_at(query.get("toBlock", "latest"), head)
+            if end - start + 1 > MAX_LOG_RANGE:  # a range with tags: the node's own bound
+                raise RpcError(SERVER_ERROR, f"query exceeds max block range {MAX_LOG_RANGE}")
+            numbers = range(start, end + 1)
+        wanted = query.get("address")
+        addresses = {a.lower() for a in ([wanted] if isinstance(wanted, str) else wanted or [])}
+        logs = []
+        for number in numbers:
+            logs += self._transfer_logs(number)
+        return [
+            log
+            for log in logs
+            if (not addresses or log["address"].lower() in addresses)
+            and _topics_match(log["topics"], query.get("topics", []))
+        ]
+
+    def _number_of_hash(self, block_hash: str, head: int) -> int:
+        # Block hashes are seeded per number: search the recent blocks, as a demo needs no more.
+        for number in range(head, max(-1, head - 10_000), -1):
+            if self.header(number).hash == block_hash.lower():
+                return number
+        raise RpcError(SERVER_ERROR, "unknown block")
+
+    def _transfer_logs(self, number: int) -> list[dict[str, Any]]:
+        if number < self.profile.token_deployed_at:
+            return []
+        transactions, _, _ = self.body(number)
+        block_hash = self.header(number).hash
+        logs = []
+        for tx in transactions:
+            if tx.get("to") != token_address() or tx["data"][:4] != _TRANSFER_SELECTOR:
+                continue
+            recipient, amount = tx["data"][4:36], tx["data"][36:68]
+            logs.append(
+                {
+                    "address": token_address().lower(),
+                    "topics": [
+                        "0x" + _TRANSFER_TOPIC.hex(),
+                        "0x" + tx["from"][2:].lower().rjust(64, "0"),
+                        "0x" + recipient.hex(),
+                    ],
+                    "data": "0x" + amount.hex(),
+                    "blockNumber": enc.to_quantity(number),
+                    "transactionHash": tx_hash(tx),
+                    "transactionIndex": enc.to_quantity(tx["index"]),
+                    "blockHash": block_hash,
+                    "logIndex": enc.to_quantity(len(logs)),
+                    "removed": False,
+                }
+            )
+        return logs
+
     # --- debug_printBlock (Arbitrum) ---------------------------------------------------------
 
     def _print_block(self, call: BoundCall, head: int) -> str:
@@ -319,14 +467,7 @@ class EvmChain:
         caches (the hash behind an ``atomic.Pointer``, so not printed; the size as a uint64).
         """
         header = self.header(number)
-        rng = self.seeded.rng(self.chain.name, "block-body", number)
-        transactions = [self._internal_tx(number)] + [
-            self._user_tx(rng, number, index) for index in range(rng.randrange(7))
-        ]
-        gas_used = sum(tx["gas"] * 3 // 4 for tx in transactions)
-        bloom = bytearray(256)
-        for _ in range(3 * len(transactions)):
-            bloom[rng.randrange(256)] |= 1 << rng.randrange(8)
+        transactions, gas_used, bloom = self.body(number)
         go = _GoPrinter(self.seeded, self.chain.name, number)
         name = self.chain.name
         header_fields = [
@@ -367,6 +508,20 @@ class EvmChain:
         ]
         return go.struct("*types.Block", block_fields) + "\n"
 
+    def body(self, number: int) -> tuple[list[dict[str, Any]], int, bytes]:
+        """A block's transactions (Arbitrum's start-of-block one first), gas used and bloom: the
+        same for debug_printBlock, eth_getBlockByNumber and eth_getLogs."""
+        rng = self.seeded.rng(self.chain.name, "block-body", number)
+        internal = [self._internal_tx(number)] if self.chain.name == "arbitrum" else []
+        transactions = internal + [
+            self._user_tx(rng, number, index) for index in range(rng.randrange(7))
+        ]
+        gas_used = sum(tx["gas"] * 3 // 4 for tx in transactions)
+        bloom = bytearray(256)
+        for _ in range(3 * len(transactions)):
+            bloom[rng.randrange(256)] |= 1 << rng.randrange(8)
+        return transactions, gas_used, bytes(bloom)
+
     def _internal_tx(self, number: int) -> dict[str, Any]:
         """ArbOS's start-of-block transaction, the first of every Arbitrum block."""
         data = bytes.fromhex("6bf6a42d") + self.seeded.bytes(
@@ -375,7 +530,7 @@ class EvmChain:
         return {"type": "*types.ArbitrumInternalTx", "data": data, "gas": 0, "index": 0}
 
     def _user_tx(self, rng: Any, number: int, index: int) -> dict[str, Any]:
-        rng.choice(ACCOUNT_NAMES)  # the sender: not in the dump (geth caches it), kept for the seed
+        sender = address_of(rng.choice(ACCOUNT_NAMES))  # not in the dump: geth caches it
         if rng.random() < 0.5:
             recipient = address_of(rng.choice(ACCOUNT_NAMES))
             value, gas, data = rng.randrange(10**15, 10**18), 21_000, b""
@@ -387,6 +542,8 @@ class EvmChain:
         parts = (self.chain.name, "tx", number, index + 1)
         return {
             "type": "*types.DynamicFeeTx",
+            "hash": "0x" + self.seeded.hex(*parts, "hash"),
+            "from": sender,
             "index": index + 1,
             "nonce": self.seeded.integer(*parts, "nonce", below=5_000),
             "tip": rng.randrange(10**7),
@@ -546,6 +703,29 @@ class _GoPrinter:
             ("from", self.atomic_pointer("types.sigCache", "<nil>")),
         ]
         return self.struct("*types.Transaction", fields)
+
+
+def tx_hash(tx: dict[str, Any]) -> str:
+    """A transaction's hash: seeded for user transactions, and for Arbitrum's internal one."""
+    return tx.get("hash") or "0x" + enc.keccak256(b"arbitrum-internal" + tx["data"]).hex()
+
+
+def _topics_match(topics: list[str], wanted: list[Any]) -> bool:
+    for position, want in enumerate(wanted):
+        if want is None:
+            continue
+        have = topics[position].lower() if position < len(topics) else None
+        options = [w.lower() for w in (want if isinstance(want, list) else [want])]
+        if have not in options:
+            return False
+    return True
+
+
+@functools.cache
+def _token_code() -> bytes:
+    """The token's runtime code: a plausible solc prologue and a dispatch on its selectors."""
+    dispatch = b"".join(b"\x80\x63" + selector + b"\x14" for selector in _selectors())
+    return bytes.fromhex("6080604052348015600f57600080fd5b50") + dispatch + bytes.fromhex("00")
 
 
 def _indent(text: str) -> str:

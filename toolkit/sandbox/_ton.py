@@ -76,6 +76,9 @@ def _jettons_by_raw() -> dict[str, JettonSpec]:
     return {jetton_raw_address(spec.symbol): spec for spec in JETTONS}
 
 
+Handler = Callable[[BoundCall, int], Any]
+
+
 def _ton_error(code: int, message: str) -> Answer:
     return Answer({"ok": False, "error": message, "code": code}, status=code)
 
@@ -95,9 +98,19 @@ class TonNode:
         }
 
     def handlers(self) -> dict[str, Callable[[BoundCall, int], Any]]:
-        return {"api/v2/jsonRPC": self._json_rpc}
+        """Every catalog method of TON, by name: the REST one and those on jsonRPC."""
+        return {
+            "api/v2/getTokenData": lambda call, head: self._token_data(
+                call.arguments["address"], head
+            ),
+            "api/v2/jsonRPC": self._json_rpc,
+            "getMasterchainInfo": lambda call, head: self._masterchain_info(call.arguments, head),
+            "detectAddress": lambda call, head: self._detect_address(call.arguments, head),
+        }
 
-    def rest(self, method: Method, body: bytes, query: Mapping[str, str], head: int) -> Answer:
+    def rest(
+        self, method: Method, handler: Handler, body: bytes, query: Mapping[str, str], head: int
+    ) -> Answer:
         """GET /api/v2/getTokenData?address=... (the node's only REST method)."""
         try:
             call = method.bind(**query)
@@ -107,7 +120,7 @@ class TonNode:
         except TypeError:  # a query key that collides with bind's own signature ("self")
             return _ton_error(MISSING_PARAMETER, "unexpected query parameter")
         try:
-            return Answer({"ok": True, "result": self._token_data(call.arguments["address"], head)})
+            return Answer({"ok": True, "result": handler(call, head)})
         except RpcError as error:
             return _ton_error(error.code, error.message)
 
