@@ -265,4 +265,3 @@ def test_real_gateway_inputs_pass_the_catalogs_validation():
             continue
         head = 1_000_000_000 if ex.needs_head(method.name) else None
         method.bind(**ex.inputs(method.name, head=head))
-

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from toolkit import DEFAULT_PRICING, ArchiveByBlock, Fixed, Plan, PricingTable, lookup
+from toolkit import DEFAULT_PRICING, Fixed, Plan, PricingTable, lookup
 
 HEAD = 21_000_123
 BALANCE_RULE = lookup("eth_getBalance").ru

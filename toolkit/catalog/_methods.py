@@ -760,7 +760,9 @@ def _log_range(arguments: dict[str, Any]) -> None:
     start, end = (int(n, 16) for n in numbers)
     if start > end:
         raise ValidationError(
-            f"range start {start:,} is after its end {end:,}", param="filter.fromBlock", rule="range"
+            f"range start {start:,} is after its end {end:,}",
+            param="filter.fromBlock",
+            rule="range",
         )
     if end - start + 1 > MAX_LOG_RANGE:
         raise ValidationError(

@@ -56,6 +56,7 @@ CACHE_FILE = "responses.sqlite"
 WRITE_BATCH = 256  # answers written per transaction
 WRITE_AFTER_S = 1.0  # ... or as soon as the oldest unwritten answer is this old
 
+
 @dataclass(frozen=True)
 class Cacheable:
     """A call whose answer may be cached: its key, and the block that must be final first
