@@ -81,6 +81,7 @@ from .client import (
     connect,
     node,
     platform,
+    web3,
 )
 from .workloads import Preview, Provenance, Workload, provenance
 
@@ -163,4 +164,5 @@ __all__ = [
     "ton_address_forms",
     "tron_to_base58",
     "tron_to_hex",
+    "web3",
 ]

@@ -18,8 +18,9 @@ TON_RAW = "0:" + "ab" * 32
 TX_B64 = "AQ=="
 PUBKEY = "11111111111111111111111111111111"  # the system program: 32 zero bytes
 
-# A valid call of every method with parameters, by keyword (each is bound below, so a sweep
-# failure is the bad value's doing, not the rest of the call's).
+# A valid call of each spec method with parameters, by keyword (each is bound below, so a sweep
+# failure is the bad value's doing, not the rest of the call's); other methods take the
+# sandbox's example inputs.
 VALID: dict[str, dict] = {
     "eth_getBalance": {"address": EVM, "block": "latest"},
     "eth_getStorageAt": {"address": EVM, "slot": 0, "block": "latest"},
@@ -157,20 +158,36 @@ def _bad_for(kind: str, valid) -> list:
         return [PUBKEY, [PUBKEY + "\n"], [" " + PUBKEY], [1], ["z" * 60_000], [None], 5]
     if kind == "object":
         return ["x", [1], 5, True, b"{}"]
+    if kind == "hash":
+        word = "0x" + "ab" * 32
+        return [word[:-2], word + "ab", word[2:], word[:-1] + FULL_WIDTH_1, *_spaced(word), *text]
+    if kind == "evm-addresses":
+        return [EVM[:-2], [EVM, EVM[:-2]], [EVM + "\n"], [5], *text, *CONFUSIONS[:3]]
+    if kind == "topics":
+        word = "0x" + "ab" * 32
+        return ["x", [word[:-2]], [[word, "0x1"]], [word] * 5, [5], 5, word, b"x"]
     raise AssertionError(f"no hostile values for kind {kind!r}: add them to the sweep")
 
 
 def _cases():
     """(method, path, kwargs) for every parameter and nested field, every hostile value."""
     for method in METHODS:
-        if method.name not in VALID:
-            assert not method.params, f"{method.name}: add a valid call to VALID"
+        if not method.params:
             continue
-        valid = VALID[method.name]
+        valid = VALID.get(method.name) or _example(method.name)
         for param in method.params:
             for path, bad in _param_values(param, valid.get(param.name)):
                 kwargs = _with(valid, path, bad)
                 yield method, path, kwargs
+
+
+def _example(name: str) -> dict:
+    """A valid call of a method the table above does not list: the sandbox's example inputs."""
+    from toolkit.examples import _sandbox_examples
+    from toolkit.sandbox import Sandbox
+
+    examples = _sandbox_examples(Sandbox())
+    return examples.inputs(name, head=1_000_000 if examples.needs_head(name) else None)
 
 
 def _param_values(param: Param, valid):

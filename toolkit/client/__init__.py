@@ -29,6 +29,7 @@ from ._platform import AsyncPlatform, Platform, platform
 from ._ratelimit import RateLimiter
 from ._settings import Settings
 from ._transport import BatchRefused, Receipt, RetryPolicy
+from ._web3 import web3
 
 __all__ = [
     "ENV_NODE_PREFIX",
@@ -67,4 +68,5 @@ __all__ = [
     "node",
     "platform",
     "run_sync",
+    "web3",
 ]

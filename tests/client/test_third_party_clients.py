@@ -1,0 +1,181 @@
+"""Real third-party clients against the sandbox's nodes, unchanged: web3.py and tronpy talk to the
+node URLs the platform lists, as they would to a real gateway node, and the answers agree with
+the toolkit's own. Then `toolkit.web3(node)`: web3.py's calls metered by the toolkit, with the
+ledger equal to what the sandbox metered.
+
+web3.py and tronpy are in the `dev` extra (tests only): tronpy pins eth-abi below 6, so web3.py is
+kept at 7.x there; neither is a dependency of the toolkit.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import toolkit
+from toolkit.sandbox import DEMO
+
+web3 = pytest.importorskip("web3")
+tronpy = pytest.importorskip("tronpy")
+
+ERC20_ABI = [
+    {
+        "name": name,
+        "type": "function",
+        "stateMutability": "view",
+        "inputs": inputs,
+        "outputs": [{"name": "", "type": output}],
+    }
+    for name, inputs, output in (
+        ("balanceOf", [{"name": "owner", "type": "address"}], "uint256"),
+        ("totalSupply", [], "uint256"),
+        ("decimals", [], "uint8"),
+        ("symbol", [], "string"),
+        ("name", [], "string"),
+    )
+]
+OLD_BLOCK = 20_000_000  # far behind the sandbox's Ethereum head: an archive read
+ALICE = DEMO.evm.accounts["alice"]
+
+
+def _requests(sandbox, node: str) -> int:
+    return sandbox.metering()[node]["requests"]
+
+
+# --- web3.py straight to the node URL -------------------------------------------------------------
+
+
+def test_web3_reads_the_chain_and_calls_the_token_at_an_old_block(sandbox, gateway):
+    from web3 import Web3
+
+    w3 = Web3(Web3.HTTPProvider(sandbox.info["nodes"]["ethereum-mainnet"]))
+    eth = gateway.node("ethereum-mainnet")
+    assert w3.is_connected()
+    assert w3.eth.chain_id == 1 == eth.chain_id()
+    assert w3.net.version == "1"
+    assert w3.eth.block_number == eth.block_number()
+    assert w3.eth.get_balance(ALICE, block_identifier=OLD_BLOCK) == eth.get_balance(
+        ALICE, OLD_BLOCK
+    )
+    assert w3.eth.get_transaction_count(ALICE) == eth.get_transaction_count(ALICE)
+    assert w3.eth.gas_price == eth.gas_price() > 0
+    assert w3.eth.get_code(DEMO.evm.token) == bytes.fromhex(eth.get_code(DEMO.evm.token)[2:])
+
+    token = w3.eth.contract(address=DEMO.evm.token, abi=ERC20_ABI)
+    assert token.functions.symbol().call() == DEMO.evm.token_symbol
+    assert token.functions.decimals().call() == DEMO.evm.token_decimals
+    old = token.functions.balanceOf(ALICE).call(block_identifier=OLD_BLOCK)
+    assert old == int(eth.call_contract(DEMO.evm.token, _balance_of(ALICE), block=OLD_BLOCK), 16)
+
+    block = w3.eth.get_block(OLD_BLOCK, full_transactions=True)
+    assert block["number"] == OLD_BLOCK and block["hash"].hex() == eth.get_block(OLD_BLOCK)[
+        "hash"
+    ].removeprefix("0x")
+    assert all(tx["blockNumber"] == OLD_BLOCK for tx in block["transactions"])
+
+
+def test_web3_event_logs_decode_as_erc20_transfers(sandbox):
+    from web3 import Web3
+
+    w3 = Web3(Web3.HTTPProvider(sandbox.info["nodes"]["ethereum-mainnet"]))
+    transfer = {
+        "name": "Transfer",
+        "type": "event",
+        "anonymous": False,
+        "inputs": [
+            {"indexed": True, "name": "from", "type": "address"},
+            {"indexed": True, "name": "to", "type": "address"},
+            {"indexed": False, "name": "value", "type": "uint256"},
+        ],
+    }
+    token = w3.eth.contract(address=DEMO.evm.token, abi=[transfer])
+    head = w3.eth.block_number
+    events = token.events.Transfer.get_logs(from_block=head - 30, to_block=head)
+    assert events, "30 blocks of the sandbox carry token transfers"
+    for event in events:
+        assert event["address"] == DEMO.evm.token and event["args"]["value"] > 0
+        assert head - 30 <= event["blockNumber"] <= head
+
+
+def _balance_of(holder: str) -> str:
+    from eth_abi import encode
+
+    from toolkit.catalog.encoding import keccak256
+
+    return "0x" + (keccak256(b"balanceOf(address)")[:4] + encode(["address"], [holder])).hex()
+
+
+# --- tronpy straight to the node URL --------------------------------------------------------------
+
+
+def test_tronpy_reads_blocks_accounts_and_assets(sandbox, gateway):
+    from tronpy import Tron
+    from tronpy.providers import HTTPProvider
+
+    url = sandbox.info["nodes"]["tron-mainnet"]
+    # tronpy joins paths with urljoin, which replaces the last path segment unless the base
+    # ends in "/": the key is that segment, so the URL is given with its slash.
+    client = Tron(HTTPProvider(url + "/"))
+    tron = gateway.node("tron-mainnet")
+    number = client.get_latest_block_number()
+    assert number == tron.head()
+    assert client.get_latest_block()["block_header"]["raw_data"]["number"] == number
+    assert client.get_block(number - 5)["blockID"] == tron.get_block_by_num(number - 5)["blockID"]
+    alice = DEMO.tron.accounts["alice"]
+    account = client.get_account(alice)
+    assert account["address"] == alice and client.get_account_balance(alice) > 0
+    asset = client.get_asset(int(DEMO.tron.assets[0].id))
+    assert asset["name"] == DEMO.tron.assets[0].name  # visible=True: plain text
+    with pytest.raises(tronpy.exceptions.AddressNotFound):
+        client.get_account("TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t")
+
+
+def test_tronpy_without_the_trailing_slash_loses_the_key_and_is_refused(sandbox):
+    from tronpy import Tron
+    from tronpy.providers import HTTPProvider
+
+    before = sum(usage["requests"] for usage in sandbox.metering().values())
+    with pytest.raises(Exception, match="403"):
+        Tron(HTTPProvider(sandbox.info["nodes"]["tron-mainnet"])).get_latest_block_number()
+    assert sum(usage["requests"] for usage in sandbox.metering().values()) == before
+
+
+# --- toolkit.web3: web3.py, metered by the toolkit -------------------------------------------------
+
+
+def test_toolkit_web3_contract_calls_are_priced_budgeted_and_in_the_ledger(sandbox, gateway):
+    node = gateway.node("ethereum-mainnet")
+    w3 = toolkit.web3(node)
+    sandbox.reset_metering()
+    token = w3.eth.contract(address=DEMO.evm.token, abi=ERC20_ABI)
+
+    assert token.functions.symbol().call() == DEMO.evm.token_symbol
+    old = token.functions.balanceOf(ALICE).call(block_identifier=OLD_BLOCK)
+    assert old > 0 and w3.eth.get_block("latest")["number"] > OLD_BLOCK
+
+    by_method = {}
+    for entry in gateway.ledger.entries:
+        by_method.setdefault(entry.method, []).append(entry)
+    assert "eth_chainId" in by_method and len(by_method["eth_call"]) == 2
+    assert sorted(entry.ru for entry in by_method["eth_call"]) == [1, 2]  # the old block: archive
+    metered = sandbox.metering()["ethereum-mainnet"]
+    assert (
+        gateway.ledger.total_ru == metered["ru"]
+        and len(gateway.ledger.entries) == (metered["calls"])
+    )
+    assert "ToolkitProvider ethereum-mainnet" in repr(w3.provider)
+
+
+def test_toolkit_web3_keeps_web3s_errors_and_the_toolkits_refusals(sandbox, gateway):
+    from web3.exceptions import ContractLogicError
+
+    w3 = toolkit.web3(gateway.node("ethereum-mainnet"))
+    token = w3.eth.contract(address=DEMO.evm.token, abi=ERC20_ABI)
+    with pytest.raises(ContractLogicError):  # the node's revert, as web3.py reports it
+        w3.eth.call({"to": DEMO.evm.token, "data": "0xdeadbeef"})
+    gateway.set_budget(gateway.ledger.total_ru)  # nothing left
+    sent = _requests(sandbox, "ethereum-mainnet")
+    with pytest.raises(toolkit.BudgetExceeded):
+        token.functions.totalSupply().call(block_identifier=OLD_BLOCK)
+    assert _requests(sandbox, "ethereum-mainnet") == sent
+    with pytest.raises(toolkit.ValidationError, match="web3.py speaks to EVM nodes"):
+        toolkit.web3(gateway.node("tron-mainnet"))

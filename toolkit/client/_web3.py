@@ -1,0 +1,84 @@
+"""A metered hand-off to web3.py: a `Web3` whose provider sends every call through a toolkit node.
+
+    w3 = toolkit.web3(gw.node("ethereum-mainnet"))
+    token = w3.eth.contract(address, abi=ERC20_ABI)
+    token.functions.balanceOf(holder).call(block_identifier=20_000_000)   # 2 RU, in the ledger
+
+Catalog methods (``eth_call``, ``eth_getBalance``, ``eth_chainId``, ...) go through `Node.call`:
+validated before sending, priced by their RU rule, budgeted, rate-limited, answered from the
+response cache when final, and recorded in the ledger. Any other method web3.py asks for
+(``eth_estimateGas``, ``eth_feeHistory``, ...) goes through `Node.call_raw`: unvalidated, but priced
+by the pricing table's patterns, budgeted and recorded all the same. A node's JSON-RPC error is
+handed back to web3.py as an error response, so web3.py raises its own exceptions
+(``ContractLogicError`` for a revert); toolkit errors (a refused input, a budget) propagate as they
+are. web3.py is an optional dependency (``pip install 'node-gateway-toolkit[web3]'``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING, Any
+
+from .._errors import RPCError, ValidationError
+from ..catalog import CATALOG
+
+if TYPE_CHECKING:
+    from web3 import Web3
+
+    from ._node import Node
+
+
+def web3(node: Node) -> Web3:
+    """A `web3.Web3` on `node` (an EVM node of a toolkit `Gateway`) whose calls are metered."""
+    try:
+        from web3 import Web3
+        from web3.providers.base import JSONBaseProvider
+    except ImportError:
+        raise ImportError(
+            "toolkit.web3 needs web3.py: pip install 'node-gateway-toolkit[web3]'"
+        ) from None
+    if node.chain.family != "evm":
+        raise ValidationError(
+            f"web3.py speaks to EVM nodes; {node.name} is a {node.chain.family} node",
+            param="node",
+            rule="chain",
+        )
+    return Web3(_provider_class(JSONBaseProvider)(node))
+
+
+def _provider_class(base: type) -> type:
+    class ToolkitProvider(base):  # type: ignore[misc, valid-type]
+        """Sends web3.py's requests through a toolkit node (see the module's docstring)."""
+
+        def __init__(self, node: Node):
+            super().__init__()
+            self.node = node
+            self._ids = itertools.count(1)
+
+        def make_request(self, method: str, params: Any) -> dict[str, Any]:
+            request_id = next(self._ids)
+            params = list(params or [])
+            try:
+                if _in_catalog(method, self.node):
+                    result = self.node.call(method, *params)
+                else:
+                    result = self.node.call_raw(method, params)
+            except RPCError as error:
+                failure: dict[str, Any] = {"code": error.code, "message": error.rpc_message}
+                if error.data is not None:
+                    failure["data"] = error.data
+                return {"jsonrpc": "2.0", "id": request_id, "error": failure}
+            return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+        def is_connected(self, show_traceback: bool = False) -> bool:
+            return True  # the node answers or raises a typed error on the first call
+
+        def __repr__(self) -> str:
+            return f"<ToolkitProvider {self.node.name}>"
+
+    return ToolkitProvider
+
+
+def _in_catalog(method: str, node: Node) -> bool:
+    entry = CATALOG.get(method)
+    return entry is not None and node.chain.name in entry.chains
