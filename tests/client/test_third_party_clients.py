@@ -139,7 +139,7 @@ def test_tronpy_without_the_trailing_slash_loses_the_key_and_is_refused(sandbox)
     assert sum(usage["requests"] for usage in sandbox.metering().values()) == before
 
 
-# --- toolkit.web3: web3.py, metered by the toolkit -------------------------------------------------
+# --- toolkit.web3: web3.py, metered by the toolkit ------------------------------------------------
 
 
 def test_toolkit_web3_contract_calls_are_priced_budgeted_and_in_the_ledger(sandbox, gateway):
@@ -177,5 +177,5 @@ def test_toolkit_web3_keeps_web3s_errors_and_the_toolkits_refusals(sandbox, gate
     with pytest.raises(toolkit.BudgetExceeded):
         token.functions.totalSupply().call(block_identifier=OLD_BLOCK)
     assert _requests(sandbox, "ethereum-mainnet") == sent
-    with pytest.raises(toolkit.ValidationError, match="web3.py speaks to EVM nodes"):
+    with pytest.raises(toolkit.ValidationError, match=r"web3\.py speaks to EVM nodes"):
         toolkit.web3(gateway.node("tron-mainnet"))
