@@ -33,8 +33,8 @@ ONE_ENTRY_METHODS = (
     "wallet/getnowblock",
     "wallet/getnodeinfo",
     "wallet/getaccount",
-    "getMasterchainInfo",
-    "detectAddress",
+    "api/v2/getMasterchainInfo",
+    "api/v2/detectAddress",
 )
 
 

@@ -179,3 +179,33 @@ def test_toolkit_web3_keeps_web3s_errors_and_the_toolkits_refusals(sandbox, gate
     assert _requests(sandbox, "ethereum-mainnet") == sent
     with pytest.raises(toolkit.ValidationError, match=r"web3\.py speaks to EVM nodes"):
         toolkit.web3(gateway.node("tron-mainnet"))
+
+
+# --- toncenter's own SDK straight to the node URL ------------------------------------------------
+
+
+def test_toncenter_sdk_reads_the_masterchain_addresses_and_tokens(sandbox, gateway):
+    import asyncio
+
+    pytest.importorskip("toncenter")
+    from toncenter.rest.client import ToncenterRestClient
+
+    url = sandbox.info["nodes"]["ton-mainnet"]
+    jetton = DEMO.ton.jettons[0]
+    ton = gateway.node("ton-mainnet")
+
+    async def read():
+        # No API key: the SDK throttles itself to one request per `rps_period` seconds.
+        async with ToncenterRestClient(base_url=url, rps_period=0.01) as client:
+            info = await client.v2.blocks.get_masterchain_info()
+            forms = await client.v2.utils.detect_address(jetton.address)
+            token = await client.v2.accounts.get_token_data(jetton.address)
+            raw = await client.v2.rpc.json_rpc("unpackAddress", params={"address": jetton.address})
+            return info, forms, token, raw
+
+    info, forms, token, raw = asyncio.run(read())
+    assert info.last.seqno == ton.get_masterchain_info()["last"]["seqno"]
+    assert forms.raw_form == jetton.raw == ton.detect_address(jetton.address)["raw_form"]
+    assert token.jetton_content.data["symbol"] == jetton.symbol
+    assert int(token.total_supply) == int(ton.get_token_data(jetton.address)["total_supply"])
+    assert raw == jetton.raw  # the SDK unwraps the envelope

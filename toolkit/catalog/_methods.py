@@ -497,14 +497,14 @@ class BoundCall:
         """JSON-RPC params (positional list, trailing omissions dropped) or the REST body/query."""
         if self.method.surface is Surface.JSONRPC:
             return [self.arguments[p.name] for p in self.method.params if p.name in self.arguments]
-        if self.method.generic_named:
+        if self.method.surface is Surface.JSONRPC_NAMED:
             return dict(self.arguments.get("params", {}))
         return dict(self.arguments)
 
     @property
     def rpc_method(self) -> str:
         """The JSON-RPC `method` field: the catalog name, or the inner method for TON's jsonRPC."""
-        if self.method.generic_named:
+        if self.method.surface is Surface.JSONRPC_NAMED:
             return self.arguments["method"]
         return self.method.name
 
@@ -552,11 +552,6 @@ class Method:
         if self.pinned_by is not None:
             return self.pinned_by
         return getattr(self.ru, "param", None)
-
-    @property
-    def generic_named(self) -> bool:
-        """TON's ``api/v2/jsonRPC`` entry: its `method` argument names the inner method."""
-        return self.surface is Surface.JSONRPC_NAMED and "method" in self.param_names
 
     def typed(self, result: Any) -> Any:
         """The helper's value of a raw result that passed its kind's check (an int for a
@@ -1261,31 +1256,31 @@ METHODS: tuple[Method, ...] = (
         path="/api/v2/jsonRPC",
         checks=(_ton_inner_method,),
     ),
-    # E+. TON read methods real clients call first, on the jsonRPC endpoint
+    # E+. TON read methods real clients call first (toncenter's SDK: GET, like getTokenData)
     Method(
-        "getMasterchainInfo",
+        "api/v2/getMasterchainInfo",
         ("ton",),
-        Surface.JSONRPC_NAMED,
+        Surface.REST_GET,
         (),
         "masterchain-info",
         Fixed(1, "toolkit assumption: 1 RU, like every other TON request"),
         "The latest masterchain block (its seqno is TON's head).",
         "get_masterchain_info",
         "E",
-        path="/api/v2/jsonRPC",
+        path="/api/v2/getMasterchainInfo",
         in_spec=False,
     ),
     Method(
-        "detectAddress",
+        "api/v2/detectAddress",
         ("ton",),
-        Surface.JSONRPC_NAMED,
+        Surface.REST_GET,
         (Param("address", TON_ADDRESS, "any form of a TON address"),),
         "address-forms",
         Fixed(1, "toolkit assumption: 1 RU, like every other TON request"),
         "Every form of an address: raw, bounceable, non-bounceable.",
         "detect_address",
         "E",
-        path="/api/v2/jsonRPC",
+        path="/api/v2/detectAddress",
         pinned_by=ALWAYS,
         in_spec=False,
     ),

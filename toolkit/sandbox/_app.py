@@ -89,20 +89,12 @@ class Endpoint:
     http_method: str
     path: str
     jsonrpc: bool
-    named: bool = False  # JSON-RPC with named params (TON): catalog methods, any inner name
+    named: bool = False  # JSON-RPC with named params (TON): one catalog method, any inner name
     methods: dict[str, Method] = field(default_factory=dict)
 
     @property
     def only_method(self) -> Method:
         return next(iter(self.methods.values()))
-
-    def method_for(self, name: str) -> Method | None:
-        """The catalog method a JSON-RPC call by `name` is: its own entry, or on a named endpoint
-        the generic one (TON's ``api/v2/jsonRPC`` takes any inner method)."""
-        method = self.methods.get(name)
-        if method is not None or not self.named:
-            return method
-        return next(m for m in self.methods.values() if m.generic_named)
 
 
 def endpoints_of(chain_name: str) -> dict[tuple[str, str], Endpoint]:
@@ -225,14 +217,13 @@ class Gateway:
         self, endpoint: Endpoint, handlers: dict[str, Any], head: int | None
     ) -> jsonrpc.Dispatch:
         def dispatch(name: str, params: Any) -> Any:
-            method = endpoint.method_for(name)
-            if method is None:
-                raise RpcError(jsonrpc.METHOD_NOT_FOUND, "Method not found")
-            if method.generic_named:
+            if endpoint.named:
+                method = endpoint.only_method
                 call = _bind(method, (), {"method": name, "params": params})
-            elif endpoint.named:
-                call = _bind(method, (), params if isinstance(params, dict) else {})
             else:
+                method = endpoint.methods.get(name)
+                if method is None:
+                    raise RpcError(jsonrpc.METHOD_NOT_FOUND, "Method not found")
                 if not isinstance(params, list):
                     raise RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: must be an array")
                 call = _bind(method, params, {})
@@ -342,14 +333,9 @@ def _calls(endpoint: Endpoint | None, path: str, body: bytes) -> list[Call]:
     if not endpoint.jsonrpc:
         return [Call(endpoint.only_method.name, None, None)]
     calls = jsonrpc.calls_of(body)
-    if endpoint.named:  # priced and counted as a catalog method, whatever the inner one
-        return [Call(_named(endpoint, c.method), c.params, c.id) for c in calls]
+    if endpoint.named:  # priced and counted as the catalog's method, whatever the inner one
+        return [Call(endpoint.only_method.name, c.params, c.id) for c in calls]
     return calls
-
-
-def _named(endpoint: Endpoint, name: Any) -> str:
-    method = endpoint.method_for(name) if isinstance(name, str) else None
-    return (method or endpoint.method_for("")).name
 
 
 async def _drop(request: Request) -> Response:

@@ -8,7 +8,9 @@ decimal string (supplies pass 2**64), ``mintable``, ``admin_address`` (absent wh
 ``jetton_content`` (on-chain metadata; its values are strings, ``decimals`` included, as on chain)
 and ``jetton_wallet_code``. ``/api/v2/jsonRPC`` serves ``unpackAddress``, ``packAddress``,
 ``detectAddress``, ``getMasterchainInfo`` and ``getTokenData`` with named params, and echoes the
-request id as a string, as toncenter types it (``TonResponseJsonRPC.id: str``).
+request id as a string, as toncenter types it (``TonResponseJsonRPC.id: str``). ``GET
+/api/v2/getMasterchainInfo`` and ``GET /api/v2/detectAddress`` answer as their jsonRPC twins, in
+the envelope (what toncenter's own SDK calls).
 """
 
 from __future__ import annotations
@@ -104,14 +106,14 @@ class TonNode:
                 call.arguments["address"], head
             ),
             "api/v2/jsonRPC": self._json_rpc,
-            "getMasterchainInfo": lambda call, head: self._masterchain_info(call.arguments, head),
-            "detectAddress": lambda call, head: self._detect_address(call.arguments, head),
+            "api/v2/getMasterchainInfo": lambda call, head: self._masterchain_info({}, head),
+            "api/v2/detectAddress": lambda call, head: self._detect_address(call.arguments, head),
         }
 
     def rest(
         self, method: Method, handler: Handler, body: bytes, query: Mapping[str, str], head: int
     ) -> Answer:
-        """GET /api/v2/getTokenData?address=... (the node's only REST method)."""
+        """A GET on a REST path (``/api/v2/getTokenData?address=...``): toncenter's envelope."""
         try:
             call = method.bind(**query)
         except ValidationError as error:
