@@ -93,7 +93,9 @@ def test_try_again_in_is_honoured(gateway, sandbox):
     )
     started = time.monotonic()
     gateway.node("ethereum-mainnet").block_number()
-    assert 0.3 <= time.monotonic() - started < 2
+    # Waited at least the hint (the fast retries of this gateway would not); the upper bound
+    # only guards against a hang, since a loaded machine may add seconds.
+    assert 0.3 <= time.monotonic() - started < 30
 
 
 def test_a_timeout_is_a_typed_error(sandbox):

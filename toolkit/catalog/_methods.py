@@ -1344,8 +1344,39 @@ def lookup(name: str) -> Method:
 
 
 @dataclass(frozen=True)
+class HeadSource:
+    """How a chain's head is read: one catalog call, and where the number is in its answer."""
+
+    method: str
+    arguments: Mapping[str, Any]
+    path: tuple[str | int, ...] = ()  # keys and indexes into the answer; () = the answer itself
+
+    def read(self, result: Any) -> int:
+        """The head number in `result`; ValueError naming what was found when it is not there."""
+        value = result
+        try:
+            for key in self.path:
+                value = value[key]
+        except (KeyError, IndexError, TypeError):
+            raise ValueError(f"no head number in the answer: {_shown(result)}") from None
+        if isinstance(value, str) and _RESULT_QUANTITY.fullmatch(value):
+            return int(value, 16)
+        if _is_integer(value) and value >= 0:
+            return int(value)
+        raise ValueError(f"the head is not a hex quantity or a number: {_shown(value)}")
+
+    def matches(self, bound: BoundCall) -> bool:
+        """True when `bound` is this very call (its answer is the head)."""
+        return bound.method.name == self.method and bound.arguments == dict(self.arguments)
+
+
+_EVM_HEAD = HeadSource("eth_blockNumber", {})
+
+
+@dataclass(frozen=True)
 class Chain:
-    """A chain profile: its family, where JSON-RPC is served, its units and finality depth."""
+    """A chain profile: its family, where JSON-RPC is served, its units and finality depth, and
+    where its head comes from (`head`; None: not tracked)."""
 
     name: str
     family: str  # evm, solana, tron, ton, platform
@@ -1355,6 +1386,7 @@ class Chain:
     finality_depth: int = 0  # blocks after which an answer cannot change (for the cache)
     block_time_s: float = 0.0
     chain_id: int | None = None  # EIP-155 chain id (EVM chains)
+    head: HeadSource | None = None
 
     @property
     def methods(self) -> tuple[Method, ...]:
@@ -1364,9 +1396,9 @@ class Chain:
 CHAINS: dict[str, Chain] = {
     c.name: c
     for c in (
-        Chain("ethereum", "evm", "", "ETH", 18, 96, 12, chain_id=1),
-        Chain("arbitrum", "evm", "", "ETH", 18, 4800, 0.25, chain_id=42161),
-        Chain("polygon", "evm", "", "POL", 18, 256, 2, chain_id=137),
+        Chain("ethereum", "evm", "", "ETH", 18, 96, 12, chain_id=1, head=_EVM_HEAD),
+        Chain("arbitrum", "evm", "", "ETH", 18, 4800, 0.25, chain_id=42161, head=_EVM_HEAD),
+        Chain("polygon", "evm", "", "POL", 18, 256, 2, chain_id=137, head=_EVM_HEAD),
         Chain(
             "hyperliquid",
             "evm",
@@ -1376,10 +1408,31 @@ CHAINS: dict[str, Chain] = {
             finality_depth=32,
             block_time_s=1,
             chain_id=999,
+            head=_EVM_HEAD,
         ),
         Chain("solana", "solana", unit="SOL", decimals=9, finality_depth=32, block_time_s=0.4),
-        Chain("tron", "tron", unit="TRX", decimals=6, finality_depth=20, block_time_s=3),
-        Chain("ton", "ton", unit="TON", decimals=9, finality_depth=1, block_time_s=5),
+        Chain(
+            "tron",
+            "tron",
+            unit="TRX",
+            decimals=6,
+            finality_depth=20,
+            block_time_s=3,
+            head=HeadSource(
+                "wallet/getblockbylatestnum",
+                {"num": 1},
+                ("block", 0, "block_header", "raw_data", "number"),
+            ),
+        ),
+        Chain(
+            "ton",
+            "ton",
+            unit="TON",
+            decimals=9,
+            finality_depth=1,
+            block_time_s=5,
+            head=HeadSource("api/v2/getMasterchainInfo", {}, ("last", "seqno")),
+        ),
         Chain("platform", "platform"),
     )
 }

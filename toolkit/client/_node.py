@@ -26,7 +26,7 @@ from typing import Any
 
 import httpx
 
-from .._errors import GatewayError, ValidationError
+from .._errors import GatewayError, MalformedResponse, ValidationError
 from ..catalog import (
     ArchiveByBlock,
     BoundCall,
@@ -45,12 +45,10 @@ from ._ledger import Meter
 from ._protocol import (
     Interpret,
     batch_request,
-    evm_head,
     platform_request,
     read_platform,
     request_for,
     rpc_request,
-    tron_head,
     url_for,
 )
 from ._settings import Settings, Shared
@@ -223,26 +221,20 @@ class NodeCore:
         return None
 
     def head(self, note: str = HEAD_NOTE) -> Steps:
-        """The chain head, a billed call recorded in the ledger as such: ``eth_blockNumber`` on
-        EVM chains, the latest block (``wallet/getblockbylatestnum``, num=1) on TRON."""
-        if self.chain.family == "evm":
-            bound, read = lookup("eth_blockNumber").bind(), evm_head
-        elif self.chain.family == "tron":
-            bound, read = lookup("wallet/getblockbylatestnum").bind(num=1), tron_head
-        else:
-            raise ValidationError(
-                f"the head is only tracked for EVM chains and TRON, not {self.chain.name}",
-                rule="chain",
-            )
-        call = PreparedCall(self.endpoint.label, bound)
+        """The chain head, a billed call recorded in the ledger as such: the chain's catalog head
+        source (``eth_blockNumber`` on EVM chains, the latest block on TRON, the masterchain's
+        last block on TON)."""
+        source = self.chain.head
+        if source is None:
+            raise ValidationError(f"the head is not tracked for {self.chain.name}", rule="chain")
+        call = PreparedCall(self.endpoint.label, lookup(source.method).bind(**source.arguments))
         yield from self.price(call, fetch=False)
         self._head_in_flight = True
         try:
-            number = read((yield from self.send(call, note=note)))
+            yield from self.send(call, note=note)  # sets the head (see `send`)
         finally:
             self._head_in_flight = False
-        self._head = (number, time.monotonic())
-        return number
+        return self._head[0]
 
     def head_for_finality(self, block: int) -> Steps:
         """A head to judge whether `block` is final by, or None if none can be had.
@@ -316,8 +308,12 @@ class NodeCore:
             note=note,
         )
         result = yield from exchange.run()
-        if call.method == "eth_blockNumber":  # a head the user fetched prices calls too
-            self._head = (evm_head(result), time.monotonic())
+        source = self.chain.head
+        if source is not None and source.matches(call.bound):  # any head fetch prices calls
+            try:
+                self._head = (source.read(result), time.monotonic())
+            except ValueError as error:
+                raise MalformedResponse(str(error)) from None
         if cacheable is not None:
             yield from self.remember([(cacheable, call.bound, result)])
         return result
@@ -351,8 +347,6 @@ class NodeCore:
         """GET a link the API gave (a page's `next`), only on the API's own origin."""
         own, link = httpx.URL(self.endpoint.url), httpx.URL(url)
         if (link.scheme, link.host, link.port) != (own.scheme, own.host, own.port):
-            from .._errors import MalformedResponse
-
             raise MalformedResponse(
                 f"the API linked to another origin ({link.scheme}://{link.host}); not followed, "
                 "so the API key is not sent there",

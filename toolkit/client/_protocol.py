@@ -172,17 +172,3 @@ def refuse_batch_answer(answer: Any, status: int) -> None:
         status=status,
     )
 
-
-def evm_head(result: str) -> int:
-    try:
-        return int(result, 16)
-    except (TypeError, ValueError):
-        raise MalformedResponse(f"the head is not a hex quantity: {str(result)[:80]!r}") from None
-
-
-def tron_head(result: dict[str, Any]) -> int:
-    try:
-        return int(result["block"][0]["block_header"]["raw_data"]["number"])
-    except (KeyError, IndexError, TypeError, ValueError):
-        shown = str(result)[:80]
-        raise MalformedResponse(f"no block number in the latest block: {shown!r}") from None

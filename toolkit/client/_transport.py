@@ -16,6 +16,7 @@ import itertools
 import json
 import random
 import re
+import sys
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
@@ -140,6 +141,27 @@ def _snippet(response: httpx.Response) -> str:
     return scrub(text) + ("..." if len(response.content) > _SNIPPET else "")
 
 
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
+_SAFE_RECURSION_LIMIT = 10_000  # the decoder's C recursion stays well inside a thread's stack
+
+
+def _nests_deeper(content: bytes, max_depth: int) -> bool:
+    """True when the JSON text's arrays and objects nest deeper than `max_depth`, checked before
+    decoding when decoding could crash. The decoder's own guard is the recursion limit, which
+    raises RecursionError at the default limit; but web3.py raises the limit to 100,000 on
+    import, and then a deep enough body overflows the C stack and kills the process."""
+    if sys.getrecursionlimit() <= _SAFE_RECURSION_LIMIT:
+        return False
+    if content.count(b"[") + content.count(b"{") <= max_depth:
+        return False
+    import numpy as np  # only here: a prefix sum over megabytes of brackets, in C
+
+    brackets = np.frombuffer(_JSON_STRING.sub(b"", content).translate(None, _NOT_BRACKETS), "u1")
+    steps = np.where((brackets == ord("[")) | (brackets == ord("{")), 1, -1)
+    return bool(steps.size) and int(np.cumsum(steps).max()) > max_depth
+
+
 def parse_json(response: httpx.Response, max_depth: int = 128) -> Any:
     """The body as JSON, whatever the content type says; otherwise MalformedResponse.
 
@@ -151,6 +173,8 @@ def parse_json(response: httpx.Response, max_depth: int = 128) -> Any:
         message = f"HTTP {response.status_code} with JSON nested deeper than {max_depth} levels"
         return MalformedResponse(message, status=response.status_code)
 
+    if _nests_deeper(response.content, max_depth):
+        raise too_deep()
     try:
         body = json.loads(response.content)
     except RecursionError:
