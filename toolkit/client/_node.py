@@ -620,7 +620,9 @@ class Node(_BaseNode):
         if self._client is None:
             with self._lock:
                 if self._client is None:
-                    self._client = httpx.Client(timeout=self._core.shared.timeout)
+                    self._client = httpx.Client(
+                        timeout=self._core.shared.timeout, follow_redirects=False
+                    )
         return self._client
 
     def _run(self, steps: Steps) -> Any:

@@ -263,6 +263,8 @@ def check_status(response: httpx.Response, *, explain: Explain | None = None) ->
             status=status,
             retry_after=retry_after,
         )
+    if 300 <= status < 400:
+        raise HTTPStatusError(_redirect_message(response), status=status)
     if explain is not None:
         body = _error_body(response)
         if body is not None:
@@ -272,6 +274,18 @@ def check_status(response: httpx.Response, *, explain: Explain | None = None) ->
             f"HTTP {status}: the node refused the access key in its URL", status=status
         )
     raise HTTPStatusError(f"HTTP {status} ({_snippet(response) or 'no body'})", status=status)
+
+
+def _redirect_message(response: httpx.Response) -> str:
+    """Why a redirect is an error: following it would re-send the key-bearing path (and the
+    API key header) wherever the answer points, another origin included. Both drivers refuse
+    every redirect, so a sync and an async call behave the same."""
+    location = response.headers.get("location", "")
+    target = redact_url(location) if "://" in location else "the same origin"
+    return (
+        f"HTTP {response.status_code}: the gateway redirected to {target}; redirects are not "
+        "followed, because the request carries the access key (use the node's final URL)"
+    )
 
 
 def explain_platform(body: Any, status: int) -> None:
