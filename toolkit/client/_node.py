@@ -27,6 +27,7 @@ from typing import Any
 import httpx
 
 from .._errors import GatewayError, ValidationError
+from .._redact import clip
 from ..catalog import (
     ArchiveByBlock,
     BoundCall,
@@ -155,7 +156,7 @@ class NodeCore:
         for index, call in enumerate(calls):
             if isinstance(call, str | bytes) or not isinstance(call, Sequence) or not call:
                 raise ValidationError(
-                    f"item {index} must be a (method, *params) tuple, got {call!r:.60}",
+                    f"item {index} must be a (method, *params) tuple, got {clip(repr(call), 60)}",
                     param="calls",
                     rule="type",
                 )

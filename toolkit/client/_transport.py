@@ -134,10 +134,16 @@ def _retryable(error: GatewayError) -> bool:
 _SNIPPET = 160
 
 
+_SNIPPET_WINDOW = 64 * 1024  # bytes read to make a snippet: far more than any key is long
+
+
 def _snippet(response: httpx.Response) -> str:
-    text = response.content[:_SNIPPET].decode("utf-8", "replace")
-    text = " ".join(text.split())
-    return scrub(text) + ("..." if len(response.content) > _SNIPPET else "")
+    """The start of a body for an error message, scrubbed before it is cut (a key straddling the
+    cut would otherwise leave its first characters in the message)."""
+    text = response.content[:_SNIPPET_WINDOW].decode("utf-8", "replace")
+    text = " ".join(scrub(text).split())
+    cut = len(text) > _SNIPPET or len(response.content) > _SNIPPET_WINDOW
+    return text[:_SNIPPET] + ("..." if cut else "")
 
 
 def parse_json(response: httpx.Response, max_depth: int = 128) -> Any:
@@ -654,8 +660,10 @@ def next_request_id() -> int:
 
 
 def bearer(api_key: str) -> dict[str, str]:
+    """The platform's auth header. A key read from a file keeps its trailing newline; no key
+    ends in whitespace, and a header cannot hold a newline, so it is stripped."""
     register_secret(api_key)
-    return {"Authorization": f"Bearer {api_key}"}
+    return {"Authorization": f"Bearer {api_key.strip()}"}
 
 
 __all__ = [
