@@ -89,6 +89,9 @@ class AiohttpClient:
     async def aclose(self) -> None:
         self._release.detach()
         await self._session.close()
+        # Closing a transport finishes on the loop's next turn; without it, an `asyncio.run`
+        # that ends now leaves its sockets open (a ResourceWarning for each).
+        await asyncio.sleep(0)
 
     def abandon(self) -> None:
         """Let go of the client now, closing its session as well as its loop allows."""

@@ -20,6 +20,7 @@ import asyncio
 import math
 import threading
 import time
+import weakref
 from collections.abc import Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -621,9 +622,11 @@ class Node(_BaseNode):
         if self._client is None:
             with self._lock:
                 if self._client is None:
-                    self._client = httpx.Client(
-                        timeout=self._core.shared.timeout, follow_redirects=False
-                    )
+                    client = httpx.Client(timeout=self._core.shared.timeout, follow_redirects=False)
+                    # A client dropped without `close()` (a notebook cell run again) closes its
+                    # pooled sockets when collected, not at exit with a ResourceWarning each.
+                    self._closer = weakref.finalize(self, client.close)
+                    self._client = client
         return self._client
 
     def _run(self, steps: Steps) -> Any:
@@ -682,6 +685,7 @@ class Node(_BaseNode):
 
     def close(self) -> None:
         if self._client is not None:
+            self._closer.detach()
             self._client.close()
             self._client = None
 
