@@ -18,7 +18,9 @@
             └── AuthenticationError  (401 and 403)
     FrameError (toolkit.frames) a payload does not have the shape a frame function expects
 
-Every message passes through `scrub`, so no registered key can appear in an exception's text.
+Every message passes through `scrub`, and every attribute through `scrub_value` (a node may echo
+a key in an error's message or data), so no registered key can appear in an exception's text or
+in anything it carries.
 Low-level errors (httpx, json) become this tree in one place: `toolkit.client._transport`.
 """
 
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._redact import scrub
+from ._redact import scrub, scrub_value
 
 
 class GatewayError(Exception):
@@ -43,10 +45,9 @@ class GatewayError(Exception):
         super().__init__(self.detail)
 
     def __setattr__(self, name: str, value: object) -> None:
-        # node labels are redacted already; scrub again so no caller can attach a key by mistake
-        if name == "node" and isinstance(value, str):
-            value = scrub(value)
-        super().__setattr__(name, value)
+        # Every attribute, whoever sets it: `rpc_message` and `data` hold what a node wrote,
+        # which may echo the key; node labels are redacted already, but a caller may pass a URL.
+        super().__setattr__(name, scrub_value(value))
 
     def __str__(self) -> str:
         method = f"method {self.method}" if self.method else ""

@@ -4,14 +4,20 @@ Node URLs carry the access key as a path segment, so the whole path of a node's 
 as secret; platform API keys are secret outright, and so are the credentials some platform node
 records carry (`hide_credentials`). Every secret the toolkit meets is registered here, and `scrub`
 removes all registered secrets from any text (exception messages, log lines, reprs).
+
+This is the one scrubbing point for text that leaves the toolkit: errors scrub their message and
+every attribute (`scrub_value`), error snippets scrub a body before cutting it, warnings go
+through `warn`, and every log record of every logger is scrubbed when it is made (`scrub_logs`).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import traceback
+import warnings
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 REDACTED = "***"
 
@@ -24,24 +30,45 @@ _ordered: tuple[str, ...] = ()
 
 
 def register_secret(value: str | None) -> None:
-    """Remember `value` so that `scrub` hides it wherever it appears."""
+    """Remember `value` so that `scrub` hides it wherever it appears.
+
+    A key read from a file often ends with a newline; it is also registered without the
+    surrounding whitespace, which is how it shows in a header or a URL.
+    """
     global _ordered
-    if not value or len(value) < _MIN_SECRET_LENGTH:
+    if not isinstance(value, str):
+        return
+    forms = {value, value.strip()}
+    forms = {form for form in forms if len(form) >= _MIN_SECRET_LENGTH and form not in _secrets}
+    if not forms:
         return
     with _lock:
-        if value in _secrets:
-            return
-        _secrets.add(value)
+        _secrets.update(forms)
         # Longest first, so a URL is replaced whole before the key inside it.
         _ordered = tuple(sorted(_secrets, key=len, reverse=True))
+    scrub_logs()  # in case someone replaced the log record factory since
 
 
 def register_url(url: str) -> None:
-    """Register a node URL: the whole URL and each path segment that could be a key."""
-    register_secret(url)
-    register_secret(url.rstrip("/"))
-    for segment in urlsplit(url).path.split("/"):
-        register_secret(segment)
+    """Register what is secret in a node URL: each path segment that could be a key, the query
+    and the password of ``user:password@``, as written and percent-encoded.
+
+    Scheme, host and port are not secret: they are what tells the user which node is meant
+    (``http://127.0.0.1:8545/***``). A URL without a path carries no key and registers nothing;
+    registering it whole made every label on the same host read ``***/***``.
+    """
+    if not isinstance(url, str):
+        return
+    parts = urlsplit(url.strip())
+    pieces = [segment for segment in parts.path.split("/") if segment]
+    if parts.query:
+        pieces.append(parts.query)
+        pieces.extend(pair.partition("=")[2] for pair in parts.query.split("&"))
+    if parts.password:
+        pieces.append(parts.password)
+    for piece in pieces:
+        for form in {piece, unquote(piece), quote(unquote(piece), safe="")}:
+            register_secret(form)
 
 
 # Fields of platform node records that hold credentials: the v1 API shows a node's
@@ -86,6 +113,57 @@ def scrub(text: str) -> str:
     return text
 
 
+def holds_secret(text: str) -> bool:
+    """Whether `text` contains a registered secret."""
+    return any(secret in text for secret in _ordered)
+
+
+_MAX_DEPTH = 200
+
+
+def scrub_value(value: Any, _depth: int = 0) -> Any:
+    """`value` with every registered secret scrubbed from its text, inside JSON-like containers
+    too (an error's ``data``, echoed by a node, may hold a key anywhere). Other values, and
+    containers without a secret, are returned as they are."""
+    if isinstance(value, Secret):
+        return value
+    if isinstance(value, str):
+        return scrub(value) if holds_secret(value) else value
+    if _depth > _MAX_DEPTH:
+        return REDACTED  # deeper than any answer the transport lets through
+    if isinstance(value, dict):
+        pairs = [(scrub_value(k, _depth + 1), scrub_value(v, _depth + 1)) for k, v in value.items()]
+        changed = any(
+            k is not new_k or v is not new_v
+            for (k, v), (new_k, new_v) in zip(value.items(), pairs, strict=True)
+        )
+        return dict(pairs) if changed else value
+    if isinstance(value, list | tuple):
+        items = [scrub_value(item, _depth + 1) for item in value]
+        if not _changed(value, items):
+            return value
+        return items if isinstance(value, list) else tuple(items)
+    return value
+
+
+def _changed(before: Any, after: Any) -> bool:
+    return any(a is not b for a, b in zip(before, after, strict=True))
+
+
+def clip(text: str, limit: int) -> str:
+    """The first `limit` characters of `text` once scrubbed, with ``...`` when cut.
+
+    Scrub first, then cut: cut first, and a key straddling the cut is no longer recognised, so
+    its first characters would stay in the message."""
+    cleaned = scrub(text)
+    return cleaned[:limit] + ("..." if len(cleaned) > limit else "")
+
+
+def warn(message: str, category: type[Warning] = UserWarning, stacklevel: int = 2) -> None:
+    """`warnings.warn` with the message scrubbed."""
+    warnings.warn(scrub(message), category, stacklevel=stacklevel + 1)
+
+
 def redact_url(url: str | None) -> str | None:
     """Show a node URL without its path: ``https://host/***``.
 
@@ -103,27 +181,65 @@ def redact_url(url: str | None) -> str | None:
     return f"{parts.scheme}://{host}"
 
 
-class ScrubbingFilter(logging.Filter):
-    """Rewrites each log record with every registered secret scrubbed from its message.
+# --- log records ------------------------------------------------------------------------------
+# A filter on a logger sees only the records logged through that very logger: records of its
+# children (``httpcore.http11``, ``httpcore.connection``) propagate to the parent's handlers
+# without passing the parent's filters. So the scrubbing happens where every record of every
+# logger is made, in the log record factory, before any filter, handler or formatter sees it.
 
-    httpx logs every request URL at INFO, and node URLs carry access keys.
-    """
 
-    def filter(self, record: logging.LogRecord) -> bool:
+def _scrub_record(record: logging.LogRecord) -> None:
+    try:
         message = record.getMessage()
-        cleaned = scrub(message)
-        if cleaned != message:
-            record.msg, record.args = cleaned, ()
-        return True
+    except Exception:  # a broken format string: logging reports it; keep only scrubbed text
+        message = f"{record.msg!r} % {record.args!r}"
+        record.msg, record.args = scrub(message), ()
+        return
+    if holds_secret(message):
+        # Keep the shape of `args` when scrubbing them is enough (formatters such as uvicorn's
+        # access log read them); otherwise the message is kept formatted.
+        args = record.args
+        if isinstance(args, tuple) and isinstance(record.msg, str):
+            scrubbed = tuple(scrub(a) if isinstance(a, str) else a for a in args)
+            try:
+                if not holds_secret(record.msg % scrubbed if scrubbed else record.msg):
+                    record.msg, record.args = scrub(record.msg), scrubbed
+                else:
+                    record.msg, record.args = scrub(message), ()
+            except Exception:
+                record.msg, record.args = scrub(message), ()
+        else:
+            record.msg, record.args = scrub(message), ()
+    if record.exc_info and not record.exc_text:
+        text = "".join(traceback.format_exception(*record.exc_info)).rstrip("\n")
+        if holds_secret(text):
+            record.exc_text = scrub(text)
+    if record.stack_info and holds_secret(record.stack_info):
+        record.stack_info = scrub(record.stack_info)
 
 
-_FILTER = ScrubbingFilter()
-LOGGERS = ("httpx", "httpcore", "toolkit", "uvicorn", "uvicorn.error", "uvicorn.access")
+class _ScrubbingFactory:
+    """Wraps the log record factory in place when installed: every record comes out scrubbed."""
+
+    def __init__(self, inner: Any):
+        self.inner = inner
+
+    def __call__(self, *args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = self.inner(*args, **kwargs)
+        if _ordered:
+            _scrub_record(record)
+        return record
+
+
+_install_lock = threading.Lock()
 
 
 def scrub_logs() -> None:
-    """Attach the scrubbing filter to the loggers that can see URLs (idempotent)."""
-    for name in LOGGERS:
-        logger = logging.getLogger(name)
-        if _FILTER not in logger.filters:
-            logger.addFilter(_FILTER)
+    """Scrub every log record of every logger, at every level (idempotent; a factory set later
+    by someone else is wrapped again the next time a secret is registered)."""
+    if isinstance(logging.getLogRecordFactory(), _ScrubbingFactory):
+        return
+    with _install_lock:
+        current = logging.getLogRecordFactory()
+        if not isinstance(current, _ScrubbingFactory):
+            logging.setLogRecordFactory(_ScrubbingFactory(current))

@@ -66,3 +66,37 @@ def test_credential_fields_are_secrets_that_still_work():
     assert password not in repr(hidden) and password not in str(hidden)
     assert hidden["results"][0]["details"]["mode"] == "archive"  # other fields untouched
     assert password not in scrub(f"login failed with {password}")
+
+
+def test_labels_keep_the_host_and_the_node_name(sandbox):
+    """The platform's URL (same host, no path) is no secret: a node's label keeps its host and
+    hides only the key, and named nodes keep their names (they read ``***/***`` before)."""
+    info = sandbox.info
+    gw = toolkit.Gateway(info["platform_url"], info["api_key"], nodes=info["nodes"])
+    url = info["nodes"]["ethereum-mainnet"]
+    origin = url.rsplit("/", 1)[0]
+    bare = toolkit.node(url, chain="ethereum", cache=False)
+    for client, label in (
+        (bare, f"{origin}/***"),
+        (gw.node("ethereum-mainnet"), "ethereum-mainnet"),
+    ):
+        with pytest.raises(toolkit.RPCError) as caught:
+            client.call_raw("no_such_method", [])
+        assert caught.value.node == label
+        assert str(caught.value).endswith(f"[method no_such_method, {label}]")
+    assert scrub(f"POST {url}") == f"POST {origin}/***"
+    assert scrub(info["platform_url"]) == info["platform_url"]
+    gw.close()
+    bare.close()
+
+
+def test_a_url_without_a_path_registers_nothing():
+    register_url("https://plain-host.example.com:8545")
+    register_url("https://plain-host.example.com:8545/")
+    assert scrub("https://plain-host.example.com:8545") == "https://plain-host.example.com:8545"
+
+
+def test_query_and_password_of_a_url_are_secret():
+    register_url("https://user:Passw0rd-secret@q.example.com/?apikey=QueryKey0123456789")
+    text = scrub("GET https://q.example.com/?apikey=QueryKey0123456789 as Passw0rd-secret")
+    assert "QueryKey0123456789" not in text and "Passw0rd-secret" not in text

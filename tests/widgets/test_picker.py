@@ -108,3 +108,39 @@ def test_a_platform_failure_is_shown_not_raised(gw, sandbox):
 
 def test_the_access_key_field_is_for_real_gateways_only(gw):
     assert NodePicker(gw).key.layout.display == "none"
+
+
+def _all_widget_state() -> str:
+    import json
+
+    import ipywidgets
+
+    return json.dumps(ipywidgets.Widget.get_manager_state(drop_defaults=False), default=str)
+
+
+TYPED_KEY = "TypedAccessKey-0123456789abcdef"
+
+
+def test_a_key_typed_before_any_pick_leaves_the_synced_state_and_serves_the_next_pick(gw):
+    picker = NodePicker(gw)
+    picker.key.value = TYPED_KEY  # typed while nothing is picked
+    assert picker.key.value == ""
+    assert TYPED_KEY not in _all_widget_state()
+    assert "kept" in picker.message.value
+    used = []
+    original = gw.node
+    gw.node = lambda name, **kw: used.append(kw.get("key")) or original(name)
+    picker.pick("ethereum-mainnet")
+    assert picker.node is not None and used == [TYPED_KEY]
+    assert TYPED_KEY not in _all_widget_state()
+    picker.pick("tron-mainnet")  # used once: the next pick goes without it
+    assert used == [TYPED_KEY, None]
+
+
+def test_a_key_typed_while_a_stopped_node_is_picked_is_not_kept_in_the_widget(gw):
+    picker = NodePicker(gw)
+    stopped = next(r["name"] for r in picker.records if r.get("status") != "running")
+    picker.pick(stopped)
+    picker.key.value = TYPED_KEY
+    assert picker.node is None and picker.key.value == ""
+    assert TYPED_KEY not in _all_widget_state()

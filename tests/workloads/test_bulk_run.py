@@ -186,3 +186,42 @@ def test_a_client_side_rate_limit_spaces_the_calls(make_gateway):
     elapsed = time.monotonic() - started
     assert frame["error"].isna().all()
     assert elapsed >= 19 / 40 * 0.95  # 20 calls at 40/s: the first at once, then 1/40 s apart
+
+
+class FailingBar:
+    """A progress bar whose display is gone: every update and the close raise."""
+
+    def __init__(self):
+        self.updates = 0
+
+    def update(self, count):
+        self.updates += 1
+        raise RuntimeError("the display is gone")
+
+    def close(self):
+        raise RuntimeError("the display is gone")
+
+
+def test_a_progress_bar_that_raises_neither_hangs_the_run_nor_loses_its_rows(
+    make_gateway, monkeypatch
+):
+    import threading
+
+    from toolkit.workloads import _bulk
+
+    bar = FailingBar()
+    monkeypatch.setattr(_bulk, "progress_bar", lambda *args: bar)
+    work = balances_and_blocks(make_gateway(), blocks=2)
+    done: dict = {}
+
+    def run():
+        done["frame"] = work.run(batch_size=10, concurrency=4)
+
+    with pytest.warns(RuntimeWarning, match="progress bar failed"):
+        runner = threading.Thread(target=run, daemon=True)
+        runner.start()
+        runner.join(timeout=120)
+    assert not runner.is_alive(), "Workload.run hung after the progress bar raised"
+    frame = done["frame"]
+    assert len(frame) == len(work) and frame["error"].isna().all()
+    assert bar.updates == 1  # dropped after its first failure

@@ -130,19 +130,143 @@ def test_the_sandbox_is_not_cached_by_default_and_the_variable_can_turn_it_on(
     assert make_gateway(cache="auto").cache is None
 
 
+def _disk_bytes(path) -> int:
+    """What the cache takes on disk: the database file and its write-ahead log."""
+    wal = path.with_name(path.name + "-wal")
+    return path.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
+
+
 def test_the_size_is_bounded_by_evicting_the_oldest(tmp_path):
-    cache = ResponseCache(tmp_path / "small.sqlite", max_bytes=20_000)
-    answers = [(i.to_bytes(32, "big"), "node", "m", "x" * 900) for i in range(100)]
-    for answer in answers:
-        cache.store([answer])
-    assert cache.size_bytes <= 20_000
+    path = tmp_path / "small.sqlite"
+    cache = ResponseCache(path, max_bytes=200_000)
+    answers = [(i.to_bytes(32, "big"), "node", "m", "x" * 2000) for i in range(300)]
+    for start in range(0, len(answers), 20):
+        cache.store(answers[start : start + 20])
+        cache.flush()
+        assert cache.size_bytes <= 200_000 and _disk_bytes(path) <= 200_000
     held = cache.contains(key for key, *_ in answers)
     assert answers[-1][0] in held and answers[0][0] not in held
-    assert 10 <= len(held) < 25
+    assert 10 <= len(held) < 60  # a 2 kB answer takes a page and more: pages are what count
+    size = cache.size_bytes
     cache.close()
-    reopened = ResponseCache(tmp_path / "small.sqlite", max_bytes=20_000)
-    assert reopened.size_bytes == cache.size_bytes and len(reopened) == len(held)
+    reopened = ResponseCache(path, max_bytes=200_000)
+    assert reopened.size_bytes == size and len(reopened) == len(held)
     reopened.close()
+
+
+def test_large_answers_count_by_the_pages_they_take_not_their_length(tmp_path):
+    """Large answers live in overflow pages, and the log beside the file grows too: the bound
+    is on both (they reached about 12 times the bound when only answer lengths counted)."""
+    path = tmp_path / "large.sqlite"
+    cache = ResponseCache(path, max_bytes=1_000_000)
+    for i in range(60):
+        cache.store([(i.to_bytes(32, "big"), "node", "m", ["y" * 100_000, i])])
+        cache.flush()
+        assert _disk_bytes(path) <= 1_000_000, f"after {i + 1} answers"
+    assert 5 <= len(cache) < 10
+    cache.close()
+
+
+# --- fail-safe: the cache's trouble never costs an answer ----------------------------------------
+
+
+class FailingWrites:
+    """A cache database whose writes fail as on a full disk (reads still work)."""
+
+    def __init__(self, db):
+        self.db = db
+
+    def __getattr__(self, name):
+        return getattr(self.db, name)
+
+    def __enter__(self):
+        return self.db.__enter__()
+
+    def __exit__(self, *exc):
+        return self.db.__exit__(*exc)
+
+    def executemany(self, *args):
+        import sqlite3
+
+        raise sqlite3.OperationalError("database or disk is full")
+
+
+def test_a_damaged_file_is_moved_aside_and_a_fresh_one_used(make_gateway, cache_path):
+    cache_path.write_bytes(b"this is not a database, it is a note from a text editor\n" * 100)
+    with pytest.warns(RuntimeWarning, match="damaged"):
+        gateway = make_gateway(cache=cache_path)  # connect() must not raise sqlite3 errors
+    assert gateway.cache is not None and gateway.cache.disabled is None
+    aside = list(cache_path.parent.glob(cache_path.name + ".damaged-*"))
+    assert len(aside) == 1 and aside[0].read_bytes().startswith(b"this is not a database")
+    frame = research(gateway).run(progress=False)
+    assert frame["error"].isna().all() and len(gateway.cache) > 0
+
+
+def test_a_file_damaged_inside_is_moved_aside_too(make_gateway, cache_path):
+    ResponseCache(cache_path).close()
+    data = bytearray(cache_path.read_bytes())
+    data[100:4096] = b"\xff" * (4096 - 100)  # the schema page's body
+    cache_path.write_bytes(bytes(data))
+    with pytest.warns(RuntimeWarning, match="damaged"):
+        gateway = make_gateway(cache=cache_path)
+    assert gateway.cache is not None and len(gateway.cache) == 0
+
+
+def test_a_read_only_file_means_no_cache_with_a_warning(make_gateway, cache_path, monkeypatch):
+    import sqlite3
+
+    from toolkit.client import _cache
+
+    ResponseCache(cache_path).close()
+    # Tests may run as root, for whom file modes do not forbid writing: open it read-only.
+    read_only = lambda path: sqlite3.connect(f"file:{path}?mode=ro", uri=True)  # noqa: E731
+    monkeypatch.setattr(_cache, "_connect", read_only)
+    with pytest.warns(RuntimeWarning, match="cannot be used"):
+        gateway = make_gateway(cache=cache_path)
+    assert gateway.cache is None
+    with pytest.warns(RuntimeWarning, match="cannot be used"):
+        direct = ResponseCache(cache_path)
+    assert direct.disabled and "readonly" in direct.disabled
+    assert len(direct) == 0 and direct.lookup([b"k" * 32]) == {}
+    direct.store([(b"k" * 32, "node", "m", 1)])
+    direct.close()
+    frame = research(gateway).run(progress=False)
+    assert frame["error"].isna().all()
+
+
+def test_a_full_disk_loses_no_paid_answer_of_a_bulk_run(make_gateway, cache_path, sandbox):
+    gateway = make_gateway(cache=cache_path)
+    gateway.cache._db = FailingWrites(gateway.cache._db)
+    work = research(gateway)
+    with pytest.warns(RuntimeWarning, match="could not store answers"):
+        frame = work.run(progress=False)
+    assert len(frame) == len(work) and frame["error"].isna().all()
+    assert frame["result"].notna().all() and frame["ru"].sum() > 0
+    eth = gateway.node("ethereum-mainnet")
+    head = eth.head()
+    with pytest.warns(RuntimeWarning, match="could not store answers"):
+        assert eth.get_balance(ALICE, head - 1000) == frame["value"].iloc[0]
+        gateway.cache.flush()
+    gateway.cache._db = gateway.cache._db.db
+
+
+def test_a_failed_read_is_a_miss(make_gateway, cache_path):
+    import sqlite3
+
+    gateway = make_gateway(cache=cache_path)
+    eth = gateway.node("ethereum-mainnet")
+    block = eth.head() - 1000
+    first = eth.get_balance(ALICE, block)
+    gateway.cache.flush()
+
+    class FailingReads(FailingWrites):
+        def execute(self, *args):
+            raise sqlite3.DatabaseError("database disk image is malformed")
+
+    gateway.cache._db = FailingReads(gateway.cache._db)
+    with pytest.warns(RuntimeWarning, match="could not be read"):
+        assert eth.get_balance(ALICE, block) == first
+    gateway.cache._db = gateway.cache._db.db
 
 
 @pytest.mark.parametrize("block", ["latest", "pending", "safe", "finalized", "earliest"])

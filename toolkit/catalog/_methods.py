@@ -25,6 +25,7 @@ from enum import StrEnum
 from typing import Any
 
 from .._errors import ValidationError
+from .._redact import clip, scrub
 from . import encoding as enc
 from ._pricing import PUBLIC, SPEC, ArchiveByBlock, Fixed, Rule
 
@@ -70,9 +71,10 @@ class Broken(ValueError):
 
 
 def _shown(value: Any, limit: int = 80) -> str:
-    """A value's repr for a message, cut to `limit` characters (a hostile input can be huge)."""
+    """A value's repr for a message, cut to `limit` characters (a hostile input can be huge),
+    scrubbed before the cut (a key cut in two would no longer be recognised)."""
     try:
-        text = repr(value)
+        text = scrub(repr(value))
     except Exception:  # a hostile __repr__
         text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[: limit - 4] + "...>"
@@ -632,7 +634,7 @@ class Method:
         hint = f"; did you mean {close[0]!r}?" if close else f"; it takes {', '.join(names)}"
         raise ValidationError(
             f"unknown parameter {_shown(key)}{hint}",
-            param=key if len(key) <= 64 else key[:60] + "...",
+            param=key if len(key) <= 64 else clip(key, 60),
             rule="unknown-param",
             method=self.name,
         )

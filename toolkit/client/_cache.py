@@ -29,6 +29,7 @@ past `max_bytes` the oldest answers are evicted. `sqlite3` is imported when a ca
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -43,6 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import ValidationError
+from .._redact import warn
 from ..catalog import ALWAYS
 from ..catalog.encoding import is_hex_quantity
 
@@ -55,6 +57,7 @@ APP_DIR = "node-gateway-toolkit"
 CACHE_FILE = "responses.sqlite"
 WRITE_BATCH = 256  # answers written per transaction
 WRITE_AFTER_S = 1.0  # ... or as soon as the oldest unwritten answer is this old
+WAL_SHARE = 8  # the write-ahead log may take an eighth of `max_bytes`, the database the rest
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,12 @@ class ResponseCache:
 
     >>> cache = ResponseCache("answers.sqlite", max_bytes=64 * 1024**2)  # doctest: +SKIP
     >>> gw = toolkit.connect(cache=cache)                                # doctest: +SKIP
+
+    It fails safe: the cache saves money, so its own trouble never costs an answer. A damaged
+    file is moved aside (``*.damaged-<time>``) and a fresh one used; a file that cannot be opened
+    or written (read-only, locked) turns caching off (`disabled` says why); a failed read is a
+    miss and a failed write (a full disk) keeps the answers out of the cache but in the
+    results. Each case is a `RuntimeWarning`, never an exception.
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, max_bytes: int | None = None):
@@ -102,33 +111,82 @@ class ResponseCache:
 
         self.path = Path(path) if path is not None else default_path()
         self.max_bytes = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.disabled: str | None = None  # why the cache is off, when it is
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False)  # `with db:` = 1 transaction
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")  # a crash may lose recent answers, not harm
-        self._db.execute("PRAGMA busy_timeout=5000")
-        with self._db:
-            self._db.execute(
+        self._db: Any = None
+        self._salt = secrets.token_bytes(32)  # until the file's own is read
+        self._identities: dict[tuple[str, str], bytes] = {}
+        self._pending: dict[bytes, tuple[bytes, str, str, str, float, int]] = {}
+        self._pending_since = 0.0
+        self.hits = self.misses = 0
+        try:
+            self._open()
+        except (sqlite3.Error, OSError) as error:
+            if _damaged(error):
+                moved = self._move_aside()
+                _warn(
+                    f"the response cache {self.path} is damaged ({error}); it was moved to "
+                    f"{moved.name} and a fresh one is used"
+                )
+                try:
+                    self._open()
+                except (sqlite3.Error, OSError) as again:
+                    self._disable(again)
+            else:
+                self._disable(error)
+        # Answers still in memory when the interpreter exits are written then.
+        self._at_exit = weakref.finalize(self, _write_rows, self._db, self._pending, self._lock)
+
+    def _open(self) -> None:
+        self._close_db()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = _connect(self.path)
+        self._db = db
+        # Freed pages go back to the file system (a new file only: it must precede any table).
+        db.execute("PRAGMA auto_vacuum=INCREMENTAL")
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")  # a crash may lose recent answers, not harm
+        db.execute("PRAGMA busy_timeout=5000")
+        # The write-ahead log counts against the bound too (see `_evict`).
+        page_size = db.execute("PRAGMA page_size").fetchone()[0]
+        db.execute(f"PRAGMA wal_autocheckpoint={max(16, self.max_bytes // page_size // WAL_SHARE)}")
+        db.execute(f"PRAGMA journal_size_limit={self.max_bytes // WAL_SHARE}")
+        with db:
+            db.execute(
                 "CREATE TABLE IF NOT EXISTS responses (key BLOB PRIMARY KEY, node TEXT NOT NULL, "
                 "method TEXT NOT NULL, result TEXT NOT NULL, stored_at REAL NOT NULL, "
                 "size INTEGER NOT NULL) WITHOUT ROWID"
             )
-            self._db.execute("CREATE INDEX IF NOT EXISTS by_age ON responses (stored_at)")
+            db.execute("CREATE INDEX IF NOT EXISTS by_age ON responses (stored_at)")
             # The salt lives beside the answers: it only has to differ between files.
-            self._db.execute("CREATE TABLE IF NOT EXISTS salt (value BLOB NOT NULL)")
-            self._db.execute(
+            db.execute("CREATE TABLE IF NOT EXISTS salt (value BLOB NOT NULL)")
+            db.execute(
                 "INSERT INTO salt SELECT ? WHERE NOT EXISTS (SELECT 1 FROM salt)",
                 (secrets.token_bytes(32),),
             )
-        self._salt = self._db.execute("SELECT value FROM salt").fetchone()[0]
-        self._identities: dict[tuple[str, str], bytes] = {}
-        self._size = self._total_size()
-        self._pending: dict[bytes, tuple[bytes, str, str, str, float, int]] = {}
-        self._pending_since = 0.0
-        self.hits = self.misses = 0
-        # Answers still in memory when the interpreter exits are written then.
-        self._at_exit = weakref.finalize(self, _write_rows, self._db, self._pending, self._lock)
+        db.execute("BEGIN IMMEDIATE")  # a read-only file fails here, not at the first answer
+        db.execute("ROLLBACK")
+        self._salt = db.execute("SELECT value FROM salt").fetchone()[0]
+        db.execute("SELECT count(*) FROM responses").fetchone()  # a damaged table fails here
+
+    def _move_aside(self) -> Path:
+        self._close_db()
+        moved = self.path.with_name(f"{self.path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+        self.path.replace(moved)
+        for suffix in ("-wal", "-shm"):  # they belong to the damaged file
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+        return moved
+
+    def _disable(self, error: BaseException) -> None:
+        self._close_db()
+        self.disabled = f"{type(error).__name__}: {error}"
+        _warn(f"the response cache {self.path} cannot be used ({error}); calls run without it")
+
+    def _close_db(self) -> None:
+        if self._db is not None:
+            with contextlib.suppress(Exception):
+                self._db.close()
+            self._db = None
 
     # --- keys ---
 
@@ -157,6 +215,23 @@ class ResponseCache:
     # New answers wait in memory (`_pending`, readable at once) and are written in groups: one
     # transaction per answer would cost more than the answer's round trip on a fast node.
 
+    def _select(self, query: str, keys: list[bytes]) -> list[tuple]:
+        """Rows for `keys` (in chunks: SQLite's bound-parameter limit); none if reading fails."""
+        import sqlite3
+
+        rows: list[tuple] = []
+        if self._db is None:
+            return rows
+        try:
+            for start in range(0, len(keys), 500):
+                chunk = keys[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                rows.extend(self._db.execute(query.format(marks=marks), chunk))
+        except sqlite3.Error as error:
+            _warn(f"the response cache could not be read ({error}); its answers count as misses")
+            return []
+        return rows
+
     def lookup(self, keys: Iterable[bytes]) -> dict[bytes, Any]:
         """The cached answers among `keys`, by key."""
         wanted = list(keys)
@@ -165,13 +240,8 @@ class ResponseCache:
                 key: json.loads(self._pending[key][3]) for key in wanted if key in self._pending
             }
             rest = [key for key in wanted if key not in found]
-            for start in range(0, len(rest), 500):  # SQLite's bound-parameter limit
-                chunk = rest[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                query = f"SELECT key, result FROM responses WHERE key IN ({marks})"
-                found.update(
-                    (key, json.loads(text)) for key, text in self._db.execute(query, chunk)
-                )
+            query = "SELECT key, result FROM responses WHERE key IN ({marks})"
+            found.update((key, json.loads(text)) for key, text in self._select(query, rest))
             self.hits += len(found)
             self.misses += len(wanted) - len(found)
         return found
@@ -182,15 +252,15 @@ class ResponseCache:
         with self._lock:
             held = {key for key in wanted if key in self._pending}
             rest = [key for key in wanted if key not in held]
-            for start in range(0, len(rest), 500):
-                chunk = rest[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                query = f"SELECT key FROM responses WHERE key IN ({marks})"
-                held.update(key for (key,) in self._db.execute(query, chunk))
+            query = "SELECT key FROM responses WHERE key IN ({marks})"
+            held.update(key for (key,) in self._select(query, rest))
         return held
 
     def store(self, answers: Iterable[tuple[bytes, str, str, Any]]) -> None:
-        """Keep answers, given as ``(key, node label, method, result)``."""
+        """Keep answers, given as ``(key, node label, method, result)``. Never raises for the
+        cache's own trouble: the answers are the caller's, paid for, whatever happens here."""
+        if self._db is None:
+            return
         now = time.time()
         with self._lock:
             if not self._pending:
@@ -208,37 +278,73 @@ class ResponseCache:
             self._write_pending()
 
     def _write_pending(self) -> None:
+        import sqlite3
+
         if not self._pending:
             return
         rows = list(self._pending.values())
         self._pending.clear()
-        with self._db:
-            self._db.executemany("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?)", rows)
-            self._size += sum(row[-1] for row in rows)
-            if self._size > self.max_bytes:
-                self._evict()
+        if self._db is None:
+            return
+        try:
+            with self._db:
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?)", rows
+                )
+                evicted = self._evict()
+            if evicted or self._wal_bytes() > self.max_bytes // WAL_SHARE:
+                self._shrink()
+        except sqlite3.Error as error:
+            _warn(
+                f"the response cache could not store answers ({error}); they are in your "
+                "results but not cached"
+            )
 
-    def _evict(self) -> None:
-        """Delete the oldest answers until the file's answers fit in 90% of `max_bytes`."""
-        self._size = self._total_size()
-        target = int(self.max_bytes * 0.9)
-        while self._size > target:
+    def _pages(self) -> tuple[int, int]:
+        """(bytes of the database's pages, bytes of those pages in use): the real size."""
+        page_size = self._db.execute("PRAGMA page_size").fetchone()[0]
+        count = self._db.execute("PRAGMA page_count").fetchone()[0]
+        free = self._db.execute("PRAGMA freelist_count").fetchone()[0]
+        return count * page_size, (count - free) * page_size
+
+    def _wal_bytes(self) -> int:
+        try:
+            return os.path.getsize(f"{self.path}-wal")
+        except OSError:
+            return 0
+
+    def _evict(self) -> bool:
+        """Delete the oldest answers until the database's pages in use (tables, index, the
+        overflow pages of large answers: not the answers' lengths) fit in the bound less the
+        write-ahead log's share, with a tenth to spare. Returns whether anything was deleted."""
+        _, used = self._pages()
+        room = self.max_bytes - self.max_bytes // WAL_SHARE
+        if used <= room:
+            return False
+        target = int(room * 0.9)
+        evicted = False
+        while used > target:
             oldest = self._db.execute(
                 "SELECT key, size FROM responses ORDER BY stored_at LIMIT 256"
             ).fetchall()
             if not oldest:
                 break
             doomed, freed = [], 0
-            for key, size in oldest:
-                if self._size - freed <= target:
-                    break
+            for key, size in oldest:  # about as many as the excess, at least one
                 doomed.append((key,))
                 freed += size
+                if freed >= used - target:
+                    break
             self._db.executemany("DELETE FROM responses WHERE key = ?", doomed)
-            self._size -= freed
+            evicted = True
+            _, used = self._pages()
+        return evicted
 
-    def _total_size(self) -> int:
-        return self._db.execute("SELECT total(size) FROM responses").fetchone()[0]
+    def _shrink(self) -> None:
+        """Give freed pages back to the file system and empty the write-ahead log."""
+        # One page per step, and the sqlite3 module steps a pragma once: run it as a script.
+        self._db.executescript("PRAGMA incremental_vacuum;")
+        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
     # --- housekeeping ---
 
@@ -246,29 +352,38 @@ class ResponseCache:
         """Delete every answer (or those of the node labelled `node`); return how many."""
         with self._lock:
             self._write_pending()
-        with self._lock, self._db:
-            if node is None:
-                removed = self._db.execute("DELETE FROM responses").rowcount
-            else:
-                removed = self._db.execute("DELETE FROM responses WHERE node = ?", (node,)).rowcount
-            self._size = self._total_size()
+            if self._db is None:
+                return 0
+            with self._db:
+                if node is None:
+                    removed = self._db.execute("DELETE FROM responses").rowcount
+                else:
+                    query = "DELETE FROM responses WHERE node = ?"
+                    removed = self._db.execute(query, (node,)).rowcount
+            self._shrink()
         return removed
 
     def __len__(self) -> int:
         with self._lock:
             self._write_pending()
+            if self._db is None:
+                return 0
             return self._db.execute("SELECT count(*) FROM responses").fetchone()[0]
 
     @property
     def size_bytes(self) -> int:
-        """Bytes of answers held (the measure `max_bytes` bounds; the file is somewhat larger)."""
-        self.flush()
-        return int(self._size)
+        """Bytes of the database's pages: with the write-ahead log beside it (kept to an eighth
+        of the bound), the measure `max_bytes` bounds."""
+        with self._lock:
+            self._write_pending()
+            return self._pages()[0] if self._db is not None else 0
 
     def summary(self) -> dict[str, Any]:
         """Answers held per node and method."""
         with self._lock:
             self._write_pending()
+            if self._db is None:
+                return {}
             rows = self._db.execute(
                 "SELECT node, method, count(*), total(size) FROM responses GROUP BY node, method"
             ).fetchall()
@@ -278,19 +393,40 @@ class ResponseCache:
         self.flush()
         self._at_exit.detach()
         with self._lock:
-            self._db.close()
+            self._close_db()
 
     def __repr__(self) -> str:
+        if self.disabled:
+            return f"<ResponseCache {self.path} off: {self.disabled}>"
         return (
             f"<ResponseCache {self.path} {len(self):,} answers, "
             f"{self.size_bytes / 1024**2:,.1f} of {self.max_bytes / 1024**2:,.0f} MiB>"
         )
 
 
+def _connect(path: Path) -> Any:
+    import sqlite3
+
+    return sqlite3.connect(path, check_same_thread=False)  # `with db:` = 1 transaction
+
+
+def _damaged(error: BaseException) -> bool:
+    """Whether SQLite says the file is not a database, or a damaged one (not: read-only, locked)."""
+    name = getattr(error, "sqlite_errorname", "")
+    return name in ("SQLITE_NOTADB", "SQLITE_CORRUPT") or "malformed" in str(error)
+
+
+def _warn(message: str) -> None:
+    warn(message, RuntimeWarning, stacklevel=3)
+
+
 def _write_rows(db: Any, pending: dict[bytes, tuple], lock: threading.Lock) -> None:
+    import sqlite3
+
     with lock:
-        if pending:
-            with db:
+        if pending and db is not None:
+            # At exit there is no one left to tell.
+            with contextlib.suppress(sqlite3.Error), db:
                 db.executemany(
                     "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?)",
                     list(pending.values()),
@@ -315,18 +451,23 @@ def resolve_cache(setting: CacheSetting, *, remote: bool) -> ResponseCache | Non
     if setting is None or setting is False:
         return None
     if setting is True:
-        return ResponseCache()
+        return _usable(ResponseCache())
     if setting == "auto":
         chosen = os.environ.get(ENV_CACHE, "").strip()
         if chosen.lower() in ("off", "0", "false", "no", "none"):
             return None
         if chosen:
-            return ResponseCache(chosen)
-        return ResponseCache() if remote else None
+            return _usable(ResponseCache(chosen))
+        return _usable(ResponseCache()) if remote else None
     if not isinstance(setting, str | os.PathLike):
         raise ValidationError(
             f"must be 'auto', True, False, a file path or a ResponseCache; got {setting!r}",
             param="cache",
             rule="type",
         )
-    return ResponseCache(setting)
+    return _usable(ResponseCache(setting))
+
+
+def _usable(cache: ResponseCache) -> ResponseCache | None:
+    """A cache that could not be opened means no cache (it warned why)."""
+    return None if cache.disabled else cache

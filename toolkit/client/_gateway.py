@@ -26,7 +26,7 @@ from typing import Any
 import httpx
 
 from .._errors import ValidationError
-from .._redact import register_secret, register_url
+from .._redact import clip, register_secret, register_url
 from ..catalog import DEFAULT_PRICING, Chain, PricingTable
 from ..catalog.encoding import is_loopback_host
 from ._cache import CacheSetting, ResponseCache
@@ -137,7 +137,9 @@ class Gateway:
         """
         if not isinstance(name, str) or not name:
             raise ValidationError(
-                f"must be a node's name (text), got {name!r:.60}", param="name", rule="type"
+                f"must be a node's name (text), got {clip(repr(name), 60)}",
+                param="name",
+                rule="type",
             )
         if name in self._nodes and url is None and key is None:
             return self._nodes[name]

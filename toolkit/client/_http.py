@@ -30,7 +30,7 @@ def async_client(kind: AsyncTransportKind, timeout: httpx.Timeout | float) -> An
     """A new async client of the chosen kind (checked by the node client that holds it); call it
     inside the loop that will use it."""
     if kind == "httpx" or (kind == "auto" and not aiohttp_available()):
-        return httpx.AsyncClient(timeout=timeout)
+        return httpx.AsyncClient(timeout=timeout, follow_redirects=False)  # see AiohttpClient
     return AiohttpClient(timeout)
 
 
@@ -76,7 +76,11 @@ class AiohttpClient:
         if params:
             url = str(httpx.URL(url, params=params))  # httpx's encoding (true/false for bools)
         try:
-            async with self._session.request(method, url, data=body, headers=headers) as answer:
+            # No redirect is followed, as with httpx: the URL's path holds the access key, and a
+            # redirect would re-send it wherever the answer points (`check_status` refuses it).
+            async with self._session.request(
+                method, url, data=body, headers=headers, allow_redirects=False
+            ) as answer:
                 content = await answer.read()
                 return httpx.Response(answer.status, headers=answer.raw_headers, content=content)
         except (TimeoutError, self._aiohttp.ClientError) as error:
@@ -85,6 +89,9 @@ class AiohttpClient:
     async def aclose(self) -> None:
         self._release.detach()
         await self._session.close()
+        # Closing a transport finishes on the loop's next turn; without it, an `asyncio.run`
+        # that ends now leaves its sockets open (a ResourceWarning for each).
+        await asyncio.sleep(0)
 
     def abandon(self) -> None:
         """Let go of the client now, closing its session as well as its loop allows."""

@@ -20,6 +20,7 @@ import asyncio
 import math
 import threading
 import time
+import weakref
 from collections.abc import Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,7 @@ from typing import Any
 import httpx
 
 from .._errors import GatewayError, MalformedResponse, ValidationError
+from .._redact import clip
 from ..catalog import (
     ArchiveByBlock,
     BoundCall,
@@ -153,7 +155,7 @@ class NodeCore:
         for index, call in enumerate(calls):
             if isinstance(call, str | bytes) or not isinstance(call, Sequence) or not call:
                 raise ValidationError(
-                    f"item {index} must be a (method, *params) tuple, got {call!r:.60}",
+                    f"item {index} must be a (method, *params) tuple, got {clip(repr(call), 60)}",
                     param="calls",
                     rule="type",
                 )
@@ -614,7 +616,11 @@ class Node(_BaseNode):
         if self._client is None:
             with self._lock:
                 if self._client is None:
-                    self._client = httpx.Client(timeout=self._core.shared.timeout)
+                    client = httpx.Client(timeout=self._core.shared.timeout, follow_redirects=False)
+                    # A client dropped without `close()` (a notebook cell run again) closes its
+                    # pooled sockets when collected, not at exit with a ResourceWarning each.
+                    self._closer = weakref.finalize(self, client.close)
+                    self._client = client
         return self._client
 
     def _run(self, steps: Steps) -> Any:
@@ -673,6 +679,7 @@ class Node(_BaseNode):
 
     def close(self) -> None:
         if self._client is not None:
+            self._closer.detach()
             self._client.close()
             self._client = None
 

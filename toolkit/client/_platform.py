@@ -2,6 +2,8 @@
 
 It is a node client over the catalog's ``v2/nodes/`` entry with a Bearer header; what it adds is
 following each page's `next` link to the end, as a list and as an iterator (sync or async).
+The links are the server's to give, so following them is bounded: a link back to a page already
+read (a loop) or more than `MAX_PAGES` pages is a `MalformedResponse`, never an endless listing.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from .._errors import ValidationError
+from .._errors import MalformedResponse, ValidationError
 from .._redact import hide_credentials
 from ..catalog import CHAINS
 from ..catalog.encoding import is_loopback_host
@@ -20,6 +22,41 @@ from ._settings import Settings, Shared
 from ._transport import bearer
 
 NODES = "v2/nodes/"
+MAX_PAGES = 10_000  # a million nodes at 100 a page: a guard against a server's loop, not a limit
+
+
+class _Pages:
+    """The pages one listing has read, to refuse a `next` link that would read one again."""
+
+    def __init__(self, first: str):
+        self.seen = {_same_page(first)}
+
+    def check(self, link: Any) -> str:
+        if not isinstance(link, str):
+            raise MalformedResponse(f"the node list's next link is not text: {type(link).__name__}")
+        page = _same_page(link)
+        if page in self.seen:
+            raise MalformedResponse(
+                f"the node list's next link points back at a page already read (after "
+                f"{len(self.seen)} pages); stopped, as following it would never end",
+                method=NODES,
+            )
+        if len(self.seen) >= MAX_PAGES:
+            raise MalformedResponse(
+                f"the node list goes on past {MAX_PAGES:,} pages; stopped", method=NODES
+            )
+        self.seen.add(page)
+        return link
+
+
+def _same_page(link: str) -> str:
+    """A link in one spelling: query parameters sorted, no trailing slash on the path."""
+    try:
+        url = httpx.URL(link)
+    except (httpx.InvalidURL, TypeError, ValueError):
+        return link
+    query = "&".join(sorted(str(url.params).split("&")))
+    return f"{url.scheme}://{url.host}:{url.port}{url.path.rstrip('/')}?{query}"
 
 
 def check_platform_url(url: str) -> None:
@@ -60,19 +97,25 @@ class PlatformMethods:
         """
         return self._request(NODES, (), {"ordering": ordering, "page": page}, hide_credentials)
 
+    def _first_page(self, ordering: str | None) -> str:
+        params = {"ordering": ordering} if ordering else {}
+        return str(httpx.URL(self._core.endpoint.join("/" + NODES), params=params))
+
 
 class AsyncPlatform(PlatformMethods, AsyncNode):
     """Async platform API client."""
 
     async def iter_nodes(self, *, ordering: str | None = None) -> AsyncIterator[dict[str, Any]]:
         """Every node of every page, following `next` until it is null."""
+        pages = _Pages(self._first_page(ordering))
         page = await self.list_nodes_page(ordering=ordering)
         while True:
             for record in page["results"]:
                 yield record
             if not page.get("next"):
                 return
-            page = hide_credentials(await self._run(self._core.follow(page["next"], NODES)))
+            link = pages.check(page["next"])
+            page = hide_credentials(await self._run(self._core.follow(link, NODES)))
 
     async def list_nodes(self, *, ordering: str | None = None) -> list[dict[str, Any]]:
         """Every node of every page, as a list."""
@@ -86,12 +129,14 @@ class Platform(PlatformMethods, Node):
 
     def iter_nodes(self, *, ordering: str | None = None) -> Iterator[dict[str, Any]]:
         """Every node of every page, following `next` until it is null."""
+        pages = _Pages(self._first_page(ordering))
         page = self.list_nodes_page(ordering=ordering)
         while True:
             yield from page["results"]
             if not page.get("next"):
                 return
-            page = hide_credentials(self._run(self._core.follow(page["next"], NODES)))
+            link = pages.check(page["next"])
+            page = hide_credentials(self._run(self._core.follow(link, NODES)))
 
     def list_nodes(self, *, ordering: str | None = None) -> list[dict[str, Any]]:
         """Every node of every page, as a list."""

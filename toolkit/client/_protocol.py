@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 
 from .._errors import BatchRefused, GatewayError, MalformedResponse, RateLimited
+from .._redact import clip
 from ..catalog import RESULT_KINDS, BoundCall, Chain, Method, Surface
 from ._transport import (
     Endpoint,
@@ -89,7 +90,7 @@ def checked_result(result: Any, kind: str | None) -> Any:
     is a MalformedResponse that asking again would not cure (not retried)."""
     if kind is not None and not RESULT_KINDS[kind].check(result):
         expected = RESULT_KINDS[kind].expected
-        raise MalformedResponse(f"expected {expected}, got {str(result)[:80]!r}")
+        raise MalformedResponse(f"expected {expected}, got {clip(str(result), 80)!r}")
     return result
 
 
@@ -153,7 +154,7 @@ def refuse_batch_status(response: httpx.Response) -> None:
     the rate (those would refuse single calls just the same)."""
     status = response.status_code
     if 400 <= status < 500 and status not in (401, 403, 404, 429):
-        body = " ".join(response.content[:160].decode("utf-8", "replace").split())
+        body = clip(" ".join(response.content[:65536].decode("utf-8", "replace").split()), 160)
         raise BatchRefused(f"HTTP {status} to a JSON-RPC batch ({body})", status=status)
 
 
@@ -171,4 +172,3 @@ def refuse_batch_answer(answer: Any, status: int) -> None:
         f"the node answered a JSON-RPC batch with a {type(answer).__name__}, not an array",
         status=status,
     )
-

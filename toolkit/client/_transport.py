@@ -135,10 +135,16 @@ def _retryable(error: GatewayError) -> bool:
 _SNIPPET = 160
 
 
+_SNIPPET_WINDOW = 64 * 1024  # bytes read to make a snippet: far more than any key is long
+
+
 def _snippet(response: httpx.Response) -> str:
-    text = response.content[:_SNIPPET].decode("utf-8", "replace")
-    text = " ".join(text.split())
-    return scrub(text) + ("..." if len(response.content) > _SNIPPET else "")
+    """The start of a body for an error message, scrubbed before it is cut (a key straddling the
+    cut would otherwise leave its first characters in the message)."""
+    text = response.content[:_SNIPPET_WINDOW].decode("utf-8", "replace")
+    text = " ".join(scrub(text).split())
+    cut = len(text) > _SNIPPET or len(response.content) > _SNIPPET_WINDOW
+    return text[:_SNIPPET] + ("..." if cut else "")
 
 
 _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
@@ -287,6 +293,8 @@ def check_status(response: httpx.Response, *, explain: Explain | None = None) ->
             status=status,
             retry_after=retry_after,
         )
+    if 300 <= status < 400:
+        raise HTTPStatusError(_redirect_message(response), status=status)
     if explain is not None:
         body = _error_body(response)
         if body is not None:
@@ -296,6 +304,18 @@ def check_status(response: httpx.Response, *, explain: Explain | None = None) ->
             f"HTTP {status}: the node refused the access key in its URL", status=status
         )
     raise HTTPStatusError(f"HTTP {status} ({_snippet(response) or 'no body'})", status=status)
+
+
+def _redirect_message(response: httpx.Response) -> str:
+    """Why a redirect is an error: following it would re-send the key-bearing path (and the
+    API key header) wherever the answer points, another origin included. Both drivers refuse
+    every redirect, so a sync and an async call behave the same."""
+    location = response.headers.get("location", "")
+    target = redact_url(location) if "://" in location else "the same origin"
+    return (
+        f"HTTP {response.status_code}: the gateway redirected to {target}; redirects are not "
+        "followed, because the request carries the access key (use the node's final URL)"
+    )
 
 
 def explain_platform(body: Any, status: int) -> None:
@@ -664,8 +684,10 @@ def next_request_id() -> int:
 
 
 def bearer(api_key: str) -> dict[str, str]:
+    """The platform's auth header. A key read from a file keeps its trailing newline; no key
+    ends in whitespace, and a header cannot hold a newline, so it is stripped."""
     register_secret(api_key)
-    return {"Authorization": f"Bearer {api_key}"}
+    return {"Authorization": f"Bearer {api_key.strip()}"}
 
 
 __all__ = [

@@ -3,6 +3,9 @@
 The list is `gw.nodes(ordering=...)`, which follows the API's `next` links to the last page. Rows
 show name, protocol, network, region and status, never an endpoint: node URLs carry access keys.
 Only a `running` node yields a client; any other status is shown with the reason it cannot be used.
+
+A typed access key leaves the password field at once, whatever is picked: a widget's value is
+synced state, saved with the notebook. It waits in Python for the next running node picked.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Any
 import ipywidgets as widgets
 import traitlets
 
+from .._redact import register_secret
 from ._html import STYLE, error_message, message, text
 
 ORDERINGS = (
@@ -49,6 +53,7 @@ class NodePicker(widgets.VBox):
         self.gw = gw
         self.records: list[dict[str, Any]] = []
         self._reloading = False
+        self._typed_key: str | None = None  # out of the synced widget state, see the module doc
         self.ordering = widgets.Dropdown(options=ORDERINGS, value=ordering, description="Order")
         self.reload_button = widgets.Button(
             description="Reload", icon="refresh", layout=widgets.Layout(width="auto")
@@ -133,15 +138,20 @@ class NodePicker(widgets.VBox):
             self._picked()
 
     def _key_entered(self, change: dict[str, Any]) -> None:
-        if change["new"]:  # not the clearing after use
-            self._picked()
+        if not change["new"]:  # the clearing below
+            return
+        self._typed_key = change["new"]
+        register_secret(self._typed_key)
+        self.key.value = ""
+        self._picked()
 
     def _picked(self) -> None:
         record = self.record
         if record is None:
             self.node = None
             if self.records:
-                self.message.value = message("info", "Pick a node.")
+                kept = " The access key you typed is kept for it." if self._typed_key else ""
+                self.message.value = message("info", "Pick a node." + kept)
             return
         name, status = record.get("name"), record.get("status")
         where = (
@@ -156,7 +166,7 @@ class NodePicker(widgets.VBox):
                 "calls until it is running again. Pick a running node (●).",
             )
             return
-        key, self.key.value = self.key.value, ""
+        key, self._typed_key = self._typed_key, None
         try:
             self.node = self.gw.node(name, key=key) if key else self.gw.node(name)
         except Exception as error:

@@ -12,6 +12,8 @@
   nothing more is sent and every call not yet answered is reported as `BudgetExceeded`.
 - Every call ends as one row: its result, or its failure (error type and message). The rows come
   back in the workload's order, so ``len(frame) == len(workload)`` always.
+- The progress bar is the caller's code (or tqdm's): if it fails, the run goes on without it. A
+  worker that died in a bar's ``update`` left its queue unfinished, and the run waited forever.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._errors import BatchRefused, BudgetExceeded, GatewayError
+from .._redact import warn
 from ..catalog import TYPED_VALUES, Surface
 from ..client import PreparedCall, Receipt
 
@@ -124,8 +127,8 @@ class BulkRun:
             answered = [(i, r) for i, r in zip(items, results, strict=True) if i.receipt.cache_hit]
             for item, result in answered:
                 item.succeed(result)
-            if answered and self.progress is not None:
-                self.progress.update(len(answered))
+            if answered:
+                self._advance(len(answered))
         return [item for item in self.items if not item.done]
 
     def _units(self, items: Sequence[Item]) -> list[list[Item]]:
@@ -247,8 +250,17 @@ class BulkRun:
                 item.succeed(result)
             else:
                 item.fail(error)
-        if self.progress is not None:
-            self.progress.update(len(unit))
+        self._advance(len(unit))
+
+    def _advance(self, count: int) -> None:
+        """Move the progress bar on; a bar that fails is dropped (see the module doc)."""
+        if self.progress is None:
+            return
+        try:
+            self.progress.update(count)
+        except Exception as error:
+            self.progress = None
+            warn(f"the progress bar failed and is no longer updated: {error!r}", RuntimeWarning)
 
     def _not_sent(self) -> BudgetExceeded:
         refusal = self.budget_refusal
@@ -318,3 +330,13 @@ def progress_bar(total: int, enabled: bool, description: str) -> Any:
     from tqdm.auto import tqdm
 
     return tqdm(total=total, unit="call", desc=description, dynamic_ncols=True)
+
+
+def close_progress(bar: Any) -> None:
+    """Close a progress bar; one that fails to close must not cost the run's results."""
+    if bar is None:
+        return
+    try:
+        bar.close()
+    except Exception as error:
+        warn(f"the progress bar failed to close: {error!r}", RuntimeWarning)

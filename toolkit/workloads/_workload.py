@@ -151,27 +151,25 @@ class Workload:
         rows with the error ``BudgetExceeded`` (0 RU).
         """
         from ..client import run_sync
-        from ._bulk import progress_bar
+        from ._bulk import close_progress, progress_bar
 
         bar = progress_bar(len(self), progress, "calls")
         try:
             return run_sync(self._run(bar, concurrency, batch_size))
         finally:
-            if bar is not None:
-                bar.close()
+            close_progress(bar)
 
     async def arun(
         self, *, concurrency: int = 32, batch_size: int = 100, progress: bool = True
     ) -> pd.DataFrame:
         """`run` for async code: ``frame = await work.arun()`` (in the caller's event loop)."""
-        from ._bulk import progress_bar
+        from ._bulk import close_progress, progress_bar
 
         bar = progress_bar(len(self), progress, "calls")
         try:
             return await self._run(bar, concurrency, batch_size)
         finally:
-            if bar is not None:
-                bar.close()
+            close_progress(bar)
 
     async def _run(self, bar: Any, concurrency: int, batch_size: int) -> pd.DataFrame:
         from ._bulk import BulkRun, results_frame
