@@ -103,3 +103,35 @@ def test_root_hashes():
     assert df["root_hash_0x"].tolist() == ["0x" + digest] * 3
     with pytest.raises(FrameError, match="root_hash: expected text"):
         root_hashes([(1, 2, [3])])
+
+
+def test_blocks_and_logs_from_the_sandbox_are_typed_frames(gateway):
+    from toolkit import frames
+
+    arbitrum = gateway.node("arbitrum-mainnet")
+    full = arbitrum.get_block(22_207_900, True)
+    blocks = frames.evm_blocks(full)
+    assert blocks["number"].tolist() == [22_207_900] and str(blocks["time"].dtype).endswith("UTC]")
+    assert blocks["tx_count"][0] == len(full["transactions"])
+    assert blocks["hash"][0] == arbitrum.get_block(22_207_900)["hash"]
+    transactions = frames.evm_block_transactions(full)
+    assert transactions["hash"].tolist() == [tx["hash"] for tx in full["transactions"]]
+    assert transactions["value_wei"].map(type).eq(int).all()  # exact, never float
+    hashes_only = frames.evm_block_transactions(arbitrum.get_block(22_207_900))
+    assert hashes_only["hash"].tolist() == transactions["hash"].tolist()
+    assert hashes_only["from"].isna().all()
+    assert frames.evm_blocks(None).empty  # a block above the head answers null
+
+    head = arbitrum.head()
+    logs = frames.evm_logs(arbitrum.get_logs(fromBlock=head - 30, toBlock=head))
+    assert len(logs) and (logs["topic0"] == logs["topic0"][0]).all()  # all Transfer events
+    assert logs["topic3"].isna().all() and str(logs["removed"].dtype) == "boolean"
+    assert logs["block_number"].between(head - 30, head).all()
+
+
+@pytest.mark.parametrize("bad", [[1], [{"topics": "x"}], {"number": "0x1", "transactions": 5}])
+def test_malformed_blocks_and_logs_are_frame_errors(bad):
+    from toolkit import frames
+
+    with pytest.raises(frames.FrameError):
+        frames.evm_logs(bad) if isinstance(bad, list) else frames.evm_block_transactions(bad)

@@ -9,7 +9,15 @@ shape raises `FrameError` (a `ValueError`) saying which shape was expected.
 """
 
 from ._convert import FrameError
-from ._evm import balances_frame, print_block_frame, quantity, root_hashes
+from ._evm import (
+    balances_frame,
+    evm_block_transactions,
+    evm_blocks,
+    evm_logs,
+    print_block_frame,
+    quantity,
+    root_hashes,
+)
 from ._platform import NODE_STATUSES, platform_nodes
 from ._solana import (
     LOG_KINDS,
@@ -36,6 +44,9 @@ __all__ = [
     "FrameError",
     "asset_issues",
     "balances_frame",
+    "evm_block_transactions",
+    "evm_blocks",
+    "evm_logs",
     "platform_nodes",
     "print_block_frame",
     "quantity",

@@ -439,3 +439,180 @@ def _root_hash_row(record: Any) -> dict[str, Any]:
         "root_hash": root,
         "root_hash_0x": None if root is None else "0x" + root.removeprefix("0x"),
     }
+
+
+# --- blocks and logs (eth_getBlockByNumber, eth_getLogs) -----------------------------------------
+
+EVM_BLOCK_COLUMNS = (
+    "number",
+    "hash",
+    "parent_hash",
+    "time",
+    "miner",
+    "gas_used",
+    "gas_limit",
+    "base_fee_wei",
+    "size",
+    "tx_count",
+)
+_EVM_BLOCK_SCHEMA = {
+    "number": "int",
+    "hash": "text",
+    "parent_hash": "text",
+    "time": "time_s",
+    "miner": "text",
+    "gas_used": "int",
+    "gas_limit": "int",
+    "base_fee_wei": "big_int",
+    "size": "int",
+    "tx_count": "int",
+}
+EVM_TRANSACTION_COLUMNS = (
+    "block_number",
+    "index",
+    "hash",
+    "from",
+    "to",
+    "value_wei",
+    "value_eth",
+    "gas",
+    "gas_price_wei",
+    "nonce",
+    "type",
+    "input",
+)
+_EVM_TRANSACTION_SCHEMA = {
+    "block_number": "int",
+    "index": "int",
+    "hash": "text",
+    "from": "text",
+    "to": "text",
+    "value_wei": "big_int",
+    "gas": "int",
+    "gas_price_wei": "big_int",
+    "nonce": "int",
+    "type": "int",
+    "input": "text",
+}
+EVM_LOG_COLUMNS = (
+    "block_number",
+    "log_index",
+    "transaction_hash",
+    "address",
+    "topic0",
+    "topic1",
+    "topic2",
+    "topic3",
+    "data",
+    "removed",
+)
+_EVM_LOG_SCHEMA = {
+    "block_number": "int",
+    "log_index": "int",
+    "transaction_hash": "text",
+    "address": "text",
+    **{f"topic{i}": "text" for i in range(4)},
+    "data": "text",
+    "removed": "bool",
+}
+
+
+def _evm_block_list(payload: Any) -> list[Mapping[str, Any]]:
+    payload = unwrap_envelope(payload)
+    if payload is None:  # eth_getBlockByNumber above the head
+        return []
+    blocks = payload if isinstance(payload, list) else [payload]
+    for block in blocks:
+        if not isinstance(block, Mapping):
+            raise FrameError(f"expected a block object, got {describe(block)}")
+    return blocks
+
+
+def evm_blocks(payload: Any) -> pd.DataFrame:
+    """Blocks as ``eth_getBlockByNumber`` answers them, one row per block.
+
+    Accepts a block, a list of blocks, null (no rows: a block above the head) or an envelope.
+
+    Columns: number (Int64), hash, parent_hash (string), time (UTC), miner (string), gas_used,
+    gas_limit (Int64), base_fee_wei (exact int; NA before London), size, tx_count (Int64).
+    """
+    rows = []
+    for block in _evm_block_list(payload):
+        transactions = block.get("transactions")
+        rows.append(
+            {
+                "number": block.get("number"),
+                "hash": block.get("hash"),
+                "parent_hash": block.get("parentHash"),
+                "time": int_value(block.get("timestamp"), "timestamp"),
+                "miner": block.get("miner"),
+                "gas_used": block.get("gasUsed"),
+                "gas_limit": block.get("gasLimit"),
+                "base_fee_wei": block.get("baseFeePerGas"),
+                "size": block.get("size"),
+                "tx_count": len(transactions) if isinstance(transactions, list) else None,
+            }
+        )
+    return frame(columns_from_rows(rows, _EVM_BLOCK_SCHEMA), EVM_BLOCK_COLUMNS)
+
+
+def evm_block_transactions(payload: Any) -> pd.DataFrame:
+    """The transactions of blocks (same inputs as `evm_blocks`), one row per transaction.
+
+    A block fetched with ``full=False`` lists only hashes: those rows have the hash and NA
+    elsewhere. Columns: block_number, index (Int64), hash, from, to (string), value_wei (exact
+    int), value_eth (float), gas (Int64), gas_price_wei (exact int), nonce, type (Int64), input.
+    """
+    rows = []
+    for block in _evm_block_list(payload):
+        number = block.get("number")
+        for index, tx in enumerate(as_iterable(block.get("transactions") or [], "transactions")):
+            if isinstance(tx, str):
+                rows.append({"block_number": number, "index": index, "hash": tx})
+                continue
+            if not isinstance(tx, Mapping):
+                raise FrameError(f"transactions: expected a hash or an object, got {describe(tx)}")
+            rows.append(
+                {
+                    "block_number": tx.get("blockNumber", number),
+                    "index": tx.get("transactionIndex", index),
+                    "hash": tx.get("hash"),
+                    "from": tx.get("from"),
+                    "to": tx.get("to"),
+                    "value_wei": tx.get("value"),
+                    "gas": tx.get("gas"),
+                    "gas_price_wei": tx.get("gasPrice"),
+                    "nonce": tx.get("nonce"),
+                    "type": tx.get("type"),
+                    "input": tx.get("input"),
+                }
+            )
+    columns = columns_from_rows(rows, _EVM_TRANSACTION_SCHEMA)
+    columns["value_eth"] = units_column([row.get("value_wei") for row in rows], WEI_PER_ETH)
+    return frame(columns, EVM_TRANSACTION_COLUMNS)
+
+
+def evm_logs(payload: Any) -> pd.DataFrame:
+    """Event logs as ``eth_getLogs`` answers them, one row per log.
+
+    Columns: block_number, log_index (Int64), transaction_hash, address (string), topic0 to
+    topic3 (string, NA where a log has fewer topics), data (string), removed (boolean).
+    """
+    rows = []
+    for log in as_iterable(unwrap_envelope(payload) or [], "logs"):
+        if not isinstance(log, Mapping):
+            raise FrameError(f"logs: expected a log object, got {describe(log)}")
+        topics = log.get("topics") or []
+        if not isinstance(topics, list):
+            raise FrameError(f"topics: expected an array, got {describe(topics)}")
+        row = {
+            "block_number": log.get("blockNumber"),
+            "log_index": log.get("logIndex"),
+            "transaction_hash": log.get("transactionHash"),
+            "address": log.get("address"),
+            "data": log.get("data"),
+            "removed": log.get("removed"),
+        }
+        row.update({f"topic{i}": topic for i, topic in enumerate(topics[:4])})
+        rows.append(row)
+    return frame(columns_from_rows(rows, _EVM_LOG_SCHEMA), EVM_LOG_COLUMNS)

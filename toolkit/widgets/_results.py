@@ -86,6 +86,15 @@ def _blocks(bound: BoundCall, result: Any) -> Presentation:
     )
 
 
+def _evm_blocks(bound: BoundCall, result: Any) -> Presentation:
+    return Presentation(
+        (
+            ("Block", frames.evm_blocks(result)),
+            ("Transactions", frames.evm_block_transactions(result)),
+        )
+    )
+
+
 def _platform_nodes(bound: BoundCall, result: Any) -> Presentation:
     nodes = frames.platform_nodes(result)
     return Presentation((("Nodes", nodes),), plots.plot_nodes(nodes)[0])
@@ -118,6 +127,9 @@ BY_RESULT_KIND: dict[str, Presenter] = {
     "asset-issue-list": _single("Assets", frames.asset_issues),
     "transaction-info-list": _transaction_infos,
     "block-list": _blocks,
+    "tron-block": _blocks,
+    "evm-block": _evm_blocks,
+    "log-list": _single("Logs", frames.evm_logs),
     "unsigned-transaction": _single("Unsigned transaction", frames.tron_transaction),
     "token-data": _single("Token", frames.ton_token_data),
     "node-page": _platform_nodes,
