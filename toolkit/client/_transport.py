@@ -13,10 +13,8 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import itertools
-import json
 import random
 import re
-import sys
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
@@ -41,6 +39,7 @@ from .._errors import (
     TransportError,
     TronError,
 )
+from .._json import MAX_DEPTH, NestedTooDeep, load_bounded
 from .._redact import redact_url, register_secret, register_url, scrub, scrub_logs
 from ..catalog import Fate, charge, fate_of_status
 from ._ledger import Meter
@@ -147,44 +146,17 @@ def _snippet(response: httpx.Response) -> str:
     return text[:_SNIPPET] + ("..." if cut else "")
 
 
-_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
-_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
-_SAFE_RECURSION_LIMIT = 10_000  # the decoder's C recursion stays well inside a thread's stack
-
-
-def _nests_deeper(content: bytes, max_depth: int) -> bool:
-    """True when the JSON text's arrays and objects nest deeper than `max_depth`, checked before
-    decoding when decoding could crash. The decoder's own guard is the recursion limit, which
-    raises RecursionError at the default limit; but web3.py raises the limit to 100,000 on
-    import, and then a deep enough body overflows the C stack and kills the process."""
-    if sys.getrecursionlimit() <= _SAFE_RECURSION_LIMIT:
-        return False
-    if content.count(b"[") + content.count(b"{") <= max_depth:
-        return False
-    import numpy as np  # only here: a prefix sum over megabytes of brackets, in C
-
-    brackets = np.frombuffer(_JSON_STRING.sub(b"", content).translate(None, _NOT_BRACKETS), "u1")
-    steps = np.where((brackets == ord("[")) | (brackets == ord("{")), 1, -1)
-    return bool(steps.size) and int(np.cumsum(steps).max()) > max_depth
-
-
-def parse_json(response: httpx.Response, max_depth: int = 128) -> Any:
+def parse_json(response: httpx.Response, max_depth: int = MAX_DEPTH) -> Any:
     """The body as JSON, whatever the content type says; otherwise MalformedResponse.
 
     Arrays and objects nested deeper than `max_depth` are a MalformedResponse too: no answer of
     the spec nests beyond a dozen levels, and a deeper one would raise RecursionError in the
     decoder, or later in whatever walks it (the cache's encoder, a frame, a scrubber)."""
-
-    def too_deep() -> MalformedResponse:
-        message = f"HTTP {response.status_code} with JSON nested deeper than {max_depth} levels"
-        return MalformedResponse(message, status=response.status_code)
-
-    if _nests_deeper(response.content, max_depth):
-        raise too_deep()
     try:
-        body = json.loads(response.content)
-    except RecursionError:
-        raise too_deep() from None
+        return load_bounded(response.content, max_depth)
+    except NestedTooDeep:
+        message = f"HTTP {response.status_code} with JSON nested deeper than {max_depth} levels"
+        raise MalformedResponse(message, status=response.status_code) from None
     except ValueError:
         kind = response.headers.get("content-type", "no content type")
         what = "an empty body" if not response.content else f"{kind}: {_snippet(response)!r}"
@@ -195,15 +167,6 @@ def parse_json(response: httpx.Response, max_depth: int = 128) -> Any:
             status=response.status_code,
             retryable=True,  # a proxy's page or a cut body may pass next time
         ) from None
-    # Depth, without recursion: only containers are pushed, each once (linear in the body).
-    stack = [(body, 1)] if isinstance(body, dict | list) else []
-    while stack:
-        container, depth = stack.pop()
-        if depth > max_depth:
-            raise too_deep()
-        inner = container.values() if isinstance(container, dict) else container
-        stack.extend((item, depth + 1) for item in inner if isinstance(item, dict | list))
-    return body
 
 
 def _error_body(response: httpx.Response) -> Any:

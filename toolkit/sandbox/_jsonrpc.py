@@ -9,10 +9,11 @@ string (echoed unchanged), ``method`` is a non-empty string, ``params`` an array
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from .._json import load_bounded
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -50,23 +51,12 @@ class Call:
 
 MAX_DEPTH = 64
 """Arrays and objects nested deeper than this are a parse error: no request of the spec nests
-beyond a few levels, and Python's decoder raises RecursionError somewhere near 1,000."""
+beyond a few levels."""
 
 
-def load_json(body: bytes, max_depth: int = MAX_DEPTH) -> Any:
+def load_json(body: bytes) -> Any:
     """A request body as JSON; ValueError for bytes that are not JSON or nest too deep."""
-    try:
-        payload = json.loads(body)
-    except RecursionError:
-        raise ValueError(f"nested deeper than {max_depth} levels") from None
-    stack = [(payload, 1)] if isinstance(payload, dict | list) else []
-    while stack:  # iterative: a deep body must not make the check itself recurse
-        item, depth = stack.pop()
-        if depth > max_depth:
-            raise ValueError(f"nested deeper than {max_depth} levels")
-        inner = item.values() if isinstance(item, dict) else item
-        stack.extend((child, depth + 1) for child in inner if isinstance(child, dict | list))
-    return payload
+    return load_bounded(body, MAX_DEPTH)
 
 
 def decode(body: bytes) -> tuple[bool, list[Any]]:

@@ -16,6 +16,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from .._json import NestedTooDeep, load_bounded
 from ..catalog import BLOCK_TAGS, Param
 from ._html import text
 
@@ -201,13 +202,13 @@ class JsonField(Field):
         if not raw:
             return None
         try:
-            return json.loads(raw)
+            return load_bounded(raw)
+        except NestedTooDeep:
+            raise InputError(self.path, "JSON nested too deep") from None
         except json.JSONDecodeError as error:
             raise InputError(
                 self.path, f"not valid JSON ({error.msg}, column {error.colno})"
             ) from None
-        except RecursionError:
-            raise InputError(self.path, "JSON nested too deep") from None
 
     def write(self, value: Any) -> None:
         self.input.value = "" if value is None else json.dumps(value)

@@ -1,0 +1,62 @@
+"""JSON decoding with a depth bound, safe whatever the recursion limit.
+
+One reader for every JSON text that comes from outside: the client's answers, the sandbox's
+requests and the widgets' JSON fields. Python's decoder recurses once per nesting level and its
+only guard is the interpreter's recursion limit, which raises RecursionError at the default
+limit. web3.py raises the limit to 100,000 when it is imported; after that a deeply nested text
+overflows the C stack and kills the process (a notebook kernel, the test run). So when the limit
+has been raised, the nesting is measured before decoding.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from typing import Any
+
+MAX_DEPTH = 128
+"""No answer or request of the spec nests beyond a dozen levels."""
+
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
+_SAFE_RECURSION_LIMIT = 10_000  # the decoder's C recursion stays well inside a thread's stack
+
+
+class NestedTooDeep(ValueError):
+    """A JSON text whose arrays and objects nest deeper than the bound."""
+
+    def __init__(self, max_depth: int) -> None:
+        super().__init__(f"nested deeper than {max_depth} levels")
+        self.max_depth = max_depth
+
+
+def _nests_deeper(text: bytes, max_depth: int) -> bool:
+    if text.count(b"[") + text.count(b"{") <= max_depth:
+        return False
+    import numpy as np  # only here: a prefix sum over megabytes of brackets, in C
+
+    brackets = np.frombuffer(_JSON_STRING.sub(b"", text).translate(None, _NOT_BRACKETS), "u1")
+    steps = np.where((brackets == ord("[")) | (brackets == ord("{")), 1, -1)
+    return bool(steps.size) and int(np.cumsum(steps).max()) > max_depth
+
+
+def load_bounded(text: bytes | str, max_depth: int = MAX_DEPTH) -> Any:
+    """`text` as JSON; NestedTooDeep past `max_depth` levels, ValueError when it is not JSON."""
+    if sys.getrecursionlimit() > _SAFE_RECURSION_LIMIT:
+        raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+        if _nests_deeper(raw, max_depth):
+            raise NestedTooDeep(max_depth)
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise NestedTooDeep(max_depth) from None
+    # Depth, without recursion: only containers are pushed, each once (linear in the text).
+    stack = [(value, 1)] if isinstance(value, dict | list) else []
+    while stack:
+        container, depth = stack.pop()
+        if depth > max_depth:
+            raise NestedTooDeep(max_depth)
+        inner = container.values() if isinstance(container, dict) else container
+        stack.extend((item, depth + 1) for item in inner if isinstance(item, dict | list))
+    return value
