@@ -51,7 +51,7 @@ format: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff format toolkit tests bench
 
 test: $(VENV)/.dev-installed anvil browser lint
-	$(PY) -m pytest
+	$(PY) -m pytest --durations=15
 
 $(VENV)/.bench-installed: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
