@@ -86,12 +86,16 @@ from .client import (
 from .workloads import Preview, Provenance, Workload, provenance
 
 _LAZY_MODULES = ("frames", "plots", "widgets", "sandbox", "solana_tx", "examples")
+# Functions that load pandas (and pyarrow) on first use, from the module that holds them.
+_LAZY_FUNCTIONS = {"to_parquet": "frames", "read_parquet": "frames"}
 
 
 def __getattr__(name: str) -> Any:
     # Submodules that import pandas, matplotlib, ipywidgets or solders load on first use.
     if name in _LAZY_MODULES:
         return importlib.import_module(f"{__name__}.{name}")
+    if name in _LAZY_FUNCTIONS:
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY_FUNCTIONS[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -160,7 +164,9 @@ __all__ = [
     "node",
     "platform",
     "provenance",
+    "read_parquet",
     "to_checksum_address",
+    "to_parquet",
     "ton_address_forms",
     "tron_to_base58",
     "tron_to_hex",

@@ -105,6 +105,11 @@ def hide_credentials(record: Any) -> Any:
     return hidden
 
 
+def registered_secrets() -> tuple[str, ...]:
+    """Every registered secret, longest first (what `scrub` replaces, in its order)."""
+    return _ordered
+
+
 def scrub(text: str) -> str:
     """Return `text` with every registered secret replaced by ``***``."""
     for secret in _ordered:

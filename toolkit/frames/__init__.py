@@ -18,6 +18,7 @@ from ._evm import (
     quantity,
     root_hashes,
 )
+from ._parquet import ParquetError, from_arrow, read_parquet, to_arrow, to_parquet
 from ._platform import NODE_STATUSES, platform_nodes
 from ._solana import (
     LOG_KINDS,
@@ -42,14 +43,17 @@ __all__ = [
     "LOG_KINDS",
     "NODE_STATUSES",
     "FrameError",
+    "ParquetError",
     "asset_issues",
     "balances_frame",
     "evm_block_transactions",
     "evm_blocks",
     "evm_logs",
+    "from_arrow",
     "platform_nodes",
     "print_block_frame",
     "quantity",
+    "read_parquet",
     "root_hashes",
     "simulation_accounts",
     "simulation_balances",
@@ -58,6 +62,8 @@ __all__ = [
     "simulation_return_data",
     "simulation_summary",
     "simulation_token_balances",
+    "to_arrow",
+    "to_parquet",
     "ton_token_data",
     "tron_block_transactions",
     "tron_blocks",
