@@ -188,7 +188,8 @@ def _dtype_meta(dtype: Any) -> dict[str, Any]:
     if isinstance(dtype, pd.ArrowDtype):
         return {"name": "arrow", "type": str(dtype.pyarrow_dtype)}
     if isinstance(dtype, pd.CategoricalDtype):
-        return {"name": "category", "ordered": bool(dtype.ordered)}
+        categories = _json_safe(dtype.categories.tolist())
+        return {"name": "category", "ordered": bool(dtype.ordered), "categories": categories}
     return {"name": str(dtype)}
 
 
@@ -403,12 +404,16 @@ def _decode(column: pa.ChunkedArray, meta: Mapping[str, Any]) -> pd.Series:
     if name == "arrow":
         return pd.Series(pd.arrays.ArrowExtensionArray(column), copy=False)
     if name == "category":
-        values = column.to_pandas()
-        return values.cat.as_ordered() if dtype["ordered"] else values.cat.as_unordered()
+        # From the metadata: a file with no rows has no dictionary to take them from.
+        categories = pd.Index(dtype["categories"])
+        values = column.to_pandas().astype(object).where(lambda s: s.notna(), None)
+        return pd.Series(
+            pd.Categorical(values, categories=categories, ordered=dtype["ordered"]), copy=False
+        )
     target = pd.api.types.pandas_dtype(name)
     if hasattr(target, "__from_arrow__"):
         return pd.Series(target.__from_arrow__(column), copy=False)
-    return column.to_pandas().astype(target, copy=False)
+    return column.to_pandas().astype(target)
 
 
 def _decode_objects(column: pa.ChunkedArray, meta: Mapping[str, Any]) -> np.ndarray:

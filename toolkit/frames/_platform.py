@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from .._redact import redact_url
+from .._redact import redact_url, register_secret
 from ._convert import (
     FrameError,
     as_list,
@@ -67,7 +67,8 @@ def platform_nodes(payload: Any, *, reveal_endpoints: bool = False) -> pd.DataFr
     collected by following `next`), a plain list of node records, or a single node record.
 
     Endpoint URLs carry access keys, so each is shown as ``scheme://host/***`` unless
-    `reveal_endpoints` is true.
+    `reveal_endpoints` is true (each is registered as a secret either way, so that a revealed one
+    is still scrubbed from files, logs and messages).
 
     Columns: id, name, network, protocol (string), status (category: running, starting, pending,
     maintenance, stopping, stopped, failed, error, then any other value seen), project, cloud,
@@ -83,6 +84,8 @@ def platform_nodes(payload: Any, *, reveal_endpoints: bool = False) -> pd.DataFr
         row["api_namespaces"] = ",".join(n for n in namespaces if n) if namespaces else None
         for field in ENDPOINT_FIELDS:
             url = text_value(details.get(field), f"details.{field}")
+            if url is not None and redact_url(url) != url:
+                register_secret(url)  # scrubbed wherever it goes: a saved file, a log line
             row[field] = url if reveal_endpoints else redact_url(url)
         rows.append(row)
     schema = {field: "text" for field in (*_NODE_TEXT_FIELDS, "api_namespaces", *ENDPOINT_FIELDS)}
