@@ -24,6 +24,9 @@ from toolkit._redact import register_url
 
 FRAME_KINDS = [
     "balances_frame",
+    "evm_blocks",
+    "evm_block_transactions",
+    "evm_logs",
     "print_block_frame",
     "root_hashes",
     "asset_issues",
