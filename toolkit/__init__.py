@@ -83,7 +83,7 @@ from .client import (
     platform,
     web3,
 )
-from .workloads import Preview, Provenance, Workload, provenance
+from .workloads import Preview, Provenance, Workload, provenance, read_dataset
 
 _LAZY_MODULES = ("frames", "plots", "widgets", "sandbox", "solana_tx", "examples")
 # Functions that load pandas (and pyarrow) on first use, from the module that holds them.
@@ -164,6 +164,7 @@ __all__ = [
     "node",
     "platform",
     "provenance",
+    "read_dataset",
     "read_parquet",
     "to_checksum_address",
     "to_parquet",

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -86,6 +86,7 @@ class BulkRun:
         concurrency: int = 32,
         batch_size: int = 100,
         progress: Any = None,
+        on_done: Callable[[list[Item]], None] | None = None,
     ):
         if concurrency < 1 or batch_size < 1:
             raise ValueError("concurrency and batch_size must be at least 1")
@@ -93,6 +94,7 @@ class BulkRun:
         self.concurrency = concurrency
         self.batch_size = batch_size
         self.progress = progress
+        self.on_done = on_done  # told of each finished call, its receipt tallied (a dataset)
         self.budget_refusal: BudgetExceeded | None = None
         self._queue: asyncio.Queue[list[Item]] = asyncio.Queue()
         self._batch_verdicts: dict[int, asyncio.Event] = {}  # per node: first batch answered
@@ -126,9 +128,7 @@ class BulkRun:
                 item.tally()
             answered = [(i, r) for i, r in zip(items, results, strict=True) if i.receipt.cache_hit]
             for item, result in answered:
-                item.succeed(result)
-            if answered:
-                self._advance(len(answered))
+                self._finish([item], result=result)
         return [item for item in self.items if not item.done]
 
     def _units(self, items: Sequence[Item]) -> list[list[Item]]:
@@ -187,18 +187,17 @@ class BulkRun:
         return node.accepts_batches
 
     async def _send_one(self, item: Item) -> None:
+        result, failure = None, None
         try:
             # The cache was asked for every item at the start (`_answer_from_cache`).
             result = await item.node.aio.send(item.call, check_cache=False)
-        except BudgetExceeded as error:
-            self.budget_refusal = self.budget_refusal or error
-            self._finish([item], error=error)
         except GatewayError as error:
-            self._finish([item], error=error)
-        else:
-            self._finish([item], result=result)
+            failure = error
         finally:
             item.tally()
+        if isinstance(failure, BudgetExceeded):
+            self.budget_refusal = self.budget_refusal or failure
+        self._finish([item], result=result, error=failure)
 
     async def _send_batch(self, unit: list[Item]) -> None:
         node = unit[0].node
@@ -214,14 +213,18 @@ class BulkRun:
             self._requeue_singly(unit)
             return
         except GatewayError as error:
-            self._finish(unit, error=error)
-            return
+            failure = error
+        else:
+            failure = None
         finally:
             for item in unit:
                 item.tally()
             verdict = self._batch_verdicts.get(id(node))
             if verdict is not None:
                 verdict.set()
+        if failure is not None:
+            self._finish(unit, error=failure)
+            return
         again, wait = [], 0.0
         for item, result in zip(unit, results, strict=True):
             if not isinstance(result, GatewayError):
@@ -250,6 +253,8 @@ class BulkRun:
                 item.succeed(result)
             else:
                 item.fail(error)
+        if self.on_done is not None:
+            self.on_done(unit)
         self._advance(len(unit))
 
     def _advance(self, count: int) -> None:
@@ -284,6 +289,11 @@ def typed_value(call: PreparedCall, result: Any) -> Any:
         return None
 
 
+def params_text(call: PreparedCall) -> str:
+    """A call's parameters as the frame's ``params`` column shows them (compact JSON)."""
+    return json.dumps(call.params, separators=(",", ":"))
+
+
 def results_frame(items: Sequence[Item]) -> pd.DataFrame:
     """One row per call, in the workload's order (see `RESULT_COLUMNS`)."""
     import pandas as pd
@@ -295,7 +305,7 @@ def results_frame(items: Sequence[Item]) -> pd.DataFrame:
             (
                 item.node.name,
                 item.call.method,
-                json.dumps(item.call.params, separators=(",", ":")),
+                params_text(item.call),
                 None if failed else item.result,
                 None if failed else typed_value(item.call, item.result),
                 type(item.error).__name__ if failed else None,
@@ -311,6 +321,10 @@ def results_frame(items: Sequence[Item]) -> pd.DataFrame:
             "node": "string",
             "method": "string",
             "params": "string",
+            # Python objects whatever they hold: exact ints past 2**63 as well as below, and one
+            # type per column from run to run (pandas would infer int64 or str from the values).
+            "result": object,
+            "value": object,
             "error": "string",
             "message": "string",
             "ru": "int64",

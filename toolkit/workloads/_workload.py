@@ -24,11 +24,13 @@ import math
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from os import PathLike
 from typing import TYPE_CHECKING, Any
 
 from .._errors import GatewayError, ValidationError
 from ..catalog import Estimate, Plan
 from ..client import Node, PreparedCall
+from ._dataset import ROWS_PER_FILE, DatasetWriter, already_done
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -134,7 +136,13 @@ class Workload:
     # --- running ---
 
     def run(
-        self, *, concurrency: int = 32, batch_size: int = 100, progress: bool = True
+        self,
+        *,
+        concurrency: int = 32,
+        batch_size: int = 100,
+        progress: bool = True,
+        dataset: str | PathLike[str] | None = None,
+        rows_per_file: int = ROWS_PER_FILE,
     ) -> pd.DataFrame:
         """Send every call and return one DataFrame with a row per call, in order.
 
@@ -149,52 +157,87 @@ class Workload:
         Nothing raises for one call: a failed call is a row with its error. When the budget
         refuses a call, the run stops sending, and that call and every call not yet sent are
         rows with the error ``BudgetExceeded`` (0 RU).
+
+        With `dataset` (a folder), the rows are also written there as calls finish, as a
+        partitioned Parquet dataset (files of at most `rows_per_file` rows; read it with
+        `toolkit.read_dataset`). A run into a folder that holds rows already sends only the
+        calls that have no successful row there: an interrupted run continues where it stopped,
+        and a finished one costs 0 RU. Their rows come from the dataset (``ru`` 0,
+        ``cache_hit`` True; ``summary["from_dataset"]`` counts them). See `_dataset`.
         """
         from ..client import run_sync
         from ._bulk import close_progress, progress_bar
 
+        writer = DatasetWriter(dataset, rows_per_file) if dataset is not None else None
         bar = progress_bar(len(self), progress, "calls")
         try:
-            return run_sync(self._run(bar, concurrency, batch_size))
+            return run_sync(self._run(bar, concurrency, batch_size, writer))
         finally:
             close_progress(bar)
 
     async def arun(
-        self, *, concurrency: int = 32, batch_size: int = 100, progress: bool = True
+        self,
+        *,
+        concurrency: int = 32,
+        batch_size: int = 100,
+        progress: bool = True,
+        dataset: str | PathLike[str] | None = None,
+        rows_per_file: int = ROWS_PER_FILE,
     ) -> pd.DataFrame:
         """`run` for async code: ``frame = await work.arun()`` (in the caller's event loop)."""
         from ._bulk import close_progress, progress_bar
 
+        writer = DatasetWriter(dataset, rows_per_file) if dataset is not None else None
         bar = progress_bar(len(self), progress, "calls")
         try:
-            return await self._run(bar, concurrency, batch_size)
+            return await self._run(bar, concurrency, batch_size, writer)
         finally:
             close_progress(bar)
 
-    async def _run(self, bar: Any, concurrency: int, batch_size: int) -> pd.DataFrame:
-        from ._bulk import BulkRun, results_frame
+    async def _run(
+        self, bar: Any, concurrency: int, batch_size: int, writer: DatasetWriter | None
+    ) -> pd.DataFrame:
+        from ._bulk import BulkRun, params_text, results_frame
 
         started = time.perf_counter()
-        cached = self.cached_calls()
-        await self._fetch_heads(cached)
-        preview = self.preview(fetch_heads=False, cached=cached)
+        done: list[int | None] = [None] * len(self.calls)
+        if writer is not None:
+            previous = writer.resume()
+            keys = [(c.node.name, c.method, params_text(c.call)) for c in self.calls]
+            done = already_done(keys, previous)
+            if bar is not None and any(row is not None for row in done):
+                bar.update(sum(row is not None for row in done))
+        to_send = Workload([c for c, row in zip(self.calls, done, strict=True) if row is None])
+        cached = to_send.cached_calls()
+        await to_send._fetch_heads(cached)
+        preview = to_send.preview(fetch_heads=False, cached=cached) if to_send.calls else None
         run = BulkRun(
-            ((planned.node, planned.call) for planned in self.calls),
+            ((planned.node, planned.call) for planned in to_send.calls),
             concurrency=concurrency,
             batch_size=batch_size,
             progress=bar,
+            on_done=None if writer is None else writer.add,
         )
-        items = await run.run()
+        try:
+            items = await run.run()
+        finally:
+            if writer is not None:
+                writer.close()  # what finished is kept, even when the run was interrupted
         frame = results_frame(items)
+        reused = sum(row is not None for row in done)
+        if reused:
+            frame = _with_previous_rows(frame, previous, done)
         frame.attrs["summary"] = {
             "calls": len(frame),
             "failed": int(frame["error"].notna().sum()),
             "cache_hits": int(frame["cache_hit"].sum()),
             "ru": int(frame["ru"].sum()),
             "unconfirmed_ru": int(frame["unconfirmed_ru"].sum()),
-            "preview_ru_high": preview.ru_high,
+            "preview_ru_high": preview.ru_high if preview is not None else 0,
             "seconds": time.perf_counter() - started,
         }
+        if writer is not None:
+            frame.attrs["summary"]["from_dataset"] = reused
         return frame
 
     async def _fetch_heads(self, cached: set[int]) -> None:
@@ -209,6 +252,24 @@ class Workload:
             # On failure the calls that need the head fetch it themselves, or report why not.
             with contextlib.suppress(GatewayError):
                 await node.aio.head()
+
+
+def _with_previous_rows(
+    sent: pd.DataFrame, previous: pd.DataFrame, done: list[int | None]
+) -> pd.DataFrame:
+    """The run's frame in the workload's order: the rows sent now, and for the calls the dataset
+    answered, their earlier rows (nothing was spent on them in this run)."""
+    import numpy as np
+    import pandas as pd
+
+    reused = [row for row in done if row is not None]
+    old = previous.iloc[reused].assign(ru=0, unconfirmed_ru=0, cache_hit=True)
+    positions = np.array(
+        [i for i, row in enumerate(done) if row is not None]
+        + [i for i, row in enumerate(done) if row is None]
+    )
+    frame = pd.concat([old, sent], ignore_index=True)
+    return frame.iloc[np.argsort(positions, kind="stable")].reset_index(drop=True)
 
 
 CACHED = Estimate(0, 0, "answered from the response cache", archive=None)
