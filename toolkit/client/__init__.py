@@ -21,10 +21,10 @@ from ._chains import (
     TonNode,
     TronNode,
 )
-from ._gateway import ENV_NODE_PREFIX, Gateway, connect, env_name, node
+from ._gateway import ENV_NODE_PREFIX, Gateway, connect, env_name, node, open_nodes
 from ._ledger import Budget, Entry, Ledger, Meter
 from ._loop import run_sync
-from ._node import HEAD_NOTE, AsyncNode, Node, PreparedCall
+from ._node import HEAD_NOTE, AsyncNode, Node, NodeSpec, PreparedCall
 from ._platform import AsyncPlatform, Platform, platform
 from ._ratelimit import RateLimiter
 from ._settings import Settings
@@ -52,6 +52,7 @@ __all__ = [
     "Ledger",
     "Meter",
     "Node",
+    "NodeSpec",
     "Platform",
     "PolygonNode",
     "PreparedCall",
@@ -66,6 +67,7 @@ __all__ = [
     "connect",
     "env_name",
     "node",
+    "open_nodes",
     "platform",
     "run_sync",
     "web3",

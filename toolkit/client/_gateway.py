@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import httpx
@@ -32,7 +33,7 @@ from ..catalog.encoding import is_loopback_host
 from ._cache import CacheSetting, ResponseCache
 from ._http import AsyncTransportKind
 from ._ledger import Ledger
-from ._node import Node, NodeCore, resolve_chain
+from ._node import Node, NodeCore, NodeSpec, resolve_chain
 from ._platform import Platform, platform_core
 from ._ratelimit import RateLimiter
 from ._settings import RateLimitSetting, Settings, Shared
@@ -60,6 +61,16 @@ def make_node(
     resolved = resolve_chain(chain, url, name)
     core = NodeCore(url, resolved, shared=shared, name=name)
     return NODE_CLASSES[resolved.name](core)
+
+
+def open_nodes(specs: Iterable[NodeSpec], settings: Settings) -> dict[str, Node]:
+    """Nodes by name, opened from their specs on one meter (one ledger, one budget), as a worker
+    of a distributed run opens the coordinator's nodes."""
+    specs = list(specs)
+    shared = Shared(settings, remote=any(_is_remote(spec.url) for spec in specs))
+    return {
+        spec.name: make_node(spec.url, shared, chain=spec.chain, name=spec.name) for spec in specs
+    }
 
 
 def check_url(url: Any) -> None:

@@ -53,6 +53,7 @@ from ._protocol import (
     rpc_request,
     url_for,
 )
+from ._ratelimit import RateLimiter
 from ._settings import Settings, Shared
 from ._transport import (
     USER_AGENT,
@@ -98,6 +99,17 @@ class PreparedCall:
 
     def __repr__(self) -> str:
         return f"<PreparedCall {self.method} on {self.node}>"
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    """What another process needs to open the same node (`toolkit.client.open_nodes`): its URL
+    with the access key, its chain and its name. Picklable, for task payloads; the URL is in no
+    repr."""
+
+    url: str = field(repr=False)
+    chain: str
+    name: str
 
 
 class NodeCore:
@@ -570,6 +582,11 @@ class _BaseNode:
         """The response cache this client shares (None when off)."""
         return self._core.cache
 
+    @property
+    def rate_limiter(self) -> RateLimiter | None:
+        """The rate limiter this client shares (None when off)."""
+        return self._core.shared.limiter
+
     def forget_head(self) -> None:
         """Forget the chain head this client saw: the next call that needs one fetches it."""
         self._core.forget_head()
@@ -583,6 +600,10 @@ class _BaseNode:
         """Validate a call against the catalog (a `ValidationError` here costs 0 RU), ready to
         price (`price`) and send (`send`) once or many times."""
         return self._core.prepare(name, args, kwargs)
+
+    def spec(self) -> NodeSpec:
+        """This node as another process opens it (a worker of a distributed run)."""
+        return NodeSpec(self._core.endpoint.url, self._core.chain.name, self.name)
 
     def needs_head(self, call: PreparedCall, *, for_cache: bool = False) -> bool:
         """Whether pricing `call` needs the chain head (an archive rule on a block number); with

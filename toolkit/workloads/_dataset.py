@@ -24,7 +24,7 @@ import secrets
 import time
 import warnings
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -111,14 +111,28 @@ def call_key(node: str, method: str, params: str) -> tuple[str, str, str]:
 class DatasetWriter:
     """Rows for one run: what the dataset already answers, and the files for what finishes."""
 
-    def __init__(self, path: str | PathLike[str], rows_per_file: int = ROWS_PER_FILE):
+    def __init__(
+        self,
+        path: str | PathLike[str],
+        rows_per_file: int = ROWS_PER_FILE,
+        *,
+        prefix: str | None = None,
+    ):
+        """`prefix` names this writer's files (``part-<prefix>-<n>.parquet``) and limits
+        `resume` to them: a distributed run's partition resumes only its own rows."""
+        if isinstance(rows_per_file, bool) or not isinstance(rows_per_file, int):
+            raise ValueError(f"rows_per_file must be a whole number, got {rows_per_file!r}")
         if rows_per_file < 1:
             raise ValueError("rows_per_file must be at least 1")
         self.root = Path(path)
         self.rows_per_file = rows_per_file
         self.run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(4)}"
+        self.prefix = prefix or self.run_id
+        self.own_files_only = prefix is not None
+        self.after_write: Callable[[], None] | None = None  # told after each file is written
         self._buffers: dict[tuple[str, str], list[Item]] = {}
         self._written = 0
+        self._attempt = secrets.token_hex(3)  # a task run again never overwrites its files
         self.failure: BaseException | None = None
 
     def resume(self) -> pd.DataFrame:
@@ -127,6 +141,8 @@ class DatasetWriter:
         self.root.mkdir(parents=True, exist_ok=True)
         kept = []
         for file, node, method in list(_parts(self.root)):
+            if self.own_files_only and not file.name.startswith(f"part-{self.prefix}-"):
+                continue
             frame = _read_part(file, node, method)
             failed = frame["error"].notna()
             if failed.any():
@@ -180,7 +196,8 @@ class DatasetWriter:
         try:
             folder.mkdir(parents=True, exist_ok=True)
             frame = results_frame(items).drop(columns=list(PARTITIONS))
-            self._write(folder / f"part-{self.run_id}-{self._written:05d}.parquet", frame)
+            name = f"part-{self.prefix}-{self._attempt}-{self._written:05d}.parquet"
+            self._write(folder / name, frame)
         except Exception as error:  # the frame still has every result: warn, never lose them
             self.failure = error
             warnings.warn(
@@ -192,6 +209,8 @@ class DatasetWriter:
             )
             return
         self._written += 1
+        if self.after_write is not None:
+            self.after_write()
 
 
 def already_done(keys: Sequence[tuple[str, str, str]], previous: pd.DataFrame) -> list[int | None]:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._errors import GatewayError, ValidationError
 from ..catalog import Estimate, Plan
-from ..client import Node, PreparedCall
+from ..client import Node, PreparedCall, run_sync
 from ._dataset import ROWS_PER_FILE, DatasetWriter, already_done
 
 if TYPE_CHECKING:
@@ -143,6 +143,8 @@ class Workload:
         progress: bool = True,
         dataset: str | PathLike[str] | None = None,
         rows_per_file: int = ROWS_PER_FILE,
+        client: Any = None,
+        partition_size: int | None = None,
     ) -> pd.DataFrame:
         """Send every call and return one DataFrame with a row per call, in order.
 
@@ -164,13 +166,20 @@ class Workload:
         calls that have no successful row there: an interrupted run continues where it stopped,
         and a finished one costs 0 RU. Their rows come from the dataset (``ru`` 0,
         ``cache_hit`` True; ``summary["from_dataset"]`` counts them). See `_dataset`.
+
+        With `client` (a `dask.distributed.Client`; `dataset` required, on storage every worker
+        sees), the calls run on the cluster's workers in partitions of `partition_size` calls,
+        within the budget, rate limit and ledger of this gateway. See `_distributed`.
         """
-        from ..client import run_sync
         from ._bulk import close_progress, progress_bar
 
-        writer = DatasetWriter(dataset, rows_per_file) if dataset is not None else None
+        writer = self._writer(dataset, rows_per_file, client)
         bar = progress_bar(len(self), progress, "calls")
         try:
+            if client is not None:
+                return self._run_on_cluster(
+                    bar, writer, client, partition_size, concurrency, batch_size
+                )
             return run_sync(self._run(bar, concurrency, batch_size, writer))
         finally:
             close_progress(bar)
@@ -183,30 +192,90 @@ class Workload:
         progress: bool = True,
         dataset: str | PathLike[str] | None = None,
         rows_per_file: int = ROWS_PER_FILE,
+        client: Any = None,
+        partition_size: int | None = None,
     ) -> pd.DataFrame:
         """`run` for async code: ``frame = await work.arun()`` (in the caller's event loop)."""
+        import asyncio
+
         from ._bulk import close_progress, progress_bar
 
-        writer = DatasetWriter(dataset, rows_per_file) if dataset is not None else None
+        writer = self._writer(dataset, rows_per_file, client)
         bar = progress_bar(len(self), progress, "calls")
         try:
+            if client is not None:  # the dask client blocks: wait for it off the loop
+                return await asyncio.to_thread(
+                    self._run_on_cluster,
+                    bar,
+                    writer,
+                    client,
+                    partition_size,
+                    concurrency,
+                    batch_size,
+                )
             return await self._run(bar, concurrency, batch_size, writer)
         finally:
             close_progress(bar)
 
+    @staticmethod
+    def _writer(dataset: Any, rows_per_file: int, client: Any) -> DatasetWriter | None:
+        if client is not None and dataset is None:
+            raise ValidationError(
+                "a run on a dask cluster writes its rows into a dataset: pass dataset=<folder>",
+                param="dataset",
+                rule="required",
+            )
+        return DatasetWriter(dataset, rows_per_file) if dataset is not None else None
+
+    def _resume(
+        self, writer: DatasetWriter | None, bar: Any
+    ) -> tuple[pd.DataFrame | None, list[int | None]]:
+        """The dataset's rows, and for each call the row that answers it (None: send it)."""
+        if writer is None:
+            return None, [None] * len(self.calls)
+        from ._bulk import params_text
+
+        previous = writer.resume()
+        keys = [(c.node.name, c.method, params_text(c.call)) for c in self.calls]
+        done = already_done(keys, previous)
+        reused = sum(row is not None for row in done)
+        if bar is not None and reused:
+            bar.update(reused)
+        return previous, done
+
+    def _run_on_cluster(
+        self,
+        bar: Any,
+        writer: DatasetWriter,
+        client: Any,
+        partition_size: int | None,
+        concurrency: int,
+        batch_size: int,
+    ) -> pd.DataFrame:
+        from ._distributed import run_on_cluster
+
+        started = time.perf_counter()
+        previous, done = self._resume(writer, bar)
+        to_send = Workload([c for c, row in zip(self.calls, done, strict=True) if row is None])
+        preview_high = to_send.preview().ru_high if to_send.calls else 0
+        sent = run_on_cluster(
+            to_send,
+            client,
+            writer,
+            partition_size=partition_size,
+            concurrency=concurrency,
+            batch_size=batch_size,
+            bar=bar,
+        )
+        return _finish(sent, previous, done, preview_high, started)
+
     async def _run(
         self, bar: Any, concurrency: int, batch_size: int, writer: DatasetWriter | None
     ) -> pd.DataFrame:
-        from ._bulk import BulkRun, params_text, results_frame
+        from ._bulk import BulkRun, results_frame
 
         started = time.perf_counter()
-        done: list[int | None] = [None] * len(self.calls)
-        if writer is not None:
-            previous = writer.resume()
-            keys = [(c.node.name, c.method, params_text(c.call)) for c in self.calls]
-            done = already_done(keys, previous)
-            if bar is not None and any(row is not None for row in done):
-                bar.update(sum(row is not None for row in done))
+        previous, done = self._resume(writer, bar)
         to_send = Workload([c for c, row in zip(self.calls, done, strict=True) if row is None])
         cached = to_send.cached_calls()
         await to_send._fetch_heads(cached)
@@ -223,22 +292,8 @@ class Workload:
         finally:
             if writer is not None:
                 writer.close()  # what finished is kept, even when the run was interrupted
-        frame = results_frame(items)
-        reused = sum(row is not None for row in done)
-        if reused:
-            frame = _with_previous_rows(frame, previous, done)
-        frame.attrs["summary"] = {
-            "calls": len(frame),
-            "failed": int(frame["error"].notna().sum()),
-            "cache_hits": int(frame["cache_hit"].sum()),
-            "ru": int(frame["ru"].sum()),
-            "unconfirmed_ru": int(frame["unconfirmed_ru"].sum()),
-            "preview_ru_high": preview.ru_high if preview is not None else 0,
-            "seconds": time.perf_counter() - started,
-        }
-        if writer is not None:
-            frame.attrs["summary"]["from_dataset"] = reused
-        return frame
+        preview_high = preview.ru_high if preview is not None else 0
+        return _finish(results_frame(items), previous, done, preview_high, started)
 
     async def _fetch_heads(self, cached: set[int]) -> None:
         """Fetch once, before the calls, each head they need (for pricing or for deciding what
@@ -252,6 +307,30 @@ class Workload:
             # On failure the calls that need the head fetch it themselves, or report why not.
             with contextlib.suppress(GatewayError):
                 await node.aio.head()
+
+
+def _finish(
+    sent: pd.DataFrame,
+    previous: pd.DataFrame | None,
+    done: list[int | None],
+    preview_high: int,
+    started: float,
+) -> pd.DataFrame:
+    """The run's frame (the calls sent now and those the dataset answered) and its summary."""
+    reused = sum(row is not None for row in done)
+    frame = _with_previous_rows(sent, previous, done) if reused else sent
+    frame.attrs["summary"] = {
+        "calls": len(frame),
+        "failed": int(frame["error"].notna().sum()),
+        "cache_hits": int(frame["cache_hit"].sum()),
+        "ru": int(frame["ru"].sum()),
+        "unconfirmed_ru": int(frame["unconfirmed_ru"].sum()),
+        "preview_ru_high": preview_high,
+        "seconds": time.perf_counter() - started,
+    }
+    if previous is not None:
+        frame.attrs["summary"]["from_dataset"] = reused
+    return frame
 
 
 def _with_previous_rows(
