@@ -5,28 +5,19 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 import toolkit
+from tests.fixtures.real_bodies import real
 from toolkit import frames
 
-REAL = Path(__file__).parents[1] / "fixtures" / "real"
 KEY = "a1b2c3d4e5f60718293a4b5c6d7e8f90"  # a made-up access key: it must never be shown
-
-
-def real(name: str) -> Any:
-    text = (REAL / name).read_text(encoding="utf-8")
-    if name.endswith(".jsonc"):
-        text = re.sub(r"/\*.*?\*/", "", text)
-    return json.loads(text)
 
 
 Reply = Callable[[dict[str, Any] | None], tuple[int, Any]]

@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolkit.frames as frames
+from tests.fixtures.real_bodies import REAL
 from toolkit.frames import FrameError
 
 DATA = Path(__file__).parent / "data"
-REAL = Path(__file__).parents[1] / "fixtures" / "real"
 # Real published bodies of the newer read methods join the realistic fixtures.
 REAL_FIXTURES = (
     "evm_eth_simulatev1_type2_blocks_execution_apis",

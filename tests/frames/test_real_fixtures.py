@@ -2,25 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import re
-from pathlib import Path
-from typing import Any
-
 import pandas as pd
 import pytest
 
+from tests.fixtures.real_bodies import REAL, real
 from toolkit import frames
 from toolkit.frames import FrameError
-
-REAL = Path(__file__).parents[1] / "fixtures" / "real"
-
-
-def real(name: str) -> Any:
-    text = (REAL / name).read_text(encoding="utf-8")
-    if name.endswith(".jsonc"):
-        text = re.sub(r"/\*.*?\*/", "", text)  # the publisher's elisions, "/* ... */"
-    return json.loads(text)
 
 
 def test_every_fixture_is_cited_in_sources():

@@ -9,22 +9,12 @@ that no real body has.
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-REAL = Path(__file__).parents[1] / "fixtures" / "real"
-
-
-def real(name: str) -> Any:
-    text = (REAL / name).read_text(encoding="utf-8")
-    if name.endswith(".jsonc"):
-        text = re.sub(r"/\*.*?\*/", "", text)
-    body = json.loads(text)
-    return body["result"] if isinstance(body, dict) and "jsonrpc" in body else body
+from tests.fixtures.real_bodies import real_result as real
 
 
 def shape(value: Any, prefix: str = "") -> set[str]:
@@ -56,22 +46,19 @@ def eth(nodes):
 
 @pytest.fixture(scope="module")
 def tron(nodes, http):
-    def post(path: str, **body: Any) -> Any:
-        response = http.post(nodes["tron-mainnet"] + path, json=body)
-        assert response.status_code == 200
-        return response.json()
-
-    return post
+    """`tron(path, **body)`: a POST to the TRON node, its JSON."""
+    return lambda path, **body: _ok(http.post(nodes["tron-mainnet"] + path, json=body))
 
 
 @pytest.fixture(scope="module")
 def ton(nodes, http):
-    def get(path: str, **params: Any) -> Any:
-        response = http.get(nodes["ton-mainnet"] + path, params=params)
-        assert response.status_code == 200
-        return response.json()
+    """`ton(path, **params)`: a GET on the TON node, its JSON."""
+    return lambda path, **params: _ok(http.get(nodes["ton-mainnet"] + path, params=params))
 
-    return get
+
+def _ok(response: Any) -> Any:
+    assert response.status_code == 200, response.text
+    return response.json()
 
 
 # Header fields of forks after London (Shanghai withdrawals, Cancun blobs and beacon root, Prague

@@ -3,30 +3,15 @@ on the sandbox's answers through the method explorer."""
 
 from __future__ import annotations
 
-import json
-import re
-from pathlib import Path
-from typing import Any
-
 import pandas as pd
 import pytest
 
+from tests.fixtures.real_bodies import real_result as real
 from toolkit import frames, lookup
 from toolkit.catalog import RESULT_KINDS
 from toolkit.frames._tron_state import ACCOUNT_COLUMNS
 from toolkit.widgets import MethodExplorer, sandbox_examples
 from toolkit.widgets._results import BY_RESULT_KIND, present
-
-REAL = Path(__file__).parents[1] / "fixtures" / "real"
-
-
-def real(name: str) -> Any:
-    text = (REAL / name).read_text(encoding="utf-8")
-    if name.endswith(".jsonc"):
-        text = re.sub(r"/\*.*?\*/", "", text)
-    body = json.loads(text)
-    return body["result"] if isinstance(body, dict) and "jsonrpc" in body else body
-
 
 CASES = [
     pytest.param(

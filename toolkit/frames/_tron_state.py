@@ -95,10 +95,13 @@ _ACCOUNT_ASSET_SCHEMA = {
 }
 
 
+def _records(payload: Any, fields: frozenset[str], what: str) -> list[Mapping[str, Any]]:
+    """The bare records of a TRON answer (an object, a list of them, ``{}`` for none)."""
+    return tron_records(payload, list_key=None, record_fields=fields, what=what)
+
+
 def _accounts(payload: Any) -> list[Mapping[str, Any]]:
-    return tron_records(
-        payload, list_key=None, record_fields=_ACCOUNT_FIELDS, what="a TRON account object"
-    )
+    return _records(payload, _ACCOUNT_FIELDS, "a TRON account object")
 
 
 def tron_account(payload: Any) -> pd.DataFrame:
@@ -345,9 +348,7 @@ _PEER_KEYS = {
 
 
 def _node_infos(payload: Any) -> list[Mapping[str, Any]]:
-    return tron_records(
-        payload, list_key=None, record_fields=_NODE_INFO_FIELDS, what="TRON node info"
-    )
+    return _records(payload, _NODE_INFO_FIELDS, "TRON node info")
 
 
 def tron_node_info(payload: Any) -> pd.DataFrame:
