@@ -5,28 +5,19 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 import toolkit
+from tests.fixtures.real_bodies import real
 from toolkit import frames
 
-REAL = Path(__file__).parents[1] / "fixtures" / "real"
 KEY = "a1b2c3d4e5f60718293a4b5c6d7e8f90"  # a made-up access key: it must never be shown
-
-
-def real(name: str) -> Any:
-    text = (REAL / name).read_text(encoding="utf-8")
-    if name.endswith(".jsonc"):
-        text = re.sub(r"/\*.*?\*/", "", text)
-    return json.loads(text)
 
 
 Reply = Callable[[dict[str, Any] | None], tuple[int, Any]]
@@ -217,3 +208,154 @@ def test_platform_v1_credentials_in_raw_records_never_show(replay, caplog):
     shown.append(str(toolkit.GatewayError(f"refused {listed['details']['auth_password']}")))
     for text in shown:
         assert not any(secret in text for secret in secrets), text
+
+
+# --- the read methods real clients call first, on real bodies ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fixture", "helper", "args", "expected"),
+    [
+        ("evm_eth_chainid_execution_apis.json", "chain_id", (), 3503995874084926),
+        ("evm_net_version_execution_apis.json", "net_version", (), "3503995874084926"),
+        ("evm_eth_gasprice_getblock.json", "gas_price", (), 27_261_650_066),
+        (
+            "evm_eth_getcode_execution_apis.json",
+            "get_code",
+            ("0x7dcd17433742f4c0ca53122ab541d0ba67fc27df", "latest"),
+            "0x3680600080376000206000548082558060010160005560005263656d697460206000a2",
+        ),
+        (
+            "evm_eth_getcode_unknown_account_execution_apis.json",
+            "get_code",
+            ("0xc1cadaffffffffffffffffffffffffffffffffff", "latest"),
+            "0x",
+        ),
+        (
+            "evm_eth_gettransactioncount_execution_apis.json",
+            "get_transaction_count",
+            ("0x0300100f529a704d19736a8714837adbc934db7f", "latest"),
+            1,
+        ),
+    ],
+)
+def test_real_evm_scalars_through_the_client(replay, fixture, helper, args, expected):
+    replay.echo(real(fixture))  # the id is the request's, whatever the publisher's was
+    node = replay.node("ethereum")
+    assert getattr(node, helper)(*args) == expected
+    assert replay.requests[-1][1]["method"] == real_method(fixture)
+
+
+def real_method(fixture: str) -> str:
+    return {
+        "evm_eth_chainid_execution_apis.json": "eth_chainId",
+        "evm_net_version_execution_apis.json": "net_version",
+        "evm_eth_gasprice_getblock.json": "eth_gasPrice",
+        "evm_eth_getcode_execution_apis.json": "eth_getCode",
+        "evm_eth_getcode_unknown_account_execution_apis.json": "eth_getCode",
+        "evm_eth_gettransactioncount_execution_apis.json": "eth_getTransactionCount",
+    }[fixture]
+
+
+def answer_with_head(replay: Replay, body: dict[str, Any], head: int = 0x36) -> None:
+    """Answer `body`, except the head the archive rule asks for (eth_blockNumber)."""
+
+    def reply(request: dict[str, Any] | None) -> tuple[int, Any]:
+        request = request or {}
+        if request.get("method") == "eth_blockNumber":
+            return 200, {"jsonrpc": "2.0", "id": request.get("id"), "result": hex(head)}
+        return 200, {**body, "id": request.get("id")}
+
+    replay.reply = reply
+
+
+def test_real_blocks_and_logs_through_the_client(replay):
+    node = replay.node("ethereum")
+    replay.echo(real("evm_eth_getblockbynumber_latest_full_execution_apis.json"))
+    block = node.get_block("latest", full=True)
+    assert replay.requests[-1][1]["params"] == ["latest", True]
+    assert frames.evm_blocks(block)["number"][0] == 0x36
+    assert frames.evm_block_transactions(block)["nonce"].tolist() == [0xF5, 0xF6, 0xF7, 0xF8]
+    answer_with_head(replay, real("evm_eth_getblockbynumber_notfound_execution_apis.json"))
+    assert node.get_block(0x3E8, full=True) is None  # null above the head is an answer
+    assert frames.evm_blocks(None).empty
+    answer_with_head(replay, real("evm_eth_getlogs_execution_apis.json"))
+    logs = node.get_logs(
+        {"address": ["0x7dcd17433742f4c0ca53122ab541d0ba67fc27df"], "fromBlock": 1, "toBlock": 4}
+    )
+    assert frames.evm_logs(logs)["block_number"].tolist() == [2, 4]
+
+
+def test_a_real_block_of_type_2_transactions_through_the_client(replay):
+    # eth_simulateV1's block, marshalled as eth_getBlockByNumber's, served as its answer
+    (block,) = real("evm_eth_simulatev1_type2_blocks_execution_apis.json")["result"]
+    answer_with_head(replay, {"jsonrpc": "2.0", "result": block}, head=0x37)
+    result = replay.node("ethereum").get_block(0x37, full=True)
+    txs = frames.evm_block_transactions(result)
+    assert txs["max_fee_per_gas_wei"].tolist() == [16, 16] and txs["type"].tolist() == [2, 2]
+
+
+@pytest.mark.parametrize(
+    ("fixture", "helper", "args", "path", "number"),
+    [
+        ("tron_getnowblock_nile.jsonc", "get_now_block", (), "wallet/getnowblock", 66987627),
+        (
+            "tron_getblockbynum_nile.jsonc",
+            "get_block_by_num",
+            (66987565,),
+            "wallet/getblockbynum",
+            66987565,
+        ),
+    ],
+)
+def test_real_tron_blocks_through_the_client(replay, fixture, helper, args, path, number):
+    body = real(fixture)
+    replay.reply = lambda request: (200, body)
+    result = getattr(replay.node("tron"), helper)(*args)
+    assert replay.requests[-1][0] == f"/{KEY}/{path}"
+    assert frames.tron_blocks(result)["number"].tolist() == [number]
+
+
+def test_real_tron_account_and_node_info_through_the_client(replay):
+    tron = replay.node("tron")
+    account = real("tron_getaccount_nile.json")
+    replay.reply = lambda request: (200, account)
+    result = tron.get_account("41dd791d6b49e190062d650e6a23c575510d35f2f9")
+    path, sent = replay.requests[-1]
+    assert path == f"/{KEY}/wallet/getaccount"
+    assert sent["address"] == "41dd791d6b49e190062d650e6a23c575510d35f2f9"
+    assert frames.tron_account(result)["balance_sun"][0] == 1793227200
+    assert frames.tron_account_assets(result)["asset_id"].tolist() == ["1005416"]
+    replay.reply = lambda request: (200, {})  # an address that is not on chain
+    assert frames.tron_account(tron.get_account("TZ4UXDV5ZhNW7fb2AMSbgfAEZ7hWsnYS2g")).empty
+    info = real("tron_getnodeinfo_mainnet_getblock.json")
+    replay.reply = lambda request: (200, info)
+    result = tron.get_node_info()
+    assert frames.tron_node_info(result)["block_number"][0] == 71562193
+    assert len(frames.tron_node_peers(result)) == 9
+    assert tron.ledger.total_ru == 3  # TRON requests are 1 RU each
+
+
+@pytest.mark.parametrize(
+    "fixture",
+    ["ton_getmasterchaininfo_toncenter_docs.json", "ton_getmasterchaininfo_jsonrpc_getblock.json"],
+)
+def test_real_masterchain_info_through_the_client(replay, fixture):
+    body = real(fixture)
+    replay.reply = lambda request: (200, body)
+    ton = replay.node("ton")
+    result = ton.get_masterchain_info()
+    assert replay.requests[-1][0] == f"/{KEY}/api/v2/getMasterchainInfo"
+    row = frames.ton_masterchain_info(result).iloc[0]
+    assert row["seqno"] == body["result"]["last"]["seqno"] and row["init_shard"] == "0"
+
+
+def test_real_address_forms_through_the_client(replay):
+    body = real("ton_detectaddress_getblock_older.json")
+    replay.reply = lambda request: (200, body)
+    address = "EQDXZ2c5LnA12Eum-DlguTmfYkMOvNeFCh4rBD0tgmwjcFI-"
+    result = replay.node("ton").detect_address(address)
+    path, _ = replay.requests[-1]
+    assert path.startswith(f"/{KEY}/api/v2/detectAddress?address=")
+    row = frames.ton_address_forms(result).iloc[0]
+    assert row["raw_form"] == body["result"]["raw_form"] and row["bounceable"] == address

@@ -19,10 +19,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolkit.frames as frames
+from tests.fixtures.real_bodies import REAL
 from toolkit.frames import FrameError
 
 DATA = Path(__file__).parent / "data"
+# Real published bodies of the newer read methods join the realistic fixtures.
+REAL_FIXTURES = (
+    "evm_eth_simulatev1_type2_blocks_execution_apis",
+    "evm_eth_getlogs_execution_apis",
+    "tron_getaccount_nile",
+    "tron_getnodeinfo_mainnet_getblock",
+    "ton_getmasterchaininfo_toncenter_docs",
+    "ton_detectaddress_getblock_older",
+)
 FIXTURES = {path.stem: json.loads(path.read_text()) for path in sorted(DATA.glob("*.json"))}
+FIXTURES |= {name: json.loads((REAL / f"{name}.json").read_text()) for name in REAL_FIXTURES}
 
 PAYLOAD_FUNCTIONS = [
     frames.asset_issues,
@@ -39,6 +50,15 @@ PAYLOAD_FUNCTIONS = [
     frames.simulation_return_data,
     frames.platform_nodes,
     frames.ton_token_data,
+    frames.ton_masterchain_info,
+    frames.ton_address_forms,
+    frames.tron_account,
+    frames.tron_account_assets,
+    frames.tron_node_info,
+    frames.tron_node_peers,
+    frames.evm_blocks,
+    frames.evm_block_transactions,
+    frames.evm_logs,
     frames.balances_frame,
     frames.print_block_frame,
     frames.root_hashes,

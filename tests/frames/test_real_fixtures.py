@@ -2,25 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import re
-from pathlib import Path
-from typing import Any
-
 import pandas as pd
 import pytest
 
+from tests.fixtures.real_bodies import REAL, real
 from toolkit import frames
 from toolkit.frames import FrameError
-
-REAL = Path(__file__).parents[1] / "fixtures" / "real"
-
-
-def real(name: str) -> Any:
-    text = (REAL / name).read_text(encoding="utf-8")
-    if name.endswith(".jsonc"):
-        text = re.sub(r"/\*.*?\*/", "", text)  # the publisher's elisions, "/* ... */"
-    return json.loads(text)
 
 
 def test_every_fixture_is_cited_in_sources():
@@ -214,3 +201,150 @@ def test_a_real_node_list_page():
     row = df.iloc[0]
     assert (row["id"], row["protocol"], row["status"]) == ("ND-123-456-789", "ethereum", "running")
     assert row["https_endpoint"] == "https://nd-123-456-789.p2pify.com"
+
+
+# --- the read methods real clients call first ----------------------------------------------------
+
+
+def test_real_evm_scalars_read_exactly():
+    assert frames.quantity(real("evm_eth_chainid_execution_apis.json")) == 3503995874084926
+    # net_version is decimal text, and the same network as the chain id
+    assert real("evm_net_version_execution_apis.json")["result"] == "3503995874084926"
+    assert frames.quantity(real("evm_eth_gasprice_getblock.json")) == 27_261_650_066
+    assert frames.quantity(real("evm_eth_gettransactioncount_execution_apis.json")) == 1
+    assert real("evm_eth_getcode_unknown_account_execution_apis.json")["result"] == "0x"
+
+
+def test_a_real_full_block_and_its_legacy_transactions():
+    body = real("evm_eth_getblockbynumber_latest_full_execution_apis.json")
+    block = frames.evm_blocks(body).iloc[0]
+    assert (block["number"], block["tx_count"], block["size"]) == (0x36, 4, 0x455)
+    assert block["base_fee_wei"] == 0x1A21397 and type(block["base_fee_wei"]) is int
+    assert block["time"] == pd.Timestamp(0x21C, unit="s", tz="UTC")
+    txs = frames.evm_block_transactions(body)
+    assert txs["type"].tolist() == [0] * 4 and txs["nonce"].tolist() == [0xF5, 0xF6, 0xF7, 0xF8]
+    assert txs["to"].isna().tolist() == [True, True, True, False]  # contract creations
+    assert txs["gas_price_wei"].tolist() == [0x1A21398] * 4
+    # legacy transactions carry no EIP-1559 caps: NA, not 0
+    assert txs["max_fee_per_gas_wei"].isna().all()
+    assert txs["max_priority_fee_per_gas_wei"].isna().all()
+    assert txs["value_wei"][3] == 2 and txs["value_eth"][3] == 2e-18
+
+
+def test_real_type_2_transactions_keep_their_fee_caps():
+    df = frames.evm_block_transactions(real("evm_eth_simulatev1_type2_blocks_execution_apis.json"))
+    assert df["type"].tolist() == [2, 2] and df["block_number"].tolist() == [0x37, 0x37]
+    assert df["max_fee_per_gas_wei"].tolist() == [16, 16]
+    assert df["max_priority_fee_per_gas_wei"].tolist() == [0, 0]  # a real 0, not NA
+    assert df["gas_price_wei"].tolist() == [15, 15]  # what was paid: the base fee 0xf
+    assert df["max_fee_per_gas_wei"].dtype == object
+    assert df["value_wei"].tolist() == [10_000_000_000, 1000]
+
+
+def test_a_real_block_with_hashes_and_the_real_null_above_the_head():
+    body = real("evm_eth_getblockbynumber_hashes_execution_apis.json")
+    assert frames.evm_blocks(body)["tx_count"][0] == 6
+    txs = frames.evm_block_transactions(body)
+    assert len(txs) == 6 and txs["hash"].str.startswith("0x").all()
+    assert txs["index"].tolist() == list(range(6)) and txs["from"].isna().all()
+    none = real("evm_eth_getblockbynumber_notfound_execution_apis.json")
+    assert frames.evm_blocks(none).empty and frames.evm_block_transactions(none).empty
+
+
+def test_real_logs():
+    df = frames.evm_logs(real("evm_eth_getlogs_execution_apis.json"))
+    assert df["block_number"].tolist() == [2, 4] and df["log_index"].tolist() == [10, 0]
+    assert df["address"].unique().tolist() == ["0x7dcd17433742f4c0ca53122ab541d0ba67fc27df"]
+    assert df["topic1"][1] == "0x95b7276947f6331672b0c63eca28c1d39f25286d5e2793d6a487837ff1475ba0"
+    assert df["topic2"].isna().all() and df["removed"].tolist() == [False, False]
+
+
+def test_real_now_block_and_block_by_num():
+    df = frames.tron_blocks(
+        [real("tron_getnowblock_nile.jsonc"), real("tron_getblockbynum_nile.jsonc")]
+    )
+    assert df["number"].tolist() == [66987627, 66987565]
+    assert df["time"][1] == pd.Timestamp(1777445121000, unit="ms", tz="UTC")
+    assert df["witness_address"][0] == "41e7860196ad5b5718c1d6326babab039b70b8c1cd"
+    assert df["tx_count"].tolist() == [0, 0]  # elided by the publisher
+
+
+def test_a_real_account_where_zero_fields_are_left_out():
+    row = frames.tron_account(real("tron_getaccount_nile.json")).iloc[0]
+    assert row["address"] == "41dd791d6b49e190062d650e6a23c575510d35f2f9"
+    assert row["balance_sun"] == 1793227200 and row["balance_trx"] == 1793.2272
+    assert row["type"] == "Normal"  # the enum's zero, left out
+    assert row["create_time"] == pd.Timestamp(1776933207000, unit="ms", tz="UTC")
+    # java-tron spells it latest_opration_time
+    assert row["latest_operation_time"] == pd.Timestamp(1777444809000, unit="ms", tz="UTC")
+    assert row["free_net_usage"] == 441
+    # frozenV2 lists {} (bandwidth), ENERGY and TRON_POWER with no amounts: all 0, never NA
+    assert (row["staked_bandwidth_sun"], row["staked_energy_sun"]) == (0, 0)
+    assert row["net_usage"] == 0 and row["energy_usage"] == 0 and row["asset_count"] == 1
+    assert not row["is_witness"] and pd.isna(row["account_name"])
+
+
+def test_a_real_visible_account_keeps_base58_and_its_delegated_energy():
+    body = real("tron_getaccount_visible_getblock.json")
+    row = frames.tron_account(body).iloc[0]
+    assert row["address"] == "TZ4UXDV5ZhNW7fb2AMSbgfAEZ7hWsnYS2g"
+    assert row["acquired_delegated_energy_sun"] == 1_000_000 and row["asset_count"] == 2
+    assert pd.isna(row["latest_operation_time"])  # this answer has none
+    assets = frames.tron_account_assets(body)
+    assert assets["asset_id"].tolist() == ["1004977", "1005026"]
+    assert assets["amount"].tolist() == [8888880000, 8888880000]
+    assert type(assets["amount"][0]) is int and assets["free_asset_net_usage"].tolist() == [0, 0]
+    assert frames.tron_account({}).empty and frames.tron_account_assets({}).empty
+
+
+def test_real_node_infos_mainnet_whole_and_nile_shortened():
+    df = frames.tron_node_info(
+        [real("tron_getnodeinfo_mainnet_getblock.json"), real("tron_getnodeinfo_nile_excerpt.json")]
+    )
+    assert df["block_number"].tolist() == [71562193, 66987565]
+    assert df["solidity_block_number"].tolist() == [71562175, 66987547]
+    assert df["block_id"][1] == "0000000003fe262d52bfa4b2814f816fd2e57af5b98a33d60d8630a03a908e0e"
+    assert df["p2p_version"].tolist() == ["11111", "201910292"]  # mainnet, Nile
+    assert df["code_version"].tolist() == ["4.7.7", "4.8.1"]
+    assert df["peer_count"][0] == 9 and pd.isna(df["peer_count"][1])  # the publisher left it out
+    assert df["cpu_rate"][0] == pytest.approx(0.13043478260869565)
+    assert pd.isna(df["process_cpu_rate"][1]) and df["total_memory"][0] == 67075801088
+    assert df["cpu_rate"].dtype == "float64" and df["block_number"].dtype == "Int64"
+
+
+def test_real_peers_are_read_from_peer_list():
+    peers = frames.tron_node_peers(real("tron_getnodeinfo_mainnet_getblock.json"))
+    assert len(peers) == 9 and peers["host"][0] == "168.119.5.80"  # java's "/" is dropped
+    assert peers["avg_latency_ms"].tolist()[:3] == [12.0, 13.0, 44.0]
+    assert peers["connect_time"][0] == pd.Timestamp(1745333487937, unit="ms", tz="UTC")
+    assert peers["head_block_we_both_have"][0] == 71562191
+    assert pd.isna(peers["last_sync_block"][0]) and peers["last_sync_block"][3] == 71561955
+    assert peers["local_disconnect_reason"][1] == "TIME_OUT"
+    assert pd.isna(peers["local_disconnect_reason"][0])  # "" means none
+    assert peers["active"].all() and peers["sync_flag"].dtype == "boolean"
+
+
+def test_real_masterchain_infos_rest_and_json_rpc():
+    df = frames.ton_masterchain_info(
+        [
+            real("ton_getmasterchaininfo_toncenter_docs.json"),
+            real("ton_getmasterchaininfo_jsonrpc_getblock.json"),
+        ]
+    )
+    assert df["seqno"].tolist() == [51148696, 45792554] and df["workchain"].tolist() == [-1, -1]
+    assert df["shard"].tolist() == ["-9223372036854775808"] * 2
+    # the zero state's shard is "0" in real answers, not the masterchain's shard
+    assert df["init_shard"].tolist() == ["0", "0"] and df["init_seqno"].tolist() == [0, 0]
+    assert df["init_root_hash"][0] == "F6OpKZKqvqeFp6CQmFomXNMfMj2EnaUSOXN+Mh+wVWk="
+    assert df["extra"][0] == "1755812855.1928415:3:0.47373957740114636" and pd.isna(df["extra"][1])
+    with pytest.raises(FrameError, match="code 429"):
+        frames.ton_masterchain_info({"ok": False, "code": 429, "error": "Ratelimit exceeded"})
+
+
+def test_real_address_forms_of_the_older_shape():
+    row = frames.ton_address_forms(real("ton_detectaddress_getblock_older.json")).iloc[0]
+    assert row["raw_form"] == "0:d76767392e7035d84ba6f83960b9399f62430ebcd7850a1e2b043d2d826c2370"
+    assert row["workchain"] == 0 and row["given_type"] == "friendly_bounceable"
+    assert row["bounceable"] == "EQDXZ2c5LnA12Eum-DlguTmfYkMOvNeFCh4rBD0tgmwjcFI-"
+    assert row["non_bounceable_b64"] == "UQDXZ2c5LnA12Eum+DlguTmfYkMOvNeFCh4rBD0tgmwjcA/7"
+    assert not row["test_only"]

@@ -30,7 +30,7 @@ from ._solana import (
     simulation_summary,
     simulation_token_balances,
 )
-from ._ton import ton_token_data
+from ._ton import ton_address_forms, ton_masterchain_info, ton_token_data
 from ._tron import (
     asset_issues,
     tron_block_transactions,
@@ -38,6 +38,7 @@ from ._tron import (
     tron_transaction,
     tron_transaction_infos,
 )
+from ._tron_state import tron_account, tron_account_assets, tron_node_info, tron_node_peers
 
 __all__ = [
     "LOG_KINDS",
@@ -64,9 +65,15 @@ __all__ = [
     "simulation_token_balances",
     "to_arrow",
     "to_parquet",
+    "ton_address_forms",
+    "ton_masterchain_info",
     "ton_token_data",
+    "tron_account",
+    "tron_account_assets",
     "tron_block_transactions",
     "tron_blocks",
+    "tron_node_info",
+    "tron_node_peers",
     "tron_transaction",
     "tron_transaction_infos",
 ]

@@ -400,6 +400,23 @@ def float_column(values: Iterable[float]) -> np.ndarray:
     return np.fromiter(values, dtype=np.float64)
 
 
+def number_column(values: Sequence[Any], field: str) -> np.ndarray:
+    """float64 of JSON numbers that are measurements, not amounts (a CPU rate, a latency); NaN
+    for missing. Exact amounts never go here: they are `big_int_column`'s."""
+    return float_column(math.nan if is_missing(v) else _number(v, field) for v in values)
+
+
+def _number(value: Any, field: str) -> float:
+    if isinstance(value, float):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            return float(value)
+        except OverflowError:  # an int beyond every float
+            return math.copysign(math.inf, value)
+    raise FrameError(f"{field}: expected a number, got {describe(value)}")
+
+
 def object_column(values: Sequence[Any]) -> np.ndarray:
     """An object column (lists, dicts, bytes...), NA for missing."""
     column = _objects(values)
@@ -442,6 +459,7 @@ _BUILDERS = {
     "int": int_column,
     "big_int": big_int_column,
     "bool": bool_column,
+    "float": number_column,
     "time_ms": utc_column,
     "time_s": lambda values, field: utc_column(values, field, unit="s"),
     "object": lambda values, field: object_column(values),

@@ -477,6 +477,8 @@ EVM_TRANSACTION_COLUMNS = (
     "value_eth",
     "gas",
     "gas_price_wei",
+    "max_fee_per_gas_wei",
+    "max_priority_fee_per_gas_wei",
     "nonce",
     "type",
     "input",
@@ -490,6 +492,8 @@ _EVM_TRANSACTION_SCHEMA = {
     "value_wei": "big_int",
     "gas": "int",
     "gas_price_wei": "big_int",
+    "max_fee_per_gas_wei": "big_int",
+    "max_priority_fee_per_gas_wei": "big_int",
     "nonce": "int",
     "type": "int",
     "input": "text",
@@ -560,8 +564,12 @@ def evm_block_transactions(payload: Any) -> pd.DataFrame:
     """The transactions of blocks (same inputs as `evm_blocks`), one row per transaction.
 
     A block fetched with ``full=False`` lists only hashes: those rows have the hash and NA
-    elsewhere. Columns: block_number, index (Int64), hash, from, to (string), value_wei (exact
-    int), value_eth (float), gas (Int64), gas_price_wei (exact int), nonce, type (Int64), input.
+    elsewhere. Columns: block_number, index (Int64), hash, from, to (string; NA for a contract
+    creation), value_wei (exact int), value_eth (float), gas (Int64), gas_price_wei (exact int: the
+    price paid, which nodes also give for EIP-1559 transactions), max_fee_per_gas_wei,
+    max_priority_fee_per_gas_wei (exact ints; NA for legacy and access-list transactions, which
+    carry no such caps), nonce, type (Int64: 0 legacy, 1 access list, 2 EIP-1559, 3 blob, 4 set
+    code), input.
     """
     rows = []
     for block in _evm_block_list(payload):
@@ -582,6 +590,8 @@ def evm_block_transactions(payload: Any) -> pd.DataFrame:
                     "value_wei": tx.get("value"),
                     "gas": tx.get("gas"),
                     "gas_price_wei": tx.get("gasPrice"),
+                    "max_fee_per_gas_wei": tx.get("maxFeePerGas"),
+                    "max_priority_fee_per_gas_wei": tx.get("maxPriorityFeePerGas"),
                     "nonce": tx.get("nonce"),
                     "type": tx.get("type"),
                     "input": tx.get("input"),

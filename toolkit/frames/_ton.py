@@ -1,4 +1,10 @@
-"""TON token data (``api/v2/getTokenData``) as frames, in the spec's shape and toncenter's."""
+"""TON answers as frames: token data (``api/v2/getTokenData``, in the spec's shape and toncenter's),
+the masterchain head (``getMasterchainInfo``) and an address's forms (``detectAddress``).
+
+toncenter wraps every answer as ``{"ok": true, "result": ...}`` (a JSON-RPC envelope may sit around
+that, with ``id`` and ``jsonrpc``) and fails as ``{"ok": false, "code", "error"}``: every frame here
+reads all of these, and the bare ``result``, and raises with toncenter's error.
+"""
 
 from __future__ import annotations
 
@@ -128,14 +134,144 @@ def _token_row(item: Any) -> dict[str, Any] | None:
 
 
 def _token_record(item: Any) -> Mapping[str, Any]:
+    return toncenter_result(item, _TOKEN_FIELDS, "TON token data")
+
+
+def toncenter_result(item: Any, fields: frozenset[str], what: str) -> Mapping[str, Any]:
+    """The record of one toncenter answer: the ``result`` of ``{"ok": true, ...}`` (inside a
+    JSON-RPC envelope or not), or a bare record that has at least one of `fields`; ``{}`` is
+    an empty record. ``{"ok": false, ...}`` raises with toncenter's code and error."""
+    item = unwrap_envelope(item)
     if not isinstance(item, Mapping):
-        raise FrameError(f"expected TON token data (an object), got {describe(item)}")
+        raise FrameError(f"expected {what} (an object), got {describe(item)}")
     if "ok" in item:
         if item["ok"] is not True:
             error = text_value(item.get("error"), "error")
             code = repr(item.get("code"))[:20]
             raise FrameError(f"toncenter answered with an error (code {code}): {error}")
         return as_mapping(item.get("result"), "result")
-    if item and _TOKEN_FIELDS.isdisjoint(item):
-        raise FrameError(f"expected TON token data, got {describe_keys(item)}")
+    if item and fields.isdisjoint(item):
+        raise FrameError(f"expected {what}, got {describe_keys(item)}")
     return item
+
+
+def _toncenter_results(payload: Any, fields: frozenset[str], what: str) -> list[Mapping[str, Any]]:
+    """The non-empty records of one answer or of a list of answers."""
+    payload = unwrap_envelope(payload)
+    items = payload if isinstance(payload, list) else [payload]
+    return [record for item in items if (record := toncenter_result(item, fields, what))]
+
+
+# --- getMasterchainInfo ---------------------------------------------------------------------------
+
+_BLOCK_ID_SCHEMA = {
+    "workchain": "int",
+    "shard": "text",
+    "seqno": "int",
+    "root_hash": "text",
+    "file_hash": "text",
+}
+MASTERCHAIN_COLUMNS = (
+    "seqno",
+    "workchain",
+    "shard",
+    "root_hash",
+    "file_hash",
+    "state_root_hash",
+    "init_seqno",
+    "init_workchain",
+    "init_shard",
+    "init_root_hash",
+    "init_file_hash",
+    "extra",
+)
+_MASTERCHAIN_SCHEMA = {
+    **_BLOCK_ID_SCHEMA,
+    "state_root_hash": "text",
+    **{f"init_{part}": kind for part, kind in _BLOCK_ID_SCHEMA.items()},
+    "extra": "text",
+}
+_MASTERCHAIN_FIELDS = frozenset({"last", "init", "state_root_hash"})
+
+
+def ton_masterchain_info(payload: Any) -> pd.DataFrame:
+    """The masterchain head as ``getMasterchainInfo`` answers it, one row per answer.
+
+    Accepts toncenter's ``{"ok": true, "result": {"@type": "blocks.masterchainInfo", "last",
+    "state_root_hash", "init"}}`` (REST GET), the same in a JSON-RPC envelope (``jsonRPC``), the
+    bare result, or a list of any of these.
+
+    Columns: seqno (Int64: TON's head), workchain (Int64, -1 for the masterchain), shard (string,
+    toncenter's signed decimal: "-9223372036854775808" is the whole masterchain), root_hash,
+    file_hash (string, base64), state_root_hash (string), then init_seqno, init_workchain,
+    init_shard, init_root_hash, init_file_hash (the zero state the node follows; real answers give
+    its shard as "0"), extra (string, toncenter's ``@extra`` request tag; NA when absent).
+    """
+    rows = []
+    for record in _toncenter_results(payload, _MASTERCHAIN_FIELDS, "TON masterchain info"):
+        row = {"state_root_hash": record.get("state_root_hash"), "extra": record.get("@extra")}
+        for prefix, key in (("", "last"), ("init_", "init")):
+            block = as_mapping(record.get(key), key)
+            row.update({f"{prefix}{part}": block.get(part) for part in _BLOCK_ID_SCHEMA})
+        rows.append(row)
+    return frame(columns_from_rows(rows, _MASTERCHAIN_SCHEMA), MASTERCHAIN_COLUMNS)
+
+
+# --- detectAddress ---------------------------------------------------------------------------
+
+ADDRESS_FORM_COLUMNS = (
+    "raw_form",
+    "workchain",
+    "bounceable",
+    "non_bounceable",
+    "bounceable_b64",
+    "non_bounceable_b64",
+    "given_type",
+    "test_only",
+)
+_ADDRESS_FORM_SCHEMA = {
+    "raw_form": "text",
+    "workchain": "int",
+    "bounceable": "text",
+    "non_bounceable": "text",
+    "bounceable_b64": "text",
+    "non_bounceable_b64": "text",
+    "given_type": "text",
+    "test_only": "bool",
+}
+_ADDRESS_FORM_FIELDS = frozenset({"raw_form", "bounceable", "non_bounceable", "given_type"})
+
+
+def ton_address_forms(payload: Any) -> pd.DataFrame:
+    """Every form of addresses as ``detectAddress`` answers them, one row per answer.
+
+    Accepts toncenter's current answer (``"@type": "ext.utils.detectedAddress"``, each variant an
+    ``ext.utils.detectedAddressVariant`` with ``b64`` and ``b64url``), its older one (the same
+    without ``@type``), either in a JSON-RPC envelope or bare, or a list of any of these.
+
+    Columns: raw_form (string, ``<workchain>:<64 hex>``), workchain (Int64, from the raw form),
+    bounceable, non_bounceable (string, URL-safe user-friendly forms: ``EQ...``, ``UQ...``),
+    bounceable_b64, non_bounceable_b64 (string, the same in standard base64 with ``+`` and
+    ``/``), given_type (string: raw_form, friendly_bounceable, friendly_non_bounceable), test_only
+    (boolean: the address given was a testnet form).
+    """
+    rows = []
+    for record in _toncenter_results(payload, _ADDRESS_FORM_FIELDS, "TON address forms"):
+        raw = text_value(record.get("raw_form"), "raw_form")
+        row = {
+            "raw_form": raw,
+            "workchain": _workchain(raw),
+            "given_type": record.get("given_type"),
+            "test_only": record.get("test_only"),
+        }
+        for key in ("bounceable", "non_bounceable"):
+            variant = as_mapping(record.get(key), key)
+            row[key] = variant.get("b64url")
+            row[f"{key}_b64"] = variant.get("b64")
+        rows.append(row)
+    return frame(columns_from_rows(rows, _ADDRESS_FORM_SCHEMA), ADDRESS_FORM_COLUMNS)
+
+
+def _workchain(raw: str | None) -> int | None:
+    workchain, colon, _ = (raw or "").partition(":")
+    return int_value(workchain, "raw_form") if colon and workchain else None

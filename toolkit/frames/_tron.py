@@ -160,7 +160,9 @@ BLOCK_TRANSACTION_COLUMNS = ("block_number", "block_id", *TRANSACTION_COLUMNS)
 # --- payload shapes ------------------------------------------------------------------------------
 
 
-def _records(payload: Any, *, list_key: str | None, record_fields: frozenset[str], what: str):
+def tron_records(
+    payload: Any, *, list_key: str | None, record_fields: frozenset[str], what: str
+) -> list[Mapping[str, Any]]:
     """The records of a TRON response: a bare array, ``{list_key: [...]}`` or one bare record.
 
     ``{}`` means "nothing" (TRON's answer to an out-of-range query) and a ``{"Error": ...}`` body
@@ -205,7 +207,7 @@ def asset_issues(payload: Any, *, hex_text: bool | None = None) -> pd.DataFrame:
     abbr_raw, description_raw, url_raw (the text as received; the readable column is NA where it is
     not hex, and undecodable bytes show as U+FFFD).
     """
-    records = _records(
+    records = tron_records(
         payload, list_key="assetIssue", record_fields=_ASSET_FIELDS, what="TRON asset issue records"
     )
     columns = columns_from_rows(records, _ASSET_SCHEMA)
@@ -259,7 +261,7 @@ def tron_transaction_infos(payload: Any) -> pd.DataFrame:
     (string), log_count, internal_tx_count (Int64, 0 when absent), contract_result (string: the
     `contractResult` entries joined with ",").
     """
-    records = _records(
+    records = tron_records(
         payload,
         list_key=None,
         record_fields=_TRANSACTION_INFO_FIELDS,
@@ -352,7 +354,7 @@ def tron_transaction(payload: Any) -> pd.DataFrame:
     (string), signature_count (Int64), raw_data_hex (string). Only the first contract of a
     transaction is read: TRON transactions carry exactly one.
     """
-    txs = _records(
+    txs = tron_records(
         payload,
         list_key=None,
         record_fields=_TRANSACTION_FIELDS,
@@ -363,7 +365,7 @@ def tron_transaction(payload: Any) -> pd.DataFrame:
 
 
 def _blocks(payload: Any) -> list[Mapping[str, Any]]:
-    return _records(payload, list_key="block", record_fields=_BLOCK_FIELDS, what="TRON blocks")
+    return tron_records(payload, list_key="block", record_fields=_BLOCK_FIELDS, what="TRON blocks")
 
 
 def _block_fields(block: Mapping[str, Any]) -> dict[str, Any]:

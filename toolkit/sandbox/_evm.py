@@ -371,13 +371,21 @@ class EvmChain:
         }
 
     def _transaction_json(self, tx: dict[str, Any], number: int, block_hash: str) -> dict:
+        """A transaction as geth's RPCTransaction prints it: an EIP-1559 one carries its fee caps,
+        the price it paid (base fee plus tip, at most the cap), an empty access list and yParity."""
         internal = "from" not in tx
-        return {
+        paid = min(tx.get("fee_cap", 0), self.profile.base_fee_wei + tx.get("tip", 0))
+        rendered = {
             "blockHash": block_hash,
             "blockNumber": enc.to_quantity(number),
             "from": "0x00000000000000000000000000000000000a4b05" if internal else tx["from"],
             "gas": enc.to_quantity(tx["gas"]),
-            "gasPrice": enc.to_quantity(self.profile.base_fee_wei + tx.get("tip", 0)),
+            "gasPrice": enc.to_quantity(self.profile.base_fee_wei if internal else paid),
+        }
+        if not internal:
+            rendered["maxFeePerGas"] = enc.to_quantity(tx["fee_cap"])
+            rendered["maxPriorityFeePerGas"] = enc.to_quantity(tx["tip"])
+        rendered |= {
             "hash": tx_hash(tx),
             "input": "0x" + tx["data"].hex(),
             "nonce": enc.to_quantity(tx.get("nonce", 0)),
@@ -385,11 +393,18 @@ class EvmChain:
             "transactionIndex": enc.to_quantity(tx["index"]),
             "value": enc.to_quantity(tx.get("value", 0)),
             "type": "0x6a" if internal else "0x2",
+        }
+        if not internal:
+            rendered["accessList"] = []
+        rendered |= {
             "chainId": enc.to_quantity(self.chain.chain_id),
             "v": enc.to_quantity(tx.get("v", 0)),
             "r": enc.to_quantity(tx.get("r", 0)),
             "s": enc.to_quantity(tx.get("s", 0)),
         }
+        if not internal:
+            rendered["yParity"] = enc.to_quantity(tx["v"])
+        return rendered
 
     def _get_logs(self, call: BoundCall, head: int) -> list[dict[str, Any]]:
         """The token's Transfer logs: one for each token transfer in the blocks' bodies."""

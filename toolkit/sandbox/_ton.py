@@ -35,11 +35,12 @@ NOT_A_JETTON = 409
 BAD_ADDRESS = 416
 MISSING_PARAMETER = 422
 _MASTERCHAIN_SHARD = "-9223372036854775808"
-# The mainnet zero state, as every toncenter masterchain answer shows it.
+# The mainnet zero state, as every toncenter masterchain answer shows it (its shard is "0", not
+# the masterchain's -9223372036854775808: tests/fixtures/real/ton_getmasterchaininfo_*.json).
 _ZERO_STATE = {
     "@type": "ton.blockIdExt",
     "workchain": -1,
-    "shard": _MASTERCHAIN_SHARD,
+    "shard": "0",
     "seqno": 0,
     "root_hash": "F6OpKZKqvqeFp6CQmFomXNMfMj2EnaUSOXN+Mh+wVWk=",
     "file_hash": "XplPz01CXAps5qeSWUtxcyBfdAo5zVb1N979KLSKD24=",

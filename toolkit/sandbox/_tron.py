@@ -327,42 +327,106 @@ class TronNode:
         return _visible(self._block(number)[0], call.arguments.get("visible", False))
 
     def _node_info(self, call: BoundCall, head: int) -> dict[str, Any]:
-        """java-tron's NodeInfo, abridged: tronpy reads the head from ``block`` ("Num:N,ID:...")
-        and the solidified head from ``solidityBlock``."""
+        """java-tron's NodeInfo as its servlet prints it (fastjson: keys in alphabetical order,
+        zeros printed): tronpy reads the head from ``block`` ("Num:N,ID:...") and the solidified
+        head from ``solidityBlock``; the peers are ``peerList``."""
         solid = head - 19  # java-tron solidifies a block after 2/3 of 27 witnesses confirm it
+        peers = [self._peer(head, index) for index in range(8)]
         return {
+            "activeConnectCount": 6,
             "beginSyncNum": head - 1,
             "block": f"Num:{head},ID:{self.block_id(head)}",
-            "solidityBlock": f"Num:{solid},ID:{self.block_id(solid)}",
-            "currentConnectCount": 30,
-            "activeConnectCount": 6,
-            "passiveConnectCount": 24,
-            "totalFlow": 0,
-            "peerInfoList": [],
+            "cheatWitnessInfoMap": {},
             "configNodeInfo": {
-                "codeVersion": "4.8.0",
-                "versionNum": "19550",
-                "p2pVersion": "11111",
-                "listenPort": 18888,
-                "discoverEnable": True,
                 "activeNodeSize": 0,
-                "passiveNodeSize": 0,
-                "sendNodeSize": 0,
-                "maxConnectCount": 30,
-                "sameIpMaxConnectCount": 2,
+                "allowAdaptiveEnergy": 1,
+                "allowCreationOfContracts": 1,
                 "backupListenPort": 10001,
                 "backupMemberSize": 0,
                 "backupPriority": 0,
+                "codeVersion": "4.8.0",
                 "dbVersion": 2,
-                "minParticipationRate": 15,
-                "supportConstant": True,
-                "minTimeRatio": 0.0,
+                "discoverEnable": True,
+                "listenPort": 18888,
+                "maxConnectCount": 30,
                 "maxTimeRatio": 5.0,
-                "allowCreationOfContracts": 1,
-                "allowAdaptiveEnergy": 1,
+                "minParticipationRate": 15,
+                "minTimeRatio": 0.0,
+                "p2pVersion": "11111",
+                "passiveNodeSize": 0,
+                "sameIpMaxConnectCount": 2,
+                "sendNodeSize": 0,
+                "supportConstant": True,
+                "versionNum": "19550",
             },
-            "machineInfo": {"threadCount": 120, "cpuCount": 16, "javaVersion": "1.8.0_412"},
-            "cheatWitnessInfoMap": {},
+            "currentConnectCount": len(peers),
+            "machineInfo": {
+                "cpuCount": 16,
+                "cpuRate": 0.125,
+                "deadLockThreadCount": 0,
+                "deadLockThreadInfoList": [],
+                "freeMemory": 1_073_741_824,
+                "javaVersion": "1.8.0_412",
+                "jvmFreeMemory": 6_442_450_944,
+                "jvmTotalMemory": 17_179_869_184,
+                "memoryDescInfoList": [
+                    {
+                        "initSize": 2_555_904,
+                        "maxSize": 268_435_456,
+                        "name": "Code Cache",
+                        "useRate": 0.25,
+                        "useSize": 67_108_864,
+                    },
+                    {
+                        "initSize": 0,
+                        "maxSize": -1,  # Metaspace has no limit
+                        "name": "Metaspace",
+                        "useRate": 0.9,
+                        "useSize": 83_886_080,
+                    },
+                ],
+                "osName": "Linux 5.15.0-105-generic",
+                "processCpuRate": 0.0625,
+                "threadCount": 120,
+                "totalMemory": 68_719_476_736,
+            },
+            "passiveConnectCount": len(peers) - 6,
+            "peerList": peers,
+            "solidityBlock": f"Num:{solid},ID:{self.block_id(solid)}",
+            "totalFlow": 0,
+        }
+
+    def _peer(self, head: int, index: int) -> dict[str, Any]:
+        """One connected peer as java-tron's PeerInfo prints it (its host with java's "/")."""
+        rng = self.seeded.rng("tron", "peer", index)
+        both = head - rng.randrange(3)
+        behind = rng.random() < 0.25
+        return {
+            "active": True,
+            "avgLatency": float(rng.randrange(5, 400)),
+            "blockInPorcSize": 0,
+            "connectTime": self.timeline.time_ms(head - 20 * 60 * 24 - rng.randrange(20 * 60)),
+            "disconnectTimes": rng.randrange(4),
+            "headBlockTimeWeBothHave": 0,
+            "headBlockWeBothHave": f"Num:{both},ID:{self.block_id(both)}",
+            "host": "/" + ".".join(str(rng.randrange(1, 255)) for _ in range(4)),
+            "inFlow": 0,
+            "lastBlockUpdateTime": self.timeline.time_ms(both),
+            "lastSyncBlock": f"Num:{both - 200},ID:{self.block_id(both - 200)}" if behind else "",
+            "localDisconnectReason": "TIME_OUT" if behind else "",
+            "needSyncFromPeer": False,
+            "needSyncFromUs": False,
+            "nodeCount": 96,
+            "nodeId": self.seeded.hex("tron", "peer-id", index, size=64),
+            "port": 18888,
+            "remainNum": 0,
+            "remoteDisconnectReason": "",
+            "score": 0,
+            "syncBlockRequestedSize": 0,
+            "syncFlag": False,
+            "syncToFetchSize": 0,
+            "syncToFetchSizePeekNum": -1,
+            "unFetchSynNum": 0,
         }
 
     def _account(self, call: BoundCall, head: int) -> dict[str, Any]:
@@ -375,22 +439,41 @@ class TronNode:
             return {}
         rng = self.seeded.rng("tron", "account", name)
         created_ms = self.timeline.time_ms(BASE_HEAD // 2 + rng.randrange(BASE_HEAD // 4))
-        held = rng.sample(range(len(ASSETS)), 2)
-        account = {
-            "address": address,
+        held = [asset_id(index) for index in rng.sample(range(len(ASSETS)), 2)]
+        shown = enc.tron_to_base58(address) if call.arguments.get("visible", False) else address
+        key = [{"address": shown, "weight": 1}]
+        # java-tron's field order; zero-valued fields (an empty bandwidth stake, a usage of 0) are
+        # left out, so frozenV2 lists {} for bandwidth and only the type of the others.
+        return {
+            "address": shown,
             "balance": rng.randrange(1, 10**6) * 10**6,
             "create_time": created_ms,
             "latest_opration_time": self.timeline.time_ms(head - rng.randrange(5_000)),
-            "assetV2": [
-                {"key": asset_id(index), "value": rng.randrange(1, 10**9)} for index in held
-            ],
-            "free_net_usage": rng.randrange(600),
+            "free_net_usage": rng.randrange(1, 600),
             "latest_consume_free_time": self.timeline.time_ms(head - rng.randrange(28_800)),
-            "account_resource": {"latest_consume_time_for_energy": created_ms},
+            "net_window_size": 28_800_000,
+            "net_window_optimized": True,
+            "account_resource": {
+                "latest_consume_time_for_energy": created_ms,
+                "energy_window_size": 28_800_000,
+                "energy_window_optimized": True,
+            },
+            "owner_permission": {"permission_name": "owner", "threshold": 1, "keys": key},
+            "active_permission": [
+                {
+                    "type": "Active",
+                    "id": 2,
+                    "permission_name": "active",
+                    "threshold": 1,
+                    "operations": "7fff1fc0033efb0f" + "0" * 48,
+                    "keys": key,
+                }
+            ],
+            "frozenV2": [{}, {"type": "ENERGY"}, {"type": "TRON_POWER"}],
+            "assetV2": [{"key": held_id, "value": rng.randrange(1, 10**9)} for held_id in held],
+            "free_asset_net_usageV2": [{"key": held_id, "value": 0} for held_id in held],
+            "asset_optimized": True,
         }
-        if call.arguments.get("visible", False):
-            account["address"] = enc.tron_to_base58(address)
-        return account
 
     def _make_block(self, number: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """A block and the transaction info of each of its transactions, in hex form."""

@@ -77,32 +77,16 @@ def _transaction_infos(bound: BoundCall, result: Any) -> Presentation:
     return Presentation((("Transactions", infos),), figure)
 
 
-def _blocks(bound: BoundCall, result: Any) -> Presentation:
-    return Presentation(
-        (
-            ("Blocks", frames.tron_blocks(result)),
-            ("Transactions", frames.tron_block_transactions(result)),
-        )
-    )
-
-
-def _evm_blocks(bound: BoundCall, result: Any) -> Presentation:
-    return Presentation(
-        (
-            ("Block", frames.evm_blocks(result)),
-            ("Transactions", frames.evm_block_transactions(result)),
-        )
-    )
-
-
 def _platform_nodes(bound: BoundCall, result: Any) -> Presentation:
     nodes = frames.platform_nodes(result)
     return Presentation((("Nodes", nodes),), plots.plot_nodes(nodes)[0])
 
 
-def _single(caption: str, frame_function: Callable[[Any], pd.DataFrame]) -> Presenter:
+def _tables(*captioned: tuple[str, Callable[[Any], pd.DataFrame]]) -> Presenter:
+    """A presenter of one captioned frame per frame function, the first the main one."""
+
     def present(bound: BoundCall, result: Any) -> Presentation:
-        return Presentation(((caption, frame_function(result)),))
+        return Presentation(tuple((caption, function(result)) for caption, function in captioned))
 
     return present
 
@@ -116,6 +100,9 @@ def _raw(bound: BoundCall, result: Any) -> Presentation:
     return Presentation((("Result", frame),))
 
 
+_TRON_BLOCKS = _tables(
+    ("Blocks", frames.tron_blocks), ("Transactions", frames.tron_block_transactions)
+)
 BY_NAME: dict[str, Presenter] = {
     "eth_getBalance": _balance,
     "bor_getRootHash": _root_hash,
@@ -123,15 +110,23 @@ BY_NAME: dict[str, Presenter] = {
 }
 BY_RESULT_KIND: dict[str, Presenter] = {
     "simulation": _simulation,
-    "asset-issue": _single("Asset", frames.asset_issues),
-    "asset-issue-list": _single("Assets", frames.asset_issues),
+    "asset-issue": _tables(("Asset", frames.asset_issues)),
+    "asset-issue-list": _tables(("Assets", frames.asset_issues)),
     "transaction-info-list": _transaction_infos,
-    "block-list": _blocks,
-    "tron-block": _blocks,
-    "evm-block": _evm_blocks,
-    "log-list": _single("Logs", frames.evm_logs),
-    "unsigned-transaction": _single("Unsigned transaction", frames.tron_transaction),
-    "token-data": _single("Token", frames.ton_token_data),
+    "block-list": _TRON_BLOCKS,
+    "tron-block": _TRON_BLOCKS,
+    "tron-account": _tables(
+        ("Account", frames.tron_account), ("TRC-10 holdings", frames.tron_account_assets)
+    ),
+    "tron-node-info": _tables(("Node", frames.tron_node_info), ("Peers", frames.tron_node_peers)),
+    "evm-block": _tables(
+        ("Block", frames.evm_blocks), ("Transactions", frames.evm_block_transactions)
+    ),
+    "log-list": _tables(("Logs", frames.evm_logs)),
+    "unsigned-transaction": _tables(("Unsigned transaction", frames.tron_transaction)),
+    "token-data": _tables(("Token", frames.ton_token_data)),
+    "masterchain-info": _tables(("Masterchain head", frames.ton_masterchain_info)),
+    "address-forms": _tables(("Address forms", frames.ton_address_forms)),
     "node-page": _platform_nodes,
 }
 

@@ -1,0 +1,100 @@
+"""The presenters by result kind, on real published bodies (tests/fixtures/real/, SOURCES.md) and
+on the sandbox's answers through the method explorer."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from tests.fixtures.real_bodies import real_result as real
+from toolkit import frames, lookup
+from toolkit.catalog import RESULT_KINDS
+from toolkit.frames._tron_state import ACCOUNT_COLUMNS
+from toolkit.widgets import MethodExplorer, sandbox_examples
+from toolkit.widgets._results import BY_RESULT_KIND, present
+
+CASES = [
+    pytest.param(
+        "wallet/getaccount",
+        {"address": "TZ4UXDV5ZhNW7fb2AMSbgfAEZ7hWsnYS2g"},
+        "tron_getaccount_visible_getblock.json",
+        [("Account", frames.tron_account), ("TRC-10 holdings", frames.tron_account_assets)],
+        id="tron-account",
+    ),
+    pytest.param(
+        "wallet/getnodeinfo",
+        {},
+        "tron_getnodeinfo_mainnet_getblock.json",
+        [("Node", frames.tron_node_info), ("Peers", frames.tron_node_peers)],
+        id="tron-node-info",
+    ),
+    pytest.param(
+        "api/v2/getMasterchainInfo",
+        {},
+        "ton_getmasterchaininfo_toncenter_docs.json",
+        [("Masterchain head", frames.ton_masterchain_info)],
+        id="masterchain-info",
+    ),
+    pytest.param(
+        "api/v2/detectAddress",
+        {"address": "EQDXZ2c5LnA12Eum-DlguTmfYkMOvNeFCh4rBD0tgmwjcFI-"},
+        "ton_detectaddress_getblock_older.json",
+        [("Address forms", frames.ton_address_forms)],
+        id="address-forms",
+    ),
+    pytest.param(
+        "eth_getBlockByNumber",
+        {"block": "latest", "full": True},
+        "evm_eth_getblockbynumber_latest_full_execution_apis.json",
+        [("Block", frames.evm_blocks), ("Transactions", frames.evm_block_transactions)],
+        id="evm-block",
+    ),
+    pytest.param(
+        "wallet/getnowblock",
+        {},
+        "tron_getnowblock_nile.jsonc",
+        [("Blocks", frames.tron_blocks), ("Transactions", frames.tron_block_transactions)],
+        id="tron-block",
+    ),
+]
+
+
+@pytest.mark.parametrize(("method", "arguments", "fixture", "expected"), CASES)
+def test_real_bodies_are_presented_with_their_frames(method, arguments, fixture, expected):
+    body = real(fixture)
+    presentation = present(lookup(method).bind(**arguments), body)
+    assert [caption for caption, _ in presentation.tables] == [c for c, _ in expected]
+    for (_, shown), (_, function) in zip(presentation.tables, expected, strict=True):
+        pd.testing.assert_frame_equal(shown, function(body))
+    assert len(presentation.frame) == 1 and presentation.figure is None
+
+
+def test_every_result_kind_of_the_new_read_methods_has_a_presenter():
+    kinds = ("evm-block", "log-list", "tron-block", "tron-account", "tron-node-info")
+    for kind in (*kinds, "masterchain-info", "address-forms"):
+        assert kind in BY_RESULT_KIND and kind in RESULT_KINDS
+
+
+def test_an_account_not_on_chain_is_an_empty_account_table():
+    bound = lookup("wallet/getaccount").bind(address="41" + "00" * 20)
+    presentation = present(bound, {})
+    assert presentation.frame.empty and tuple(presentation.frame.columns) == ACCOUNT_COLUMNS
+
+
+@pytest.mark.parametrize(
+    ("node", "method", "caption", "column"),
+    [
+        ("tron-mainnet", "wallet/getaccount", "TRC-10 holdings", "asset_id"),
+        ("tron-mainnet", "wallet/getnodeinfo", "Peers", "host"),
+        ("ton-mainnet", "api/v2/getMasterchainInfo", "Masterchain head", "seqno"),
+        ("ton-mainnet", "api/v2/detectAddress", "Address forms", "raw_form"),
+    ],
+)
+def test_the_explorer_shows_sandbox_answers_as_the_new_frames(gw, node, method, caption, column):
+    explorer = MethodExplorer(gw.node(node), examples=sandbox_examples(gw.sandbox))
+    explorer.select(method)
+    explorer.run()
+    assert explorer.error is None, explorer.error
+    tables = dict(explorer.result.presentation.tables)
+    assert tables[caption][column].notna().all() and len(tables[caption]) >= 1
+    assert caption in explorer.result.tables.value
