@@ -68,6 +68,13 @@ def _sandbox_frames() -> dict[str, pd.DataFrame]:
     made["asset_issues"] = frames.asset_issues(
         tron.get_asset_issue_list_by_name(ex.tron.asset_name)
     )
+    account = tron.get_account(ex.tron.account, visible=True)
+    made["tron_account"] = frames.tron_account(account)
+    made["tron_account_assets"] = frames.tron_account_assets(account)
+    assert len(made["tron_account_assets"])
+    node_info = tron.get_node_info()
+    made["tron_node_info"] = frames.tron_node_info(node_info)
+    made["tron_node_peers"] = frames.tron_node_peers(node_info)
     made["tron_blocks"] = frames.tron_blocks(tron.get_block_by_latest_num(5))
     blocks = tron.get_block_by_latest_num(3)
     made["tron_block_transactions"] = frames.tron_block_transactions(blocks)
@@ -81,6 +88,10 @@ def _sandbox_frames() -> dict[str, pd.DataFrame]:
     made["ton_token_data"] = frames.ton_token_data(
         [ton.get_token_data(j) for j in ex.ton.jettons.values()],
         address=list(ex.ton.jettons.values()),
+    )
+    made["ton_masterchain_info"] = frames.ton_masterchain_info(ton.get_masterchain_info())
+    made["ton_address_forms"] = frames.ton_address_forms(
+        [ton.detect_address(j) for j in ex.ton.jettons.values()]
     )
     made["platform_nodes"] = frames.platform_nodes(gw.nodes())
 
