@@ -22,10 +22,16 @@ def _project() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 
 
+def _notebook_extras(project: dict) -> list[str]:
+    """JupyterLab, and Dask for notebook 09's cluster run."""
+    extras = project["optional-dependencies"]
+    return extras["lab"] + extras["scale"]
+
+
 def test_every_runtime_and_lab_dependency_is_pinned_within_its_range():
     pins = _pins()
     project = _project()
-    wanted = project["dependencies"] + project["optional-dependencies"]["lab"]
+    wanted = project["dependencies"] + _notebook_extras(project)
     for line in wanted:
         requirement = Requirement(line)
         pin = pins.get(canonicalize_name(requirement.name))
@@ -40,7 +46,7 @@ def test_nothing_is_pinned_that_the_project_does_not_ask_for():
     project = _project()
     names = {
         canonicalize_name(Requirement(line).name)
-        for line in project["dependencies"] + project["optional-dependencies"]["lab"]
+        for line in project["dependencies"] + _notebook_extras(project)
     }
     assert set(_pins()) <= names
 

@@ -17,7 +17,7 @@ import toolkit
 from tests.fixtures.real_bodies import real
 from toolkit import frames
 
-KEY = "a1b2c3d4e5f60718293a4b5c6d7e8f90"  # a made-up access key: it must never be shown
+KEY = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"  # a made-up access key: it must never be shown
 
 
 Reply = Callable[[dict[str, Any] | None], tuple[int, Any]]

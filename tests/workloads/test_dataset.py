@@ -67,6 +67,13 @@ def test_a_run_writes_every_row_and_reads_back_exactly(make_gateway, sandbox, tm
     assert len(files) == 5 + 2  # 30 balances in files of 7, 8 TRON rows in files of 7
     assert not list((tmp_path / "ds").rglob(".*"))  # no temporary file left behind
 
+    # the run's provenance is kept next to its rows
+    (run,) = stored.attrs["runs"]
+    assert run["summary"]["calls"] == 38 and run["summary"]["ru"] == frame["ru"].sum()
+    assert {n["node"] for n in run["nodes"]} == {"ethereum-mainnet", "tron-mainnet"}
+    assert all(isinstance(n["head"], int) for n in run["nodes"])
+    assert run["toolkit_version"] == toolkit.__version__
+
 
 def test_other_readers_see_the_partitions_and_exact_decimals(make_gateway, tmp_path):
     import duckdb

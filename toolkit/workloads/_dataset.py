@@ -19,18 +19,21 @@ then needs two rows.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import time
-import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
 from .._errors import BudgetExceeded
+from .._redact import warn
+from .._version import __version__
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -77,7 +80,8 @@ def _empty() -> pd.DataFrame:
 def read_dataset(path: str | PathLike[str], engine: str = "pandas") -> Any:
     """The rows of a dataset that `Workload.run(dataset=path)` wrote.
 
-    ``engine="pandas"`` gives one DataFrame (the columns of a run's frame, exact ints);
+    ``engine="pandas"`` gives one DataFrame (the columns of a run's frame, exact ints), with
+    the provenance of every run that wrote into the dataset in ``frame.attrs["runs"]``;
     ``engine="dask"`` a lazy dask DataFrame of one partition per file, each read the same way.
     """
     root = Path(path)
@@ -88,9 +92,9 @@ def read_dataset(path: str | PathLike[str], engine: str = "pandas") -> Any:
         import pandas as pd
 
         frames = [_read_part(*part) for part in parts]
-        if not frames:
-            return _empty()
-        return pd.concat(frames, ignore_index=True)
+        frame = pd.concat(frames, ignore_index=True) if frames else _empty()
+        frame.attrs["runs"] = runs(root)
+        return frame
     if engine == "dask":
         import dask
         import dask.dataframe as dd
@@ -200,17 +204,44 @@ class DatasetWriter:
             self._write(folder / name, frame)
         except Exception as error:  # the frame still has every result: warn, never lose them
             self.failure = error
-            warnings.warn(
+            warn(
                 f"the dataset at {self.root} could not be written ({error!r}); the results are "
                 "in the returned frame, and the next run into the dataset sends the calls it "
                 "lacks",
                 RuntimeWarning,
-                stacklevel=2,
             )
             return
         self._written += 1
         if self.after_write is not None:
             self.after_write()
+
+    def record_run(self, summary: dict[str, Any], nodes: list[dict[str, Any]]) -> None:
+        """Keep a run's provenance next to its rows (``_runs/<run>.json``): when, with which
+        toolkit, on which nodes at which heads, and its summary. A partition of a distributed
+        run records nothing: the run that split it does."""
+        if self.own_files_only or self.failure is not None:
+            return
+        record = {
+            "run": self.run_id,
+            "time": datetime.now(UTC).isoformat(),
+            "toolkit_version": __version__,
+            "nodes": nodes,
+            "summary": summary,
+        }
+        folder = self.root / "_runs"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            temporary = folder / f".{self.run_id}.json.tmp"
+            temporary.write_text(json.dumps(record, indent=1, default=str))
+            os.replace(temporary, folder / f"{self.run_id}.json")
+        except OSError as error:
+            warn(f"the run's record could not be written ({error!r})", RuntimeWarning)
+
+
+def runs(root: Path) -> list[dict[str, Any]]:
+    """The provenance records of the runs that wrote into a dataset, oldest first."""
+    records = [json.loads(file.read_text()) for file in (root / "_runs").glob("*.json")]
+    return sorted(records, key=lambda record: record["time"])
 
 
 def already_done(keys: Sequence[tuple[str, str, str]], previous: pd.DataFrame) -> list[int | None]:

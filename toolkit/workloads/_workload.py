@@ -267,7 +267,9 @@ class Workload:
             batch_size=batch_size,
             bar=bar,
         )
-        return _finish(sent, previous, done, preview_high, started)
+        frame = _finish(sent, previous, done, preview_high, started)
+        _record_run(writer, frame, self.calls)
+        return frame
 
     async def _run(
         self, bar: Any, concurrency: int, batch_size: int, writer: DatasetWriter | None
@@ -293,7 +295,9 @@ class Workload:
             if writer is not None:
                 writer.close()  # what finished is kept, even when the run was interrupted
         preview_high = preview.ru_high if preview is not None else 0
-        return _finish(results_frame(items), previous, done, preview_high, started)
+        frame = _finish(results_frame(items), previous, done, preview_high, started)
+        _record_run(writer, frame, self.calls)
+        return frame
 
     async def _fetch_heads(self, cached: set[int]) -> None:
         """Fetch once, before the calls, each head they need (for pricing or for deciding what
@@ -331,6 +335,18 @@ def _finish(
     if previous is not None:
         frame.attrs["summary"]["from_dataset"] = reused
     return frame
+
+
+def _record_run(
+    writer: DatasetWriter | None, frame: pd.DataFrame, calls: list[PlannedCall]
+) -> None:
+    if writer is None:
+        return
+    nodes = {c.node.name: c.node for c in calls}
+    writer.record_run(
+        frame.attrs["summary"],
+        [{"node": n.name, "chain": n.chain.name, "head": n.last_head} for n in nodes.values()],
+    )
 
 
 def _with_previous_rows(
