@@ -164,3 +164,19 @@ def test_a_cluster_run_needs_a_dataset(make_gateway, dask_client):
     work = workload(gateway, blocks=1)
     with pytest.raises(toolkit.ValidationError, match="dataset"):
         work.run(progress=False, client=dask_client)
+
+
+def test_the_workers_share_the_rate_limit(make_gateway, sandbox, dask_client, tmp_path):
+    """Two workers at the full rate each would take half the time: together they keep it."""
+    rate, calls = 20, 60
+    gateway = make_gateway(rate_limit=rate)
+    eth = gateway.node("ethereum-mainnet")
+    work = Workload().grid(eth, "eth_getBalance", ADDRESSES[:12], range(100, 105))
+    started = time.monotonic()
+    frame = work.run(
+        progress=False, dataset=tmp_path / "ds", client=dask_client, partition_size=15, batch_size=1
+    )
+    elapsed = time.monotonic() - started
+    assert frame["error"].isna().all() and len(frame) == calls
+    # each worker's limiter lets its first call go at once; after that, `rate` calls per second
+    assert elapsed >= (calls - 2) / rate
