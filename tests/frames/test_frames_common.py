@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given
@@ -132,3 +133,12 @@ def test_units_column_matches_exact_python_division(amount):
     for scale in (10**6, 10**9, 10**18):
         assert units_column([amount, None], scale)[0] == amount / scale
         assert math.isnan(units_column([amount, None], scale)[1])
+
+
+def test_amounts_already_missing_as_pd_na_give_nan_units():
+    """A column that an earlier step filled with pd.NA (an explicit null balance) converts too:
+    float() refuses pd.NA, which the fast path used to pass it."""
+    from toolkit.frames._convert import units_column
+
+    units = units_column(np.array([pd.NA, 5, None], dtype=object), 10, "balance")
+    assert np.isnan(units[0]) and units[1] == 0.5 and np.isnan(units[2])

@@ -363,7 +363,7 @@ def _floats_if_exact(column: np.ndarray) -> np.ndarray | None:
     """`column` as float64 (NaN where missing) if every value is below 2**53 in magnitude."""
     try:
         floats = column.astype(np.float64)
-    except OverflowError:
+    except (OverflowError, TypeError):  # past float64, or pd.NA (which float() refuses)
         return None
     # fmax skips NaN; `<` rather than `<=` because 2**53 + 1 rounds down to 2**53.
     return floats if np.fmax.reduce(np.abs(floats), initial=0.0) < _EXACT_FLOAT_INT else None
