@@ -16,12 +16,14 @@ call first (web3.py's ``eth_chainId``, tronpy's ``wallet/getnowblock``, ...), ma
 from __future__ import annotations
 
 import difflib
+import json
 import math
 import numbers
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
 from .._errors import ValidationError
@@ -487,12 +489,33 @@ def _checked(param: Param, value: Any, path: str) -> Any:
 # --- methods ----------------------------------------------------------------------------------
 
 
+_BOUND: dict[tuple[int, tuple[Any, ...]], BoundCall] = {}
+_BOUND_MAX = 200_000
+_PLAIN = (str, int, type(None))  # exact types: True is not 1 here, nor 1.0
+
+
+def _memo_key(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
+    """A key that tells calls apart exactly (types included), or None when an argument is not
+    plain text, an int or None (a list, a dict, a bool, a float: validated every time)."""
+    if not all(type(value) in _PLAIN for value in args):
+        return None
+    if kwargs and not all(type(value) in _PLAIN for value in kwargs.values()):
+        return None
+    return (args, tuple(kwargs.items())) if kwargs else (args,)
+
+
 @dataclass(frozen=True)
 class BoundCall:
-    """A validated call: `arguments` by parameter name, in wire form, ready to send and price."""
+    """A validated call: `arguments` by parameter name, in wire form, ready to send and price.
+    The same object may stand for many calls (see `Method.bind`): never change `arguments`."""
 
     method: Method
     arguments: dict[str, Any]
+
+    @cached_property
+    def wire_json(self) -> str:
+        """`wire_params` as compact JSON text (a workload frame's ``params`` column)."""
+        return json.dumps(self.wire_params, separators=(",", ":"))
 
     @property
     def wire_params(self) -> list[Any] | dict[str, Any]:
@@ -577,7 +600,25 @@ class Method:
         Positional arguments follow the spec's parameter order; keywords use the spec's names.
         A keyword that is a field of exactly one object parameter (``encoding`` for
         simulateTransaction's ``config``) goes into that object.
+
+        Validation is a pure function of the arguments, so a call made of plain text, ints and
+        None is validated once: binding it again (a workload planned again, the same address at
+        many blocks) returns the same `BoundCall`, and what is worked out from it (its cache
+        key, its JSON) is worked out once too.
         """
+        key = _memo_key(args, kwargs)
+        if key is not None:
+            known = _BOUND.get((id(self), key))
+            if known is not None and known.method is self:
+                return known
+        bound = self._bind(args, kwargs)
+        if key is not None:
+            if len(_BOUND) >= _BOUND_MAX:
+                _BOUND.clear()
+            _BOUND[(id(self), key)] = bound
+        return bound
+
+    def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> BoundCall:
         if len(args) > len(self.params):
             raise ValidationError(
                 f"takes at most {len(self.params)} parameters "

@@ -69,6 +69,24 @@ class Cacheable:
     block: int | None
 
 
+def _decode_all(texts: dict[bytes, str]) -> dict[bytes, Any]:
+    """Stored answers by key, decoded in one pass (one JSON array of them all); an answer that
+    does not decode (a damaged row) is left out, so it counts as a miss."""
+    if not texts:
+        return {}
+    try:
+        values = json.loads("[" + ",".join(texts.values()) + "]")
+    except ValueError:
+        values = None
+    if values is not None and len(values) == len(texts):
+        return dict(zip(texts, values, strict=True))
+    found = {}
+    for key, text in texts.items():
+        with contextlib.suppress(ValueError):
+            found[key] = json.loads(text)
+    return found
+
+
 def pinned_block(bound: BoundCall) -> int | str | None:
     """The block number the call's answer is pinned to, `ALWAYS`, or None (never cacheable)."""
     where = bound.method.pin
@@ -236,12 +254,11 @@ class ResponseCache:
         """The cached answers among `keys`, by key."""
         wanted = list(keys)
         with self._lock:
-            found = {
-                key: json.loads(self._pending[key][3]) for key in wanted if key in self._pending
-            }
-            rest = [key for key in wanted if key not in found]
+            texts = {key: self._pending[key][3] for key in wanted if key in self._pending}
+            rest = [key for key in wanted if key not in texts]
             query = "SELECT key, result FROM responses WHERE key IN ({marks})"
-            found.update((key, json.loads(text)) for key, text in self._select(query, rest))
+            texts.update(self._select(query, rest))
+            found = _decode_all(texts)
             self.hits += len(found)
             self.misses += len(wanted) - len(found)
         return found

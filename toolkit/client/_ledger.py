@@ -15,6 +15,7 @@ reservation settles however the attempt ends.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -63,10 +64,18 @@ class Ledger:
     def __init__(self) -> None:
         self._entries: list[Entry] = []
         self._lock = threading.Lock()
+        self._ru = self._unconfirmed_ru = 0  # running totals: a long session's ledger is long
 
     def record(self, entry: Entry) -> None:
+        self.record_many((entry,))
+
+    def record_many(self, entries: Iterable[Entry]) -> None:
         with self._lock:
-            self._entries.append(entry)
+            start = len(self._entries)
+            self._entries.extend(entries)
+            added = self._entries[start:]
+            self._ru += sum(entry.ru for entry in added)
+            self._unconfirmed_ru += sum(entry.unconfirmed_ru for entry in added)
 
     @property
     def entries(self) -> list[Entry]:
@@ -76,12 +85,12 @@ class Ledger:
     @property
     def total_ru(self) -> int:
         """RU billed for answered attempts."""
-        return sum(entry.ru for entry in self.entries)
+        return self._ru
 
     @property
     def unconfirmed_ru(self) -> int:
         """RU of attempts sent without an answer: the gateway may have billed them."""
-        return sum(entry.unconfirmed_ru for entry in self.entries)
+        return self._unconfirmed_ru
 
     @property
     def counted_ru(self) -> int:
@@ -91,6 +100,7 @@ class Ledger:
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._ru = self._unconfirmed_ru = 0
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -23,6 +23,7 @@ import time
 import weakref
 from collections.abc import Generator, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -43,7 +44,7 @@ from ..catalog import (
 )
 from ._cache import Cacheable, ResponseCache, is_final
 from ._http import async_client
-from ._ledger import Meter
+from ._ledger import Entry, Meter
 from ._protocol import (
     Interpret,
     batch_request,
@@ -492,27 +493,30 @@ class NodeCore:
         keys = [cacheable.key for cacheable in cacheables if cacheable is not None]
         found = self.cache.lookup(keys) if keys else {}
         results: list[Any] = [None] * len(calls)
-        unanswered = []
+        unanswered, hits = [], []
         for index, cacheable in enumerate(cacheables):
             if cacheable is not None and cacheable.key in found:
                 results[index] = found[cacheable.key]
-                self.record_cache_hit(calls[index])
+                hits.append(calls[index])
             else:
                 unanswered.append(index)
+        self.record_cache_hits(hits)
         return results, unanswered
 
     def record_cache_hit(self, call: PreparedCall) -> None:
-        self.meter.record(
-            node=self.endpoint.label,
-            method=call.method,
-            ru=0,
-            latency_s=0.0,
-            status="ok",
-            cache_hit=True,
-            note=CACHE_HIT_NOTE,
+        self.record_cache_hits([call])
+
+    def record_cache_hits(self, calls: Sequence[PreparedCall]) -> None:
+        """One ledger entry per call answered from the cache (0 RU), written in one go."""
+        now = datetime.now(UTC)
+        label = self.endpoint.label
+        self.meter.ledger.record_many(
+            Entry(now, label, call.method, 0, 0.0, "ok", cache_hit=True, note=CACHE_HIT_NOTE)
+            for call in calls
         )
-        call.receipt.cache_hit = True
-        call.receipt.status = "ok"
+        for call in calls:
+            call.receipt.cache_hit = True
+            call.receipt.status = "ok"
 
     def remember(self, answers: list[tuple[Cacheable, BoundCall, Any]]) -> Steps:
         """Store the answers that are final now (see `_cache` for the policy)."""

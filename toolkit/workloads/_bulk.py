@@ -19,7 +19,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -98,9 +97,19 @@ class BulkRun:
         self.budget_refusal: BudgetExceeded | None = None
         self._queue: asyncio.Queue[list[Item]] = asyncio.Queue()
         self._batch_verdicts: dict[int, asyncio.Event] = {}  # per node: first batch answered
+        self._to_send: list[Item] | None = None  # what the cache did not answer
+
+    def answer_from_cache(self) -> set[int]:
+        """Answer what the response cache holds, now, in one pass per node (the check each call
+        and batch would make anyway, done for all at once); return the positions answered. `run`
+        does it first unless it was done already."""
+        if self._to_send is None:
+            self._to_send = self._answer_from_cache()
+        return {index for index, item in enumerate(self.items) if item.done}
 
     async def run(self) -> list[Item]:
-        for unit in self._units(self._answer_from_cache()):
+        self.answer_from_cache()
+        for unit in self._units(self._to_send):
             self._queue.put_nowait(unit)
         workers = [asyncio.create_task(self._work()) for _ in range(self.concurrency)]
         try:
@@ -116,8 +125,6 @@ class BulkRun:
         return self.items
 
     def _answer_from_cache(self) -> list[Item]:
-        """Answer what the response cache holds in one pass per node (the cache check each call
-        and batch makes anyway, done for all at once); return the items still to send."""
         by_node: dict[int, list[Item]] = {}
         for item in self.items:
             if item.node.cache is not None:
@@ -279,59 +286,61 @@ class BulkRun:
 # --- results as one DataFrame -------------------------------------------------------------------
 
 
-def typed_value(call: PreparedCall, result: Any) -> Any:
-    convert = TYPED_VALUES.get(call.bound.method.result)
-    if convert is None:
-        return result
+def params_text(call: PreparedCall) -> str:
+    """A call's parameters as the frame's ``params`` column shows them (compact JSON)."""
+    return call.bound.wire_json
+
+
+def results_frame(items: Sequence[Item]) -> pd.DataFrame:
+    """One row per call, in the workload's order (see `RESULT_COLUMNS`), built column by column.
+
+    ``result`` and ``value`` are Python objects whatever they hold: exact ints past 2**63 as
+    well as below, and one type per column from run to run (pandas would infer int64 or str
+    from the values).
+    """
+    import numpy as np
+    import pandas as pd
+
+    n = len(items)
+    results, values = np.empty(n, dtype=object), np.empty(n, dtype=object)
+    errors: list[str | None] = [None] * n
+    messages: list[str | None] = [None] * n
+    converters: dict[str, Any] = {}
+    for index, item in enumerate(items):
+        if item.error is not None:
+            errors[index] = type(item.error).__name__
+            messages[index] = str(item.error)
+            continue
+        results[index] = item.result
+        kind = item.call.bound.method.result
+        convert = converters.get(kind, _UNKNOWN)
+        if convert is _UNKNOWN:
+            convert = converters[kind] = TYPED_VALUES.get(kind)
+        values[index] = item.result if convert is None else _typed(convert, item.result)
+    receipts = [item.receipt for item in items]
+    columns = {
+        "node": pd.array([item.node.name for item in items], dtype="string"),
+        "method": pd.array([item.call.method for item in items], dtype="string"),
+        "params": pd.array([item.call.bound.wire_json for item in items], dtype="string"),
+        "result": results,
+        "value": values,
+        "error": pd.array(errors, dtype="string"),
+        "message": pd.array(messages, dtype="string"),
+        "ru": np.fromiter((r.ru for r in receipts), dtype=np.int64, count=n),
+        "unconfirmed_ru": np.fromiter((r.unconfirmed_ru for r in receipts), np.int64, count=n),
+        "cache_hit": np.fromiter((r.cache_hit for r in receipts), dtype=bool, count=n),
+    }
+    return pd.DataFrame(columns, columns=list(RESULT_COLUMNS), copy=False)
+
+
+_UNKNOWN = object()
+
+
+def _typed(convert: Any, result: Any) -> Any:
     try:
         return convert(result)
     except (TypeError, ValueError):
         return None
-
-
-def params_text(call: PreparedCall) -> str:
-    """A call's parameters as the frame's ``params`` column shows them (compact JSON)."""
-    return json.dumps(call.params, separators=(",", ":"))
-
-
-def results_frame(items: Sequence[Item]) -> pd.DataFrame:
-    """One row per call, in the workload's order (see `RESULT_COLUMNS`)."""
-    import pandas as pd
-
-    rows = []
-    for item in items:
-        failed = item.error is not None
-        rows.append(
-            (
-                item.node.name,
-                item.call.method,
-                params_text(item.call),
-                None if failed else item.result,
-                None if failed else typed_value(item.call, item.result),
-                type(item.error).__name__ if failed else None,
-                str(item.error) if failed else None,
-                item.receipt.ru,
-                item.receipt.unconfirmed_ru,
-                item.receipt.cache_hit,
-            )
-        )
-    frame = pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
-    return frame.astype(
-        {
-            "node": "string",
-            "method": "string",
-            "params": "string",
-            # Python objects whatever they hold: exact ints past 2**63 as well as below, and one
-            # type per column from run to run (pandas would infer int64 or str from the values).
-            "result": object,
-            "value": object,
-            "error": "string",
-            "message": "string",
-            "ru": "int64",
-            "unconfirmed_ru": "int64",
-            "cache_hit": "bool",
-        }
-    )
 
 
 # --- progress ---------------------------------------------------------------------------------

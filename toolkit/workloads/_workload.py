@@ -279,9 +279,6 @@ class Workload:
         started = time.perf_counter()
         previous, done = self._resume(writer, bar)
         to_send = Workload([c for c, row in zip(self.calls, done, strict=True) if row is None])
-        cached = to_send.cached_calls()
-        await to_send._fetch_heads(cached)
-        preview = to_send.preview(fetch_heads=False, cached=cached) if to_send.calls else None
         run = BulkRun(
             ((planned.node, planned.call) for planned in to_send.calls),
             concurrency=concurrency,
@@ -290,6 +287,11 @@ class Workload:
             on_done=None if writer is None else writer.add,
         )
         try:
+            # The cache answers first (one query per node), so heads and prices are worked
+            # out only for the calls that will be sent.
+            cached = run.answer_from_cache()
+            await to_send._fetch_heads(cached)
+            preview = to_send.preview(fetch_heads=False, cached=cached) if to_send.calls else None
             items = await run.run()
         finally:
             if writer is not None:
