@@ -510,10 +510,13 @@ class NodeCore:
         """One ledger entry per call answered from the cache (0 RU), written in one go."""
         now = datetime.now(UTC)
         label = self.endpoint.label
-        self.meter.ledger.record_many(
-            Entry(now, label, call.method, 0, 0.0, "ok", cache_hit=True, note=CACHE_HIT_NOTE)
-            for call in calls
-        )
+        entries: dict[str, Entry] = {}  # one immutable entry per method, shared by its hits
+        for call in calls:
+            if call.method not in entries:
+                entries[call.method] = Entry(
+                    now, label, call.method, 0, 0.0, "ok", cache_hit=True, note=CACHE_HIT_NOTE
+                )
+        self.meter.ledger.record_many(entries[call.method] for call in calls)
         for call in calls:
             call.receipt.cache_hit = True
             call.receipt.status = "ok"

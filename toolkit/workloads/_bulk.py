@@ -131,11 +131,13 @@ class BulkRun:
                 by_node.setdefault(id(item.node), []).append(item)
         for items in by_node.values():
             results = items[0].node.aio.answered_from_cache([item.call for item in items])
-            for item in items:
-                item.tally()
-            answered = [(i, r) for i, r in zip(items, results, strict=True) if i.receipt.cache_hit]
-            for item, result in answered:
-                self._finish([item], result=result)
+            answered = []
+            for item, result in zip(items, results, strict=True):
+                if item.call.receipt.cache_hit:  # 0 RU: nothing else to tally
+                    item.receipt.cache_hit, item.receipt.status = True, "ok"
+                    item.succeed(result)
+                    answered.append(item)
+            self._done(answered)
         return [item for item in self.items if not item.done]
 
     def _units(self, items: Sequence[Item]) -> list[list[Item]]:
@@ -260,6 +262,11 @@ class BulkRun:
                 item.succeed(result)
             else:
                 item.fail(error)
+        self._done(unit)
+
+    def _done(self, unit: list[Item]) -> None:
+        if not unit:
+            return
         if self.on_done is not None:
             self.on_done(unit)
         self._advance(len(unit))
