@@ -145,6 +145,14 @@ def start_sandbox() -> tuple[subprocess.Popen, dict]:
     return process, json.loads(process.stdout.readline())
 
 
+def forget_validations() -> None:
+    """A first run validates every call: forget the calls validated in earlier rounds, which a
+    re-run (the cached rows) is allowed to remember."""
+    from toolkit.catalog import _methods
+
+    _methods._BOUND.clear()
+
+
 def rpc(url: str, method: str, *params: object) -> object:
     body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}
     return httpx.post(url, json=body, timeout=10).json()["result"]
@@ -229,6 +237,7 @@ def evm_rows(url: str, pairs: list[tuple[str, int]], repeats: int, workdir: str)
     def clear_cache() -> None:
         eth.cache.clear()
         eth.forget_head()
+        forget_validations()
 
     # httpx's own pool queues calls for long under load: a generous deadline, as this row
     # measures throughput, not deadlines.
@@ -265,8 +274,10 @@ def evm_rows(url: str, pairs: list[tuple[str, int]], repeats: int, workdir: str)
     title = f"1. {n:,} eth_getBalance on Anvil"
     text = table(title, rows, reference=web3_gather)
     text += (
-        f"\n\nours / lower bound: {first.rate / bound.rate:.2f} (target 0.7); "
-        f"ours / AsyncWeb3+gather: {first.rate / web3_gather.rate:.1f}x (target 10x)"
+        f"\n\nours / lower bound: {first.rate / bound.rate:.2f} (target 0.8); "
+        f"ours / AsyncWeb3+gather: {first.rate / web3_gather.rate:.1f}x (target 10x); "
+        f"cached re-run / lower bound's time: {cached.seconds / bound.seconds:.2f} "
+        "(target 0.25 or less)"
     )
     cache_row = (
         f"| 1,000 eth_getBalance (Anvil) | {first.seconds:.3f} | {cached.seconds:.4f} "
@@ -350,6 +361,7 @@ def tron_rows(info: dict, n: int, repeats: int, workdir: str):
 
     def clear_cache() -> None:
         gateway.cache.clear()
+        forget_validations()
 
     measured = measure(
         [
@@ -370,7 +382,7 @@ def tron_rows(info: dict, n: int, repeats: int, workdir: str):
     cached = measure([Contender("cached", ours)], n, repeats)["cached"]
     spent_again = gateway.ledger.total_ru - ru_before
     text = table(f"2. {n:,} TRON REST calls on the sandbox", rows, reference=bound)
-    text += f"\n\nours / raw aiohttp: {first.rate / bound.rate:.2f} (target 0.7)"
+    text += f"\n\nours / raw aiohttp: {first.rate / bound.rate:.2f} (target 0.8)"
     cache_row = (
         f"| 1,000 TRON gettransactioninfobyblocknum (sandbox) | {first.seconds:.3f} "
         f"| {cached.seconds:.4f} | {first.seconds / cached.seconds:.0f}x | {spent_first:,} "
