@@ -4,15 +4,14 @@ One reader for every JSON text that comes from outside: the client's answers, th
 requests and the widgets' JSON fields. Python's decoder recurses once per nesting level and its
 only guard is the interpreter's recursion limit, which raises RecursionError at the default
 limit. web3.py raises the limit to 100,000 when it is imported; after that a deeply nested text
-overflows the C stack and kills the process (a notebook kernel, the test run). So when the limit
-has been raised, the nesting is measured before decoding.
+overflows the C stack and kills the process (a notebook kernel, the test run). So the nesting is
+measured before decoding, whatever the limit.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import sys
 from typing import Any
 
 MAX_DEPTH = 128
@@ -20,7 +19,6 @@ MAX_DEPTH = 128
 
 _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
 _NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
-_SAFE_RECURSION_LIMIT = 10_000  # the decoder's C recursion stays well inside a thread's stack
 
 
 class NestedTooDeep(ValueError):
@@ -32,8 +30,10 @@ class NestedTooDeep(ValueError):
 
 
 def _nests_deeper(text: bytes, max_depth: int) -> bool:
+    """Whether the arrays and objects of a JSON text nest deeper than `max_depth`, measured
+    without decoding: brackets inside strings are dropped, then a running sum in C."""
     if text.count(b"[") + text.count(b"{") <= max_depth:
-        return False
+        return False  # most answers: too few brackets to nest that deep at all
     import numpy as np  # only here: a prefix sum over megabytes of brackets, in C
 
     brackets = np.frombuffer(_JSON_STRING.sub(b"", text).translate(None, _NOT_BRACKETS), "u1")
@@ -42,21 +42,14 @@ def _nests_deeper(text: bytes, max_depth: int) -> bool:
 
 
 def load_bounded(text: bytes | str, max_depth: int = MAX_DEPTH) -> Any:
-    """`text` as JSON; NestedTooDeep past `max_depth` levels, ValueError when it is not JSON."""
-    if sys.getrecursionlimit() > _SAFE_RECURSION_LIMIT:
-        raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
-        if _nests_deeper(raw, max_depth):
-            raise NestedTooDeep(max_depth)
+    """`text` as JSON; NestedTooDeep past `max_depth` levels, ValueError when it is not JSON.
+
+    The depth is measured before decoding, so a text nested too deep is neither decoded nor
+    walked (the walk cost more than the decoding on a typical answer)."""
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    if _nests_deeper(raw, max_depth):
+        raise NestedTooDeep(max_depth)
     try:
-        value = json.loads(text)
-    except RecursionError:
+        return json.loads(text)
+    except RecursionError:  # cannot happen within the bound; kept for a lowered limit
         raise NestedTooDeep(max_depth) from None
-    # Depth, without recursion: only containers are pushed, each once (linear in the text).
-    stack = [(value, 1)] if isinstance(value, dict | list) else []
-    while stack:
-        container, depth = stack.pop()
-        if depth > max_depth:
-            raise NestedTooDeep(max_depth)
-        inner = container.values() if isinstance(container, dict) else container
-        stack.extend((item, depth + 1) for item in inner if isinstance(item, dict | list))
-    return value
