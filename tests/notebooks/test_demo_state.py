@@ -1,0 +1,45 @@
+"""After Run All, the interactive notebook leaves its explorer ready for a room: a valid form, Run
+enabled, a result on show (it once ended on the error demo: a refused form and Run disabled)."""
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOK = ROOT / "notebooks" / "06_interactive_explorer.ipynb"
+
+pytestmark = pytest.mark.notebooks
+
+STATE = """
+import json
+m = explorer.methods
+print(json.dumps({
+    "method": m.method.name if m.method else None,
+    "can_run": m.bound is not None and not m.run_button.disabled,
+    "has_result": m.frame is not None and len(m.frame) > 0,
+    "error": None if m.error is None else type(m.error).__name__,
+}))
+"""
+
+
+@pytest.mark.timeout(240)
+def test_run_all_leaves_the_explorer_ready_for_the_room():
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    notebook.cells.append(nbformat.v4.new_code_cell(STATE))
+    NotebookClient(
+        notebook,
+        timeout=240,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(NOTEBOOK.parent)}},
+    ).execute()
+    printed = "".join(o.get("text", "") for o in notebook.cells[-1].outputs)
+    state = json.loads(printed)
+    assert state == {
+        "method": "wallet/getblockbylatestnum",
+        "can_run": True,
+        "has_result": True,
+        "error": None,
+    }
