@@ -15,12 +15,14 @@ reservation settles however the attempt ends.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+import weakref
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from .._errors import BudgetExceeded, ValidationError
+from .._redact import warn
 from ..catalog import DEFAULT_PRICING, PricingTable
 
 if TYPE_CHECKING:
@@ -65,6 +67,24 @@ class Ledger:
         self._entries: list[Entry] = []
         self._lock = threading.Lock()
         self._ru = self._unconfirmed_ru = 0  # running totals: a long session's ledger is long
+        self._subscribers: list[weakref.ref] = []
+
+    def subscribe(self, callback: Callable[[], None]) -> None:
+        """Call `callback()` after entries are recorded, from whatever thread records them (a
+        view that follows the ledger). Held weakly: a view that is gone stops being called."""
+        make = weakref.WeakMethod if hasattr(callback, "__self__") else weakref.ref
+        self._subscribers.append(make(callback))
+
+    def _notify(self) -> None:
+        for ref in list(self._subscribers):
+            callback = ref()
+            if callback is None:
+                self._subscribers.remove(ref)
+                continue
+            try:
+                callback()
+            except Exception as error:  # a view's bug must not fail the call that was recorded
+                warn(f"a ledger subscriber failed: {error!r}", RuntimeWarning)
 
     def record(self, entry: Entry) -> None:
         self.record_many((entry,))
@@ -76,6 +96,8 @@ class Ledger:
             added = self._entries[start:]
             self._ru += sum(entry.ru for entry in added)
             self._unconfirmed_ru += sum(entry.unconfirmed_ru for entry in added)
+        if self._subscribers:
+            self._notify()
 
     @property
     def entries(self) -> list[Entry]:
@@ -101,6 +123,7 @@ class Ledger:
         with self._lock:
             self._entries.clear()
             self._ru = self._unconfirmed_ru = 0
+        self._notify()
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -234,8 +257,9 @@ class Meter:
     def set_budget(self, limit: int | None) -> None:
         """Set (or with None, remove) the RU limit. What was spent counts; calls in flight keep
         their reservations, so the new limit holds for them too. A limit below what was already
-        spent is refused."""
+        spent is refused. The ledger's subscribers are told (a budget view follows it)."""
         self._budget.set_limit(limit)
+        self.ledger._notify()
 
     def reserve(self, ru: int, *, what: str) -> None:
         if ru:

@@ -1,16 +1,18 @@
 """`LedgerView`: what was spent (the RU ledger's latest calls and totals) and the budget.
 
 It reads a `Meter` (a gateway's or a node's: `gw.meter`, `node.meter`) and draws `Ledger.frame()`;
-the budget is set with `Meter.set_budget`, the same call as `gw.set_budget`. Call `refresh()` after
-calls; the combined explorer does it whenever the method explorer spends.
+the budget is set with `Meter.set_budget`, the same call as `gw.set_budget`. It follows the ledger:
+calls made anywhere (code cells, workloads, other widgets) and budgets set anywhere redraw it.
 """
 
 from __future__ import annotations
 
 import ipywidgets as widgets
 
+from .._errors import ValidationError
 from ..client import Meter
 from ._html import STYLE, frame_table, text
+from ._live import Follower
 
 SHOWN_COLUMNS = ["time", "node", "method", "ru", "status", "archive", "latency_s", "note"]
 
@@ -27,8 +29,10 @@ class LedgerView(widgets.VBox):
             min=0, max=1, value=0, layout=widgets.Layout(width="220px")
         )
         self.budget_input = widgets.BoundedIntText(
-            value=1_000, min=0, max=10**12, step=100, description="Budget (RU)"
+            value=self._suggested_budget(), min=0, max=10**12, step=100, description="Budget (RU)"
         )
+        self.message = widgets.HTML()
+        self.message.add_class("toolkit-ledger-message")
         self.set_button = widgets.Button(description="Set budget", icon="lock")
         self.clear_button = widgets.Button(description="No budget", icon="unlock")
         self.table = widgets.HTML()
@@ -38,17 +42,31 @@ class LedgerView(widgets.VBox):
                 widgets.HTML(f'{STYLE}<span class="tk-title">RU ledger</span>'),
                 widgets.HBox([self.totals, self.gauge]),
                 widgets.HBox([self.budget_input, self.set_button, self.clear_button]),
+                self.message,
                 self.table,
             ]
         )
         self.add_class("toolkit-ledger")
         self.set_button.on_click(lambda _button: self.set_budget(self.budget_input.value))
         self.clear_button.on_click(lambda _button: self.set_budget(None))
+        # Calls made anywhere (code cells, workloads) and budgets set anywhere redraw the view.
+        self._shown_limit: int | None = None
+        self._follower = Follower(meter.ledger, self.refresh)
         self.refresh()
 
+    def _suggested_budget(self) -> int:
+        budget = self.meter.budget
+        return budget.limit if budget is not None else self.meter.ledger.counted_ru + 1_000
+
     def set_budget(self, ru: int | None) -> None:
-        """Never spend more than `ru` RU from now on (None removes the budget)."""
-        self.meter.set_budget(ru)
+        """Never spend more than `ru` RU from now on (None removes the budget). A budget below
+        what is already spent is refused, with the reason shown under the box."""
+        try:
+            self.meter.set_budget(ru)
+        except ValidationError as error:
+            self.message.value = f'{STYLE}<span class="tk-error">{text(error.detail)}</span>'
+            return
+        self.message.value = ""
         self.refresh()
 
     def refresh(self) -> None:
@@ -60,12 +78,15 @@ class LedgerView(widgets.VBox):
         else:
             self.totals.value = (
                 f"<b>{text(spent)}</b> · budget {budget.limit:,} RU, "
-                f"<b>{budget.remaining:,} RU left</b>"
+                f"<b>{max(0, budget.remaining):,} RU left</b>"
             )
+            if budget.limit != self._shown_limit:  # set elsewhere: never overwrite typing
+                self.budget_input.value = budget.limit
             self.gauge.max = max(budget.limit, 1)
             self.gauge.value = min(budget.spent + budget.reserved, self.gauge.max)
             self.gauge.bar_style = "danger" if budget.remaining <= 0 else "info"
             self.gauge.layout.visibility = "visible"
+        self._shown_limit = None if budget is None else budget.limit
         frame = ledger.frame()
         if frame.empty:
             self.table.value = f'{STYLE}<span class="tk-muted">No calls yet.</span>'

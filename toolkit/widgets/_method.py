@@ -21,6 +21,7 @@ from ..client import Entry, PreparedCall
 from ._examples import Examples
 from ._form import InputError, ParamForm
 from ._html import STYLE, error_message, message, text
+from ._live import Follower
 from ._results import ResultView, present
 
 
@@ -36,6 +37,8 @@ class MethodExplorer(widgets.VBox):
     node = traitlets.Any(None, allow_none=True)
 
     def __init__(self, node: Any = None, *, examples: Examples | None = None):
+        self._follower: Follower | None = None
+        self._follower_ledger: Any = None
         self._examples = examples
         self._ledger_callbacks: list[Callable[[], None]] = []
         self._switching = False
@@ -117,6 +120,10 @@ class MethodExplorer(widgets.VBox):
             self.result.show_message("")
             self._show_status()
             return
+        if self._follower is None or self._follower_ledger is not node.ledger:
+            # the status next to Run follows calls and budgets made anywhere
+            self._follower = Follower(node.ledger, self._show_status)
+            self._follower_ledger = node.ledger
         names = [method.name for method in node.methods]
         keep = self.method_picker.value if self.method_picker.value in names else names[0]
         self.title.value = (

@@ -1,0 +1,80 @@
+"""One live state: the explorer's ledger and budget views, and the status next to Run, follow the
+gateway's ledger and budget whatever changed them (code cells, workloads, the panel itself)."""
+
+from __future__ import annotations
+
+import time
+
+import toolkit
+from toolkit.widgets import LedgerView
+from toolkit.widgets._explorer import Explorer
+
+
+def eventually(check, seconds: float = 3.0) -> None:
+    """The views redraw shortly after a change (a burst of changes is one redraw)."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, "the view did not follow"
+        time.sleep(0.02)
+
+
+def test_calls_made_in_code_cells_reach_the_explorer(gw):
+    explorer = Explorer(gw, node="ethereum-mainnet")
+    eth = gw.node("ethereum-mainnet")
+    for _ in range(5):
+        eth.block_number()
+    expected = f"{len(gw.ledger):,} calls, {gw.ledger.total_ru:,} RU spent"
+    eventually(lambda: expected in explorer.ledger.totals.value)
+    eventually(lambda: f"Session: {len(gw.ledger):,} calls" in explorer.methods.status.value)
+
+
+def test_a_budget_set_anywhere_shows_in_the_panel_and_next_to_run(gw):
+    explorer = Explorer(gw, node="ethereum-mainnet")
+    spent = gw.ledger.counted_ru
+    explorer.ledger.set_budget(spent + 40)  # the panel's button
+    eventually(lambda: f"of {spent + 40:,} RU left" in explorer.methods.status.value)
+    gw.set_budget(spent + 25)  # a code cell
+    eventually(lambda: f"budget {spent + 25:,} RU" in explorer.ledger.totals.value)
+    assert explorer.ledger.budget_input.value == spent + 25
+    eventually(lambda: f"of {spent + 25:,} RU left" in explorer.methods.status.value)
+    gw.set_budget(None)
+    eventually(lambda: "no budget set" in explorer.methods.status.value)
+
+
+def test_a_budget_below_what_is_spent_is_refused_with_a_message(gw):
+    gw.node("ethereum-mainnet").block_number()
+    view = LedgerView(gw.meter)
+    spent = gw.ledger.counted_ru
+    view.set_budget(spent - 1)
+    assert gw.meter.budget is None  # nothing changed
+    assert "must be at least" in view.message.value and "tk-error" in view.message.value
+    view.set_budget(spent + 5)
+    assert gw.meter.budget.limit == spent + 5 and view.message.value == ""
+
+
+def test_the_budget_box_starts_at_the_budget_there_is(gw):
+    gw.set_budget(1_234)
+    assert LedgerView(gw.meter).budget_input.value == 1_234
+    gw.set_budget(None)
+    spent = gw.ledger.counted_ru
+    assert LedgerView(gw.meter).budget_input.value == spent + 1_000
+
+
+def test_a_bulk_run_redraws_a_few_times_not_once_per_call(gw):
+    view = LedgerView(gw.meter)
+    redraws = []
+    original = view.refresh
+
+    def counting_refresh():
+        redraws.append(time.monotonic())
+        original()
+
+    view._follower.redraw = counting_refresh
+    eth = gw.node("ethereum-mainnet")
+    head = eth.head()
+    addresses = [f"0x{index:040x}" for index in range(1, 101)]
+    toolkit.Workload().grid(eth, "eth_getBalance", addresses, [head - 10]).run(
+        progress=False, batch_size=1
+    )
+    eventually(lambda: f"{len(gw.ledger):,} calls" in view.totals.value)
+    assert 1 <= len(redraws) <= 20
