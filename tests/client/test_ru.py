@@ -182,3 +182,19 @@ def test_the_ledger_never_holds_a_key(gateway, sandbox):
     assert "ethereum-mainnet" in text and "platform" in text
     for secret in [info["api_key"], *(u.rsplit("/", 1)[-1] for u in info["nodes"].values())]:
         assert secret not in text
+
+
+def test_provenance_counts_sent_refused_and_cached_calls_apart(make_gateway, tmp_path):
+    gateway = make_gateway(cache=tmp_path / "cache.sqlite")
+    eth = gateway.node("ethereum-mainnet")
+    head = eth.head()  # 1 sent
+    old = head - 1_000
+    eth.get_balance(ACCOUNTS[0], old)  # 1 sent, and cached (final)
+    eth.get_balance(ACCOUNTS[0], old)  # 1 from the cache
+    gateway.set_budget(gateway.ledger.counted_ru)
+    for _ in range(3):
+        with pytest.raises(toolkit.BudgetExceeded):
+            eth.get_balance(ACCOUNTS[1], old)  # 3 refused, never sent
+    record = toolkit.provenance(gateway)
+    assert (record.calls, record.sent, record.refused, record.cached) == (6, 2, 3, 1)
+    assert "6: 2 sent, 3 refused by the budget, 1 from the cache" in str(record)

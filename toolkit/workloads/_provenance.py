@@ -30,7 +30,10 @@ class Provenance:
     gateway: str  # "sandbox (seed 0)" or the platform host
     nodes: list[NodeUse]
     total_ru: int
-    calls: int
+    calls: int  # every call the ledger holds: sent, refused before sending, or cached
+    sent: int = 0  # requests that went out (their attempts may be several)
+    refused: int = 0  # refused by the budget before anything was sent (0 RU)
+    cached: int = 0  # answered from the response cache (0 RU)
     toolkit_version: str = __version__
     python_version: str = field(default_factory=_platform.python_version)
     time: datetime = field(default_factory=lambda: datetime.now(UTC))
@@ -41,7 +44,11 @@ class Provenance:
             ("time (UTC)", self.time.strftime("%Y-%m-%d %H:%M:%S")),
             ("toolkit", f"node-gateway-toolkit {self.toolkit_version}"),
             ("python", self.python_version),
-            ("calls", f"{self.calls:,}"),
+            (
+                "calls",
+                f"{self.calls:,}: {self.sent:,} sent, {self.refused:,} refused by the budget, "
+                f"{self.cached:,} from the cache",
+            ),
             ("RU spent", f"{self.total_ru:,}"),
         ]
         for use in self.nodes:
@@ -78,9 +85,17 @@ def provenance(gateway: Gateway) -> Provenance:
         if sandbox is not None
         else gateway.platform.name
     )
+    refused = sum(e.status == REFUSED for e in entries)
+    cached = sum(e.cache_hit for e in entries)
     return Provenance(
         gateway=where,
         nodes=uses,
         total_ru=sum(e.ru for e in entries),
         calls=len(entries),
+        sent=len(entries) - refused - cached,
+        refused=refused,
+        cached=cached,
     )
+
+
+REFUSED = "BudgetExceeded"  # the status of a call the budget refused: it never went out
