@@ -46,6 +46,14 @@ class Explorer(widgets.VBox):
             self.picker.pick(node)
         self.ledger.refresh()  # listing the nodes is a (0 RU) platform call in the ledger
 
+    def __repr__(self) -> str:
+        # ipywidgets' repr lists every child's state (16 KB of HTML and CSS): a summary instead.
+        node = self.methods.node
+        where = "embedded sandbox" if self.gw.sandbox is not None else "gateway"
+        picked = f", node {node.name}" if node is not None else ", no node picked"
+        method = self.methods.method_picker.value if node is not None else None
+        return f"<Explorer on the {where}{picked}{f', method {method}' if method else ''}>"
+
     def _use_node(self, client: Any) -> None:
         self.methods.node = client
         self.ledger.refresh()
@@ -80,7 +88,9 @@ def explorer(gw: Any = None, *, node: str | None = None, show: bool = True) -> E
 
         gw = connect()
     widget = Explorer(gw, node=node)
-    if show:
+    if show and _shell() is None:
+        print(repr(widget))  # not in IPython: no widget to draw, one line of text instead
+    elif show:
         from IPython.display import display
 
         display(widget._repr_mimebundle_(), raw=True)

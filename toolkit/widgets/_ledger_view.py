@@ -58,6 +58,9 @@ class LedgerView(widgets.VBox):
         budget = self.meter.budget
         return budget.limit if budget is not None else self.meter.ledger.counted_ru + 1_000
 
+    def __repr__(self) -> str:
+        return f"<LedgerView of {self.meter!r}>"
+
     def set_budget(self, ru: int | None) -> None:
         """Never spend more than `ru` RU from now on (None removes the budget). A budget below
         what is already spent is refused, with the reason shown under the box."""

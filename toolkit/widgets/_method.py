@@ -84,6 +84,12 @@ class MethodExplorer(widgets.VBox):
         if node is None:
             self._on_node(None)
 
+    def __repr__(self) -> str:
+        node = self.node
+        if node is None:
+            return "<MethodExplorer, no node>"
+        return f"<MethodExplorer {self.method_picker.value} on {node.name}>"
+
     # --- what the user picked ---
 
     @property

@@ -91,6 +91,10 @@ class NodePicker(widgets.VBox):
         self.key.observe(self._key_entered, names="value")
         self.reload()
 
+    def __repr__(self) -> str:
+        node = self.node
+        return f"<NodePicker, {'node ' + node.name if node is not None else 'no node picked'}>"
+
     @property
     def selected(self) -> str | None:
         """The name of the picked node (running or not)."""

@@ -45,8 +45,11 @@ class PlannedCall:
     def method(self) -> str:
         return self.call.method
 
+    def __repr__(self) -> str:
+        return f"<PlannedCall {self.method} on {self.node.name}>"
 
-@dataclass
+
+@dataclass(repr=False)
 class Workload:
     """An ordered list of validated calls on one or more nodes."""
 
@@ -82,6 +85,56 @@ class Workload:
 
     def __iter__(self) -> Iterator[PlannedCall]:
         return iter(self.calls)
+
+    # --- displays: a summary, never the list of calls (a workload may hold millions) ---
+
+    def counts(self) -> list[tuple[str, str, int]]:
+        """(node, method, calls) for each node and method, in the order they were first planned."""
+        counts: dict[tuple[str, str], int] = {}
+        for planned in self.calls:
+            key = (planned.node.name, planned.method)
+            counts[key] = counts.get(key, 0) + 1
+        return [(node, method, n) for (node, method), n in counts.items()]
+
+    def __repr__(self) -> str:
+        counts = self.counts()
+        nodes = len({node for node, _, _ in counts})
+        head = f"<Workload {len(self):,} call{'s' if len(self) != 1 else ''}"
+        if not counts:
+            return head + ">"
+        shown = [f"{n:,} {method} on {node}" for node, method, n in counts[:2]]
+        more = f", +{len(counts) - 2} more" if len(counts) > 2 else ""
+        where = f" on {nodes} nodes" if nodes > 1 else ""
+        return f"{head}{where}: {', '.join(shown)}{more}>"
+
+    def _repr_html_(self) -> str:
+        import html
+
+        counts = self.counts()
+        nodes = len({node for node, _, _ in counts})
+        title = (
+            f"Workload: {len(self):,} planned call{'s' if len(self) != 1 else ''} "
+            f"on {nodes} node{'s' if nodes != 1 else ''}"
+        )
+        if not counts:
+            return f"<p>{html.escape(title)}</p>"
+        shown = counts[:50]
+        rows = "".join(
+            f"<tr><td>{html.escape(node)}</td><td>{html.escape(method)}</td>"
+            f"<td style='text-align:right'>{n:,}</td></tr>"
+            for node, method, n in shown
+        )
+        more = (
+            f"<tr><td colspan='3'>... and {len(counts) - len(shown):,} more node/method pairs"
+            "</td></tr>"
+            if len(counts) > len(shown)
+            else ""
+        )
+        return (
+            f"<p><b>{html.escape(title)}</b> (<code>work.preview()</code> prices it)</p>"
+            "<table><tr><th>node</th><th>method</th><th>calls</th></tr>"
+            f"{rows}{more}</table>"
+        )
 
     def estimates(
         self, *, fetch_heads: bool = True, cached: set[int] | None = None
