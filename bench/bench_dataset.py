@@ -23,8 +23,6 @@ import argparse
 import gc
 import json
 import shutil
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -32,6 +30,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import psutil
+from bench_bulk import start_sandbox  # this folder: the sandbox in a process of its own
 
 import toolkit
 from toolkit.workloads._workload import Workload
@@ -69,15 +68,6 @@ class PeakMemory:
     @property
     def mib(self) -> float:
         return (self.peak - self.base) / 2**20
-
-
-def start_sandbox() -> tuple[subprocess.Popen, dict]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "toolkit", "sandbox", "--head-pace", "0"],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    return process, json.loads(process.stdout.readline())
 
 
 def workload(gateway: toolkit.Gateway, calls: int) -> Workload:
