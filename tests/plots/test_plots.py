@@ -147,6 +147,29 @@ def test_ru_ledger_is_two_panels(ledger, render):
     render(fig, "ru_ledger")
 
 
+NOTEBOOK_WIDTH_PX = 900  # a JupyterLab output area at 1280 px with the file browser open
+
+
+def _smallest_text_px(figure: Figure) -> tuple[float, str]:
+    """The smallest visible text of `figure`, in px, shown NOTEBOOK_WIDTH_PX wide."""
+    from matplotlib.text import Text
+
+    figure.draw_without_rendering()
+    scale = NOTEBOOK_WIDTH_PX / figure.get_figwidth()  # px per inch on screen
+    sizes = [
+        (text.get_fontsize() / 72 * scale, text.get_text())
+        for text in figure.findobj(Text)
+        if text.get_visible() and text.get_text().strip()
+    ]
+    return min(sizes)
+
+
+def test_the_two_panel_ru_plot_is_readable_at_a_notebooks_width(ledger):
+    fig, _ = plots.plot_ru_ledger(ledger)
+    px, text = _smallest_text_px(fig)
+    assert px >= 11, f"{text!r} would be {px:.1f} px tall"
+
+
 def test_nodes_by_protocol_and_region_stacked_by_status(nodes, render):
     fig, axes = plots.plot_nodes(nodes)
     by_region = axes[1]
@@ -196,6 +219,17 @@ def test_empty_frames_say_so_instead_of_failing(plot, frame, render):
     fig, _ = plot(frame)
     assert any(text.startswith("No ") for text in _texts(fig))
     render(fig, "empty", min_bytes=1_000)
+
+
+def test_a_plain_transfer_has_no_compute_unit_bars_but_says_why(render):
+    import toolkit.frames as frames
+
+    system = "11111111111111111111111111111111"
+    logs = frames.simulation_logs([f"Program {system} invoke [1]", f"Program {system} success"])
+    fig, ax = plots.plot_compute_units(logs)
+    assert not ax.patches  # no empty bar drawn
+    assert "No compute-unit data: the programs invoked (System) report none" in _texts(fig)
+    render(fig, "compute_units_none", min_bytes=1_000)
 
 
 def test_empty_simulation_logs(render):

@@ -65,11 +65,22 @@ def plot_compute_units(logs: pd.DataFrame, ax: Axes | None = None) -> tuple[Figu
     are listed without a bar. Failed invocations are red. Returns (figure, axes).
     """
     calls = invocations(logs)
+    own_figure = ax is None
     fig, ax = new_axes(ax, size=(8, max(2.5, 0.45 * len(calls) + 1.2)))
     if calls.empty:
         show_no_data(ax, "No program invocations in the logs")
         return fig, ax
     units = calls["units_consumed"].to_numpy(dtype=float, na_value=np.nan)
+    if np.isnan(units).all():
+        # A plain transfer: builtins such as System report no units, so there is nothing to draw.
+        programs = ", ".join(dict.fromkeys(program_name(p) for p in calls["program_id"]))
+        if own_figure:
+            fig.set_size_inches(8, 1.6)
+        show_no_data(ax, f"No compute-unit data: the programs invoked ({programs}) report none")
+        ax.set_title("Compute units per program invocation")
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+        return fig, ax
     colours = [
         "tab:red" if failed else ("tab:blue" if depth == 1 else "tab:cyan")
         for failed, depth in zip(calls["failed"], calls["depth"], strict=True)
