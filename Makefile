@@ -13,8 +13,9 @@ $(PY):
 	$(PY) -m pip install --quiet --upgrade pip
 
 # Stamp files make re-runs fast: reinstall only when pyproject.toml changes.
+# The notebooks' needs: JupyterLab, and Dask for notebook 09's local cluster.
 $(VENV)/.lab-installed: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[lab]'
+	$(PY) -m pip install --quiet -e '.[lab,scale]'
 	@touch $@
 
 $(VENV)/.dev-installed: pyproject.toml | $(PY)
