@@ -359,3 +359,25 @@ def test_real_address_forms_through_the_client(replay):
     assert path.startswith(f"/{KEY}/api/v2/detectAddress?address=")
     row = frames.ton_address_forms(result).iloc[0]
     assert row["raw_form"] == body["result"]["raw_form"] and row["bounceable"] == address
+
+
+def test_a_real_root_hash_through_the_client(replay):
+    replay.echo(real("polygon_bor_getroothash_infura_docs.json"))
+    root = replay.node("polygon").get_root_hash(1000, 1032)
+    assert root == "67518d9fc6bf9ff886ba1a4e932a0d0a8a1318b3f300518773aaf2210410cf73"
+    ((_, sent),) = replay.requests
+    assert sent["method"] == "bor_getRootHash" and sent["params"] == [1000, 1032]
+
+
+def test_real_unsigned_transaction_and_proposal_error_bodies_through_the_client(replay):
+    owner = "419c7c7049d26108be0dcb5f78479c6ff27ba101d1"
+    unsigned = real("tron_createtransaction_unsigned_nile.json")  # the kind proposaldelete answers
+    replay.reply = lambda request: (200, unsigned)
+    tron = replay.node("tron")
+    assert tron.proposal_delete(owner, 1) == unsigned
+    assert frames.tron_transaction(unsigned)["tx_id"][0] == unsigned["txID"]
+    replay.reply = lambda request: (200, real("tron_proposaldelete_error_nile.json"))
+    with pytest.raises(toolkit.TronError, match=r"Proposal\[1\] is not proposed by 419c7c"):
+        tron.proposal_delete(owner, 1)
+    path, body = replay.requests[-1]
+    assert path.endswith("/wallet/proposaldelete") and body["proposal_id"] == 1

@@ -348,3 +348,25 @@ def test_real_address_forms_of_the_older_shape():
     assert row["bounceable"] == "EQDXZ2c5LnA12Eum-DlguTmfYkMOvNeFCh4rBD0tgmwjcFI-"
     assert row["non_bounceable_b64"] == "UQDXZ2c5LnA12Eum+DlguTmfYkMOvNeFCh4rBD0tgmwjcA/7"
     assert not row["test_only"]
+
+
+def test_a_real_root_hash_becomes_its_range_row():
+    root = real("polygon_bor_getroothash_infura_docs.json")["result"]
+    df = frames.root_hashes([(1000, 1032, root)])
+    row = df.iloc[0]
+    assert (row["from_block"], row["to_block"], row["blocks"]) == (1000, 1032, 33)
+    assert row["root_hash"] == "67518d9fc6bf9ff886ba1a4e932a0d0a8a1318b3f300518773aaf2210410cf73"
+    assert row["root_hash_0x"] == "0x" + row["root_hash"]
+
+
+def test_a_real_unsigned_transaction_becomes_one_row():
+    body = real("tron_createtransaction_unsigned_nile.json")
+    row = frames.tron_transaction(body).iloc[0]
+    assert row["tx_id"] == "6303c7639f591407ef9f34a7ac8c9c9a21151f5a6af21924502515734fc267ab"
+    assert row["contract_type"] == "TransferContract"
+    assert row["owner_address"] == "41dd791d6b49e190062d650e6a23c575510d35f2f9"
+    assert row["to_address"] == "4192ad11c1bf16b3b14b0bd6b5c7e2db73a0b5e83a"
+    assert row["amount_sun"] == 1_000_000 and row["amount_trx"] == 1.0
+    assert (row["ref_block_bytes"], row["ref_block_hash"]) == ("2927", "939ece39d08a7abe")
+    assert row["expiration"] == pd.Timestamp(1777447527000, unit="ms", tz="UTC")
+    assert row["signature_count"] == 0 and row["raw_data_hex"] == body["raw_data_hex"]
