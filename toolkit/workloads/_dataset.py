@@ -108,10 +108,6 @@ def read_dataset(path: str | PathLike[str], engine: str = "pandas") -> Any:
     raise ValueError(f"engine must be 'pandas' or 'dask', got {engine!r}")
 
 
-def call_key(node: str, method: str, params: str) -> tuple[str, str, str]:
-    return (node, method, params)
-
-
 class DatasetWriter:
     """Rows for one run: what the dataset already answers, and the files for what finishes."""
 
