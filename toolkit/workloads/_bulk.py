@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._errors import BatchRefused, BudgetExceeded, GatewayError
+from .._errors import BatchRefused, BudgetExceeded, GatewayError, ValidationError
 from .._redact import warn
 from ..catalog import TYPED_VALUES, Surface
 from ..client import PreparedCall, Receipt
@@ -353,18 +353,56 @@ def _typed(convert: Any, result: Any) -> Any:
 # --- progress ---------------------------------------------------------------------------------
 
 
-def progress_bar(total: int, enabled: bool, description: str) -> Any:
-    """A `tqdm.auto` bar (a widget in notebooks, text elsewhere), or None when disabled."""
-    if not enabled:
+def progress_bar(total: int, progress: Any, description: str) -> Any:
+    """A `tqdm.auto` bar (a widget in notebooks, text elsewhere) when `progress` is True, None
+    when it is False, else `progress` itself: any object with ``update(n)`` (and, if it has
+    them, ``reset(total=...)``, called when the calls start, and ``close()``).
+
+    The bar counts calls (a batch of 96 calls is 96), and its rate is calls over the time since
+    the calls started (``smoothing=0``). tqdm's default, a moving average of the rates between
+    screen refreshes, is far off for a run of few large steps: with a first refresh after one
+    call and the rest arriving between refreshes, it showed 3.56 call/s for a run of about 330.
+    """
+    if progress is True:
+        from tqdm.auto import tqdm
+
+        return tqdm(total=total, unit="call", desc=description, dynamic_ncols=True, smoothing=0)
+    if progress is False or progress is None:
         return None
-    from tqdm.auto import tqdm
+    if not callable(getattr(progress, "update", None)):
+        raise ValidationError(
+            f"must be True, False or an object with update(n), got {type(progress).__name__}",
+            param="progress",
+            rule="type",
+        )
+    return progress
 
-    return tqdm(total=total, unit="call", desc=description, dynamic_ncols=True)
 
-
-def close_progress(bar: Any) -> None:
-    """Close a progress bar; one that fails to close must not cost the run's results."""
+def start_progress(bar: Any, total: int, done_already: int = 0) -> Any:
+    """Start the bar's clock when the calls start (it was made before the heads were fetched
+    and the workload priced, and a rate over that time would be far too low), with the calls
+    already answered (a dataset's rows, the cache's answers) counted as done but not in the
+    rate. Returns the bar, or None when it failed (see the module doc)."""
     if bar is None:
+        return None
+    try:
+        reset = getattr(bar, "reset", None)
+        if reset is not None:
+            reset(total=total)
+        if done_already:
+            if hasattr(bar, "initial"):  # tqdm: its rate is (n - initial) / elapsed
+                bar.initial = done_already
+            bar.update(done_already)
+    except Exception as error:
+        warn(f"the progress bar failed and is no longer updated: {error!r}", RuntimeWarning)
+        return None
+    return bar
+
+
+def close_progress(bar: Any, progress: Any = True) -> None:
+    """Close the bar the run made (a bar the caller passed in is theirs to close); one that
+    fails to close must not cost the run's results."""
+    if bar is None or progress is not True:
         return
     try:
         bar.close()

@@ -193,7 +193,7 @@ class Workload:
         *,
         concurrency: int = 32,
         batch_size: int = 100,
-        progress: bool = True,
+        progress: Any = True,
         dataset: str | PathLike[str] | None = None,
         rows_per_file: int = ROWS_PER_FILE,
         client: Any = None,
@@ -208,6 +208,10 @@ class Workload:
         helpers return: ints for quantities), error (type name) and message for a failed call,
         ru (billed for the call, retries included), cache_hit. ``frame.attrs["summary"]`` holds
         the run's counts, RU and time, and the preview's RU.
+
+        `progress`: True for a progress bar counting calls (its rate is calls per second since
+        the calls started), False for none, or your own object with ``update(n)`` (see
+        `_bulk.progress_bar`).
 
         Nothing raises for one call: a failed call is a row with its error. When the budget
         refuses a call, the run stops sending, and that call and every call not yet sent are
@@ -235,14 +239,14 @@ class Workload:
                 )
             return run_sync(self._run(bar, concurrency, batch_size, writer))
         finally:
-            close_progress(bar)
+            close_progress(bar, progress)
 
     async def arun(
         self,
         *,
         concurrency: int = 32,
         batch_size: int = 100,
-        progress: bool = True,
+        progress: Any = True,
         dataset: str | PathLike[str] | None = None,
         rows_per_file: int = ROWS_PER_FILE,
         client: Any = None,
@@ -268,7 +272,7 @@ class Workload:
                 )
             return await self._run(bar, concurrency, batch_size, writer)
         finally:
-            close_progress(bar)
+            close_progress(bar, progress)
 
     @staticmethod
     def _writer(dataset: Any, rows_per_file: int, client: Any) -> DatasetWriter | None:
@@ -280,9 +284,7 @@ class Workload:
             )
         return DatasetWriter(dataset, rows_per_file) if dataset is not None else None
 
-    def _resume(
-        self, writer: DatasetWriter | None, bar: Any
-    ) -> tuple[pd.DataFrame | None, list[int | None]]:
+    def _resume(self, writer: DatasetWriter | None) -> tuple[pd.DataFrame | None, list[int | None]]:
         """The dataset's rows, and for each call the row that answers it (None: send it)."""
         if writer is None:
             return None, [None] * len(self.calls)
@@ -291,9 +293,6 @@ class Workload:
         previous = writer.resume()
         keys = [(c.node.name, c.method, params_text(c.call)) for c in self.calls]
         done = already_done(keys, previous)
-        reused = sum(row is not None for row in done)
-        if bar is not None and reused:
-            bar.update(reused)
         return previous, done
 
     def _run_on_cluster(
@@ -305,12 +304,14 @@ class Workload:
         concurrency: int,
         batch_size: int,
     ) -> pd.DataFrame:
+        from ._bulk import start_progress
         from ._distributed import run_on_cluster
 
         started = time.perf_counter()
-        previous, done = self._resume(writer, bar)
+        previous, done = self._resume(writer)
         to_send = Workload([c for c, row in zip(self.calls, done, strict=True) if row is None])
         preview_high = to_send.preview().ru_high if to_send.calls else 0
+        bar = start_progress(bar, len(self), len(self) - len(to_send))
         sent = run_on_cluster(
             to_send,
             client,
@@ -327,10 +328,10 @@ class Workload:
     async def _run(
         self, bar: Any, concurrency: int, batch_size: int, writer: DatasetWriter | None
     ) -> pd.DataFrame:
-        from ._bulk import BulkRun, results_frame
+        from ._bulk import BulkRun, results_frame, start_progress
 
         started = time.perf_counter()
-        previous, done = self._resume(writer, bar)
+        previous, done = self._resume(writer)
         to_send = Workload([c for c, row in zip(self.calls, done, strict=True) if row is None])
         run = BulkRun(
             ((planned.node, planned.call) for planned in to_send.calls),
@@ -345,6 +346,10 @@ class Workload:
             cached = run.answer_from_cache()
             await to_send._fetch_heads(cached)
             preview = to_send.preview(fetch_heads=False, cached=cached) if to_send.calls else None
+            # The bar's clock starts with the sending: the dataset's rows and the cache's
+            # answers count as done, but not in the rate.
+            answered = len(self) - len(to_send) + len(cached)
+            run.progress = start_progress(run.progress, len(self), answered)
             items = await run.run()
         finally:
             if writer is not None:
