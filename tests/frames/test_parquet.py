@@ -93,8 +93,10 @@ def test_every_frame_function_is_covered(toolkit_frames):
         "FrameError",
         "ParquetError",
         "from_arrow",
+        "human_number",  # display helpers, not frames
         "quantity",
         "read_parquet",
+        "readable",
         "to_arrow",
         "to_parquet",
     }

@@ -6,9 +6,13 @@ no I/O. Frames follow the toolkit's data conventions: exact integers (Python int
 for wei, sun, lamports and supplies, plus float columns in ETH/TRX/SOL), timezone-aware UTC
 timestamps, decoded hex text beside the raw value, and NA for anything missing. Input of the wrong
 shape raises `FrameError` (a `ValueError`) saying which shape was expected.
+
+`readable(frame)` shows a frame for people (thousands separators, no scientific notation, whole
+texts) without changing its data.
 """
 
 from ._convert import FrameError
+from ._display import human_number, readable
 from ._evm import (
     balances_frame,
     evm_block_transactions,
@@ -51,10 +55,12 @@ __all__ = [
     "evm_blocks",
     "evm_logs",
     "from_arrow",
+    "human_number",
     "platform_nodes",
     "print_block_frame",
     "quantity",
     "read_parquet",
+    "readable",
     "root_hashes",
     "simulation_accounts",
     "simulation_balances",
