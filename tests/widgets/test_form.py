@@ -122,11 +122,14 @@ def test_set_values_fills_nested_fields_and_show_error_finds_them():
     assert "call.to" in form.field("call.to").error.value
     assert form.field("call.to").error.layout.display == ""
     assert form.field("block").error.value == ""
+    assert form.messages() == {"call.to": raised.value.detail}
     form.clear_errors()
     assert form.field("call.to").error.value == ""
+    assert form.messages() == {}
 
 
 def test_an_error_naming_no_field_is_shown_under_the_form():
     form = form_for("eth_getBalance")
     form.show_error(None, "something about the whole call")
     assert "something about the whole call" in form.problem.value
+    assert form.messages() == {"": "something about the whole call"}

@@ -71,6 +71,7 @@ class Field:
         )
         self.label.tooltip = f"{param.doc} ({param.kind.doc})"
         self.error = widgets.HTML(layout=widgets.Layout(display="none"))
+        self.message: str | None = None  # the catalog's message shown below the input
         self.widget = self.arrange()
 
     def make_input(self) -> widgets.Widget:
@@ -88,6 +89,7 @@ class Field:
         self.input.value = "" if value is None else str(value)
 
     def show_error(self, message: str | None) -> None:
+        self.message = message or None
         self.error.value = f'<div class="tk-field-error">{text(message)}</div>' if message else ""
         self.error.layout.display = "" if message else "none"
 
@@ -270,6 +272,7 @@ class ParamForm(widgets.VBox):
         self.fields = [make_field(param, prefix + param.name) for param in params]
         # Messages about no field in particular (a rule across parameters) go here.
         self.problem = widgets.HTML()
+        self.problem_message: str | None = None
         children = [field.widget for field in self.fields]
         if not params:
             children.append(widgets.HTML('<span class="tk-muted">No parameters.</span>'))
@@ -304,8 +307,17 @@ class ParamForm(widgets.VBox):
         for field in self.fields:
             field.observe(callback)
 
+    def messages(self) -> dict[str, str]:
+        """The messages on show, by field path ("" for a rule across fields): what the user
+        reads at the form, as text."""
+        shown = {field.path: field.message for field in self.all_fields() if field.message}
+        if self.problem_message:
+            shown[""] = self.problem_message
+        return shown
+
     def clear_errors(self) -> None:
         self.problem.value = ""
+        self.problem_message = None
         for field in self.all_fields():
             field.show_error(None)
 
@@ -317,4 +329,5 @@ class ParamForm(widgets.VBox):
                 return
             except KeyError:
                 path = path.rpartition(".")[0]
+        self.problem_message = message
         self.problem.value = f'<div class="tk-field-error">{text(message)}</div>'
