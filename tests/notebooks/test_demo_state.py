@@ -2,13 +2,11 @@
 enabled, a result on show (it once ended on the error demo: a refused form and Run disabled)."""
 
 import json
-from pathlib import Path
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.notebooks.kernel import ROOT, execute
+
 NOTEBOOK = ROOT / "notebooks" / "06_interactive_explorer.ipynb"
 
 pytestmark = pytest.mark.notebooks
@@ -27,14 +25,7 @@ print(json.dumps({
 
 @pytest.mark.timeout(240)
 def test_run_all_leaves_the_explorer_ready_for_the_room():
-    notebook = nbformat.read(NOTEBOOK, as_version=4)
-    notebook.cells.append(nbformat.v4.new_code_cell(STATE))
-    NotebookClient(
-        notebook,
-        timeout=240,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(NOTEBOOK.parent)}},
-    ).execute()
+    notebook = execute(NOTEBOOK, extra_cells=[STATE])
     printed = "".join(o.get("text", "") for o in notebook.cells[-1].outputs)
     state = json.loads(printed)
     assert state == {

@@ -2,17 +2,13 @@
 limit, and nothing it shows or saves contains a key."""
 
 import json
-from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from toolkit.sandbox import World
 
-ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
-SECONDS_PER_NOTEBOOK = 240
+from tests.notebooks.kernel import NOTEBOOKS, SECONDS_PER_NOTEBOOK
 
 pytestmark = pytest.mark.notebooks
 
@@ -29,14 +25,8 @@ def test_there_are_notebooks():
 
 @pytest.mark.timeout(SECONDS_PER_NOTEBOOK)
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_runs_and_shows_no_key(path, tmp_path):
-    notebook = nbformat.read(path, as_version=4)
-    NotebookClient(
-        notebook,
-        timeout=SECONDS_PER_NOTEBOOK,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},
-    ).execute()
+def test_notebook_runs_and_shows_no_key(path, tmp_path, executed):
+    notebook = executed(path)
     saved = tmp_path / path.name
     nbformat.write(notebook, saved)
     text = saved.read_text()
