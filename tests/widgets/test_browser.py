@@ -216,7 +216,7 @@ def test_explorer_in_jupyterlab(lab, tmp_path):
             page.locator(".toolkit-param-block input").fill("20000000")
             expect(preview).to_contain_text("2 RU: block 20,000,000 is ")
             run.click()
-            expect(result).to_contain_text("20000000")
+            expect(result).to_contain_text("20,000,000")  # numbers written for people
 
             shown = explorer.inner_text()
             for secret in sandbox_secrets():

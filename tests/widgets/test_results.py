@@ -98,3 +98,25 @@ def test_the_explorer_shows_sandbox_answers_as_the_new_frames(gw, node, method, 
     tables = dict(explorer.result.presentation.tables)
     assert tables[caption][column].notna().all() and len(tables[caption]) >= 1
     assert caption in explorer.result.tables.value
+
+
+def test_tables_write_numbers_for_people_and_the_frame_keeps_them_exact():
+    from toolkit.widgets._html import frame_table
+
+    wei = 3_522_081_942_996_582_135 * 10**9  # past 2**63
+    frame = pd.DataFrame(
+        {
+            "block": [20_000_000],
+            "wei": pd.Series([wei], dtype=object),
+            "sol": [1e-9],
+            "supply": [5e18],
+            "name": pd.Series([pd.NA], dtype="string"),
+            "hex": ["0x1e"],
+        }
+    )
+    table = frame_table(frame)
+    assert "20,000,000" in table and f"{wei:,}" in table
+    assert "0.000000001" in table and "5,000,000,000,000,000,000" in table
+    assert "e-09" not in table and "e+18" not in table
+    assert ">NA<" in table and "0x1e" in table
+    assert frame["wei"][0] == wei  # the exact value is still in the frame

@@ -47,13 +47,10 @@ def human_number(value: Any, *, decimals: int = 9) -> str:
         if "." in text:
             text = text.rstrip("0").rstrip(".")
         return "0" if text in ("-0", "") else text
-    try:
-        import pandas as pd
+    import pandas as pd
 
-        if pd.isna(value):
-            return "NA"
-    except (TypeError, ValueError):
-        pass
+    if pd.api.types.is_scalar(value) and pd.isna(value):
+        return "NA"
     return str(value)
 
 

@@ -61,12 +61,14 @@ def error_message(error: BaseException) -> str:
 
 
 def frame_table(frame: pd.DataFrame, *, caption: str = "", max_rows: int = MAX_ROWS) -> str:
-    """A DataFrame as a compact HTML table, long cells shortened, at most `max_rows` rows."""
+    """A DataFrame as a compact HTML table, long cells shortened, at most `max_rows` rows, numbers
+    written for people (`frames.human_number`: thousands separators, never scientific notation,
+    exact ints in full; missing values as NA). The frame itself keeps the exact values."""
     import pandas as pd
 
-    shown = frame.head(max_rows).astype(object)
-    # pandas writes a missing value of a nullable column as "<NA>"; plain NA reads better.
-    shown = shown.where(shown.notna(), "NA")
+    from ..frames import human_number
+
+    shown = frame.head(max_rows).astype(object).map(human_number)
     with pd.option_context("display.max_colwidth", MAX_CELL_CHARS):
         table = shown.to_html(index=False, border=0, classes="tk-table")
     more = len(frame) - len(shown)
