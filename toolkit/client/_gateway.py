@@ -26,6 +26,7 @@ from typing import Any
 
 import httpx
 
+from .._display import key_values_html
 from .._errors import ValidationError
 from .._redact import clip, register_secret, register_url
 from ..catalog import DEFAULT_PRICING, Chain, PricingTable
@@ -246,6 +247,24 @@ class Gateway:
             f"<Gateway {where}: {len(self._node_urls)} known nodes, "
             f"{self.ledger.total_ru:,} RU spent>"
         )
+
+    def _repr_html_(self) -> str:
+        """What the handle reaches and what it spent (node names only, never URLs or keys)."""
+        budget = self.budget
+        rows = [
+            ("gateway", "embedded sandbox" if self.sandbox is not None else self.platform.name),
+            ("known nodes", ", ".join(self._node_urls) or "none yet"),
+            ("clients open", ", ".join(self._nodes) or "none yet"),
+            ("calls", f"{len(self.ledger):,}"),
+            ("RU spent", f"{self.ledger.total_ru:,}"),
+            (
+                "budget",
+                f"{max(0, budget.remaining):,} of {budget.limit:,} RU left"
+                if budget is not None
+                else "none set",
+            ),
+        ]
+        return key_values_html("Gateway", rows)
 
 
 def connect(

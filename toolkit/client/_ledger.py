@@ -21,8 +21,9 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from .._display import key_values_html
 from .._errors import BudgetExceeded, ValidationError
-from .._redact import warn
+from .._redact import scrub, warn
 from ..catalog import DEFAULT_PRICING, PricingTable
 
 if TYPE_CHECKING:
@@ -168,6 +169,17 @@ class Ledger:
         unconfirmed = self.unconfirmed_ru
         maybe = f" (+{unconfirmed:,} RU unconfirmed)" if unconfirmed else ""
         return f"<Ledger {len(self)} calls, {self.total_ru:,} RU{maybe}>"
+
+    def _repr_html_(self) -> str:
+        """The totals, then calls and RU by node and method (never the per-call list: that is
+        `frame()`)."""
+        rows = [("calls", f"{len(self):,}"), ("RU spent", f"{self.total_ru:,}")]
+        if self.unconfirmed_ru:
+            rows.append(("RU unconfirmed", f"{self.unconfirmed_ru:,} (sent, no answer)"))
+        totals = key_values_html("Ledger", rows)
+        if not len(self):
+            return totals
+        return totals + scrub(self.summary().to_html(index=False, border=0))
 
 
 @dataclass

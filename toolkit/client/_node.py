@@ -28,6 +28,7 @@ from typing import Any
 
 import httpx
 
+from .._display import key_values_html
 from .._errors import GatewayError, MalformedResponse, ValidationError
 from .._redact import clip
 from ..catalog import (
@@ -626,6 +627,14 @@ class _BaseNode:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} chain={self.chain.name}>"
+
+    def _repr_html_(self) -> str:
+        head = self.last_head
+        rows = [
+            ("chain", self.chain.name),
+            ("last head seen", f"{head:,}" if head is not None else "not fetched yet"),
+        ]
+        return key_values_html(f"{type(self).__name__} {self.name}", rows)
 
 
 class Node(_BaseNode):

@@ -4,12 +4,12 @@ for how many RU, with which toolkit, when. It shows node names only, never URLs 
 
 from __future__ import annotations
 
-import html
 import platform as _platform
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from .._display import key_values_html
 from .._version import __version__
 
 if TYPE_CHECKING:
@@ -61,12 +61,7 @@ class Provenance:
         return "\n".join(f"{key:<{width}}  {value}" for key, value in self.rows())
 
     def _repr_html_(self) -> str:
-        body = "".join(
-            f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:left'>"
-            f"{html.escape(v)}</td></tr>"
-            for k, v in self.rows()
-        )
-        return f"<table><caption>Provenance</caption>{body}</table>"
+        return key_values_html("Provenance", self.rows())
 
 
 def provenance(gateway: Gateway) -> Provenance:
