@@ -59,6 +59,10 @@ class Entry:
     cache_hit: bool = False
     archive: bool | None = None
     note: str = ""
+    # Whether any attempt went out (answered or not). False for cache hits and for calls never
+    # sent: refused by the budget, the gateway unreachable, cancelled before sending. Not a
+    # frame column.
+    sent: bool = False
 
 
 class Ledger:

@@ -517,6 +517,7 @@ class Exchange:
                 retries=retries,
                 archive=archive,
                 note=self.note,
+                sent=self.answered_attempts + self.unanswered_attempts > 0,
             )
 
     @staticmethod

@@ -30,13 +30,18 @@ class Provenance:
     gateway: str  # "sandbox (seed 0)" or the platform host
     nodes: list[NodeUse]
     total_ru: int
-    calls: int  # every call the ledger holds: sent, refused before sending, or cached
+    calls: int  # every call the ledger holds: sent, refused, cached, or not sent for an error
     sent: int = 0  # requests that went out (their attempts may be several)
     refused: int = 0  # refused by the budget before anything was sent (0 RU)
     cached: int = 0  # answered from the response cache (0 RU)
     toolkit_version: str = __version__
     python_version: str = field(default_factory=_platform.python_version)
     time: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    @property
+    def not_sent(self) -> int:
+        """Calls never sent for another reason (the gateway unreachable, cancelled first)."""
+        return self.calls - self.sent - self.refused - self.cached
 
     def rows(self) -> list[tuple[str, str]]:
         rows = [
@@ -47,7 +52,8 @@ class Provenance:
             (
                 "calls",
                 f"{self.calls:,}: {self.sent:,} sent, {self.refused:,} refused by the budget, "
-                f"{self.cached:,} from the cache",
+                f"{self.cached:,} from the cache"
+                + (f", {self.not_sent:,} not sent (errors)" if self.not_sent else ""),
             ),
             ("RU spent", f"{self.total_ru:,}"),
         ]
@@ -80,14 +86,14 @@ def provenance(gateway: Gateway) -> Provenance:
         if sandbox is not None
         else gateway.platform.name
     )
-    refused = sum(e.status == REFUSED for e in entries)
+    refused = sum(e.status == REFUSED and not e.sent for e in entries)
     cached = sum(e.cache_hit for e in entries)
     return Provenance(
         gateway=where,
         nodes=uses,
         total_ru=sum(e.ru for e in entries),
         calls=len(entries),
-        sent=len(entries) - refused - cached,
+        sent=sum(e.sent for e in entries),
         refused=refused,
         cached=cached,
     )

@@ -1,0 +1,55 @@
+"""Provenance counts calls by fate: sent (whatever came back), refused by the budget, answered
+from the cache, and not sent for an error; sent is what the gateway metered."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+import toolkit
+from toolkit.workloads import Workload
+
+ADDRESSES = [f"0x{index:040x}" for index in range(1, 7)]
+
+
+def test_sent_is_what_the_gateway_metered_refusals_and_cache_hits_apart(
+    make_gateway, sandbox, cache_path
+):
+    gateway = make_gateway(cache=cache_path)
+    eth, tron = gateway.node("ethereum-mainnet"), gateway.node("tron-mainnet")
+    head = eth.head()
+    old = head - 500  # final blocks: the cache keeps their answers
+    eth.get_balance(ADDRESSES[0], old)
+    eth.get_balance(ADDRESSES[0], old)  # a cache hit
+    gateway.set_budget(gateway.ledger.counted_ru + 3)
+    work = Workload().grid(eth, "eth_getBalance", ADDRESSES[1:], [old])
+    work.each(tron, "wallet/gettransactioninfobyblocknum", range(10, 13), param="num")
+    results = work.run(progress=False, batch_size=2)
+    assert (results["error"] == "BudgetExceeded").any()
+
+    record = toolkit.provenance(gateway)
+    metered = sum(usage["calls"] for usage in sandbox.metering().values())
+    assert record.sent == metered  # calls in batches included
+    assert record.cached == 1 and record.refused >= 1 and record.not_sent == 0
+    assert record.calls == len(gateway.ledger) == record.sent + record.refused + record.cached
+    assert f"{record.sent:,} sent, {record.refused:,} refused by the budget" in str(record)
+    assert "not sent (errors)" not in str(record)
+
+
+def test_a_call_that_never_reached_the_gateway_is_not_counted_as_sent(sandbox):
+    with socket.socket() as closed:  # a loopback port nothing listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    info = sandbox.info
+    gateway = toolkit.Gateway(
+        info["platform_url"],
+        info["api_key"],
+        nodes={"tron-mainnet": f"http://127.0.0.1:{port}/no-node"},
+        retry=toolkit.RetryPolicy(attempts=1),
+    )
+    with gateway, pytest.raises(toolkit.TransportError):
+        gateway.node("tron-mainnet").get_now_block()
+    record = toolkit.provenance(gateway)
+    assert (record.calls, record.sent, record.not_sent) == (1, 0, 1)
+    assert "1 not sent (errors)" in str(record)
