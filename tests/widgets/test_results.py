@@ -120,3 +120,16 @@ def test_tables_write_numbers_for_people_and_the_frame_keeps_them_exact():
     assert "e-09" not in table and "e+18" not in table
     assert ">NA<" in table and "0x1e" in table
     assert frame["wei"][0] == wei  # the exact value is still in the frame
+
+
+def test_tables_show_hash_columns_after_the_others():
+    from toolkit.widgets._html import frame_table, key_columns_first
+
+    infos = frames.tron_transaction_infos(real("tron_gettransactioninfobyblocknum_nile.json"))
+    order = key_columns_first(infos)
+    assert order[-1] == "id" and order[0] == "block_number"
+    assert sorted(order) == sorted(infos.columns)
+    table = frame_table(infos)
+    assert table.index("<th>block_number</th>") < table.index("<th>id</th>")
+    balance = pd.DataFrame({"address": ["0x" + "ab" * 20], "wei": [1]})
+    assert key_columns_first(balance) == ["address", "wei"]  # an address is a key, not a hash

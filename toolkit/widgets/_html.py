@@ -8,6 +8,7 @@ if an error message somehow carried one.
 from __future__ import annotations
 
 import html
+import re
 from typing import TYPE_CHECKING, Any
 
 from .._redact import scrub
@@ -18,6 +19,9 @@ if TYPE_CHECKING:
 # Rows and cell width of a table on screen; the whole frame stays available in Python.
 MAX_ROWS = 50
 MAX_CELL_CHARS = 70
+# A hash or id of 32 bytes or more (a transaction id, a block hash): wide, and rarely what a reader
+# looks at first, so a table shows such columns after the others.
+HASH = re.compile(r"(0x)?[0-9a-fA-F]{64,}")
 
 # One stylesheet, repeated in the HTML that needs it: each widget must look right on its own, and
 # the rules are scoped by class, so repeats are harmless. Colours follow the JupyterLab theme.
@@ -60,6 +64,19 @@ def error_message(error: BaseException) -> str:
     return message("error", f"<b>{text(type(error).__name__)}</b>: {text(error)}")
 
 
+def key_columns_first(frame: pd.DataFrame) -> list[str]:
+    """`frame`'s columns, those holding only hashes (see `HASH`) moved to the end."""
+    hashes = [column for column in frame.columns if _all_hashes(frame[column])]
+    return [c for c in frame.columns if c not in hashes] + hashes
+
+
+def _all_hashes(column: pd.Series) -> bool:
+    values = column.dropna()
+    return bool(len(values)) and all(
+        isinstance(value, str) and HASH.fullmatch(value) for value in values
+    )
+
+
 def frame_table(frame: pd.DataFrame, *, caption: str = "", max_rows: int = MAX_ROWS) -> str:
     """A DataFrame as a compact HTML table, long cells shortened, at most `max_rows` rows, numbers
     written for people (`frames.human_number`: thousands separators, never scientific notation,
@@ -68,7 +85,8 @@ def frame_table(frame: pd.DataFrame, *, caption: str = "", max_rows: int = MAX_R
 
     from ..frames import human_number
 
-    shown = frame.head(max_rows).astype(object).map(human_number)
+    shown = frame.head(max_rows)
+    shown = shown[key_columns_first(shown)].astype(object).map(human_number)
     with pd.option_context("display.max_colwidth", MAX_CELL_CHARS):
         table = shown.to_html(index=False, border=0, classes="tk-table")
     more = len(frame) - len(shown)
