@@ -2,7 +2,7 @@
 names, and never reaches into another layer's private attributes.
 
 Layers (low to high): the foundation (`toolkit._redact`, `_version`, `_json`, `_errors`,
-`_display`); `catalog`;
+`_reprs`); `catalog`;
 `client`, `frames`, `sandbox`, `solana_tx` (side by side: the sandbox shares the catalog, never
 the client); `plots`, `workloads`; `examples`; `widgets`; `__main__` and `__init__`.
 """
@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "toolkit"
 
 RANK = {
     "_redact": 0,
-    "_display": 1,
+    "_reprs": 1,
     "_version": 0,
     "_json": 0,
     "_errors": 1,
@@ -41,7 +41,7 @@ SIDEWAYS = {
 # Private names of other libraries used on purpose (each explained where it is used), and the
 # display protocols Jupyter defines with a leading underscore.
 THIRD_PARTY_PRIVATE = {"_SubParsersAction", "_close"}
-FOUNDATION = {"_display", "_errors", "_json", "_redact", "_version"}
+FOUNDATION = {"_reprs", "_errors", "_json", "_redact", "_version"}
 
 
 def _modules() -> list[tuple[str, Path]]:

@@ -26,9 +26,9 @@ from typing import Any
 
 import httpx
 
-from .._display import key_values_html
 from .._errors import ValidationError
 from .._redact import clip, register_secret, register_url
+from .._reprs import key_values_html
 from ..catalog import DEFAULT_PRICING, Chain, PricingTable
 from ..catalog.encoding import is_loopback_host
 from ._cache import CacheSetting, ResponseCache

@@ -21,9 +21,9 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from .._display import key_values_html
 from .._errors import BudgetExceeded, ValidationError
 from .._redact import scrub, warn
+from .._reprs import key_values_html
 from ..catalog import DEFAULT_PRICING, PricingTable
 
 if TYPE_CHECKING:

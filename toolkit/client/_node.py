@@ -28,9 +28,9 @@ from typing import Any
 
 import httpx
 
-from .._display import key_values_html
 from .._errors import GatewayError, MalformedResponse, ValidationError
 from .._redact import clip
+from .._reprs import key_values_html
 from ..catalog import (
     ArchiveByBlock,
     BoundCall,

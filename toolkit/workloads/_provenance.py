@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from .._display import key_values_html
+from .._reprs import key_values_html
 from .._version import __version__
 
 if TYPE_CHECKING:
