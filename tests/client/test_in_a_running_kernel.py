@@ -7,6 +7,8 @@ nest-asyncio2. The sandbox must start after either was applied (the original rep
 await. `make test` runs this file on the newest other Python on the machine too (3.13 here).
 """
 
+import sys
+
 import nbformat
 import pytest
 from nbclient import NotebookClient
@@ -38,8 +40,11 @@ def test_sync_api_in_a_running_loop():
         CONNECT,
         "asyncio.get_running_loop() is not None",  # the kernel's loop is running
         "eth.get_balance(alice) > 0 and eth.block_number() > 0",
+        "import sys; sys.version_info[:2]",
     )
     assert text_of(outputs[1]) == "True" and text_of(outputs[2]) == "True"
+    # The kernel runs the Python these tests run on (so the run on 3.13 tests a 3.13 kernel).
+    assert text_of(outputs[3]) == str(sys.version_info[:2])
 
 
 @pytest.mark.parametrize("package", ["nest_asyncio", "nest_asyncio2"])
