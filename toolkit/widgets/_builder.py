@@ -528,11 +528,13 @@ def _headline(node: str, rows: pd.DataFrame, preview: Preview | None, seconds: f
     summary = rows.attrs["summary"]
     failed = summary["failed"]
     previewed = f" (previewed {preview.ru_high:,} at most)" if preview is not None else ""
-    fails = (
-        f", <b>{failed:,} failed</b> (their errors are in <code>builder.results</code>)"
-        if failed
-        else ""
-    )
+    fails = ""
+    if failed:
+        first = rows[rows["error"].notna()].iloc[0]
+        fails = (
+            f", <b>{failed:,} failed</b>, the first with <b>{text(first['error'])}</b>: "
+            f"{text(first['message'])} (every error is in <code>builder.results</code>)"
+        )
     return message(
         "warn" if failed else "ok",
         f"<b>{summary['calls']:,} calls</b> on <b>{text(node)}</b>: {summary['ru']:,} RU"
