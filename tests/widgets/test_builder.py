@@ -224,12 +224,14 @@ def test_the_budget_guard_refuses_what_the_budget_cannot_pay(builder, gw):
     gw.set_budget(gw.ledger.counted_ru + 10)
     wait_for(lambda: builder.run_button.disabled)
     assert "Over budget" in builder.status.value
-    assert "up to 63 RU and the budget has 10 RU left" in builder.status.value
+    refusal = "this workload may cost up to 63 RU and the budget has 10 RU left (rule: budget)"
+    assert builder.problems == {"budget": refusal} and refusal in builder.status.value
     calls = len(gw.ledger)
     builder.run_button.click()
     assert builder.results is None and len(gw.ledger) == calls
     builder.ledger.set_budget(gw.ledger.counted_ru + 63)  # the builder's own ledger panel
     wait_for(lambda: not builder.run_button.disabled)
+    assert builder.problems == {}
     builder.run()
     assert builder.error is None and gw.budget.remaining == 0
 

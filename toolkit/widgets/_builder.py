@@ -144,7 +144,8 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
     """A form that plans a `Workload`, its preview and budget guard, Run, and the result.
 
     After each change: `workload` is the planned `toolkit.Workload` (None while an input is
-    wrong, and `problems` says which, by field), `preview` its `Workload.preview`. After Run:
+    wrong), `preview` its `Workload.preview`, and `problems` what stops Run, by field (addresses,
+    blocks, calls; budget when the worst case does not fit the budget left). After Run:
     `results` is `Workload.run`'s frame (a row per call), `frame` the method's frame from it,
     `figure` the plot, `error` the exception if the run itself failed.
     """
@@ -244,7 +245,7 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
             field.observe(lambda _change: self._changed(), names="value")
         self.run_button.on_click(lambda _button: self.run())
         # Budgets set and calls made anywhere (the ledger panel, a code cell) re-check the guard.
-        self._follower = Follower(gw.meter.ledger, self._guard)
+        self._follower = Follower(gw.meter.ledger, self.check_budget)
         if node is not None:
             self.pick(node)
         else:
@@ -391,7 +392,7 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
             view.value = ""
         if self.client is None or self.method is None:
             self.preview_view.value = message("info", "Pick a running node and a method.")
-            self._guard()
+            self.check_budget()
             return
         try:
             work = self._plan()
@@ -401,11 +402,11 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
             self.preview_view.value = message(
                 "warn", "Fix the marked input to see the cost and run."
             )
-            self._guard()
+            self.check_budget()
             return
         self._preview(work)
         self.workload = work
-        self._guard()
+        self.check_budget()
 
     def _plan(self) -> Workload:
         method, node = self.method, self.client
@@ -464,20 +465,26 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
             + frame_table(preview.frame),
         )
 
-    def _guard(self) -> None:
-        """Run is enabled for a planned workload whose worst case fits the budget left."""
+    def check_budget(self) -> None:
+        """Enable Run for a planned workload whose worst case fits the budget left, else say
+        why not (``problems["budget"]``). Called after every change of the form, and a moment
+        after the ledger or the budget changes anywhere."""
         budget = self.gw.meter.budget
         preview = self.preview
+        self.problems.pop("budget", None)
         if preview is None:
             self.run_button.disabled = True
             self.status.value = ""
             return
         if budget is not None and preview.ru_high > budget.remaining:
+            self.problems["budget"] = (
+                f"this workload may cost up to {preview.ru_high:,} RU and the budget has "
+                f"{max(0, budget.remaining):,} RU left (rule: budget)"
+            )
             self.run_button.disabled = True
             self.status.value = message(
                 "warn",
-                f"<b>Over budget</b>: this workload may cost up to {preview.ru_high:,} RU and "
-                f"the budget has {max(0, budget.remaining):,} RU left. Set a larger budget "
+                f"<b>Over budget</b>: {text(self.problems['budget'])}. Set a larger budget "
                 "below, or plan fewer calls.",
             )
             return
@@ -497,7 +504,7 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
     def run(self) -> None:
         """Run the planned workload (`Workload.run`, with the progress bar), then show its frame
         and plot. Refused while an input is wrong or the budget cannot pay the worst case."""
-        self._guard()
+        self.check_budget()
         work = self.workload
         if work is None or self.run_button.disabled:
             return
@@ -521,7 +528,7 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
         except Exception as error:  # shown, not raised: a button callback has no one to tell
             self.error = error
             self.result.show_message(error_message(error))
-        self._guard()
+        self.check_budget()
 
 
 def _headline(node: str, rows: pd.DataFrame, preview: Preview | None, seconds: float) -> str:
