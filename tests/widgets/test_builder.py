@@ -299,3 +299,14 @@ def test_no_key_or_url_in_any_of_its_widgets(builder, gw, sandbox, secrets):
     assert "Source: embedded sandbox" in caption
     for secret in secrets:
         assert secret not in state and secret not in caption
+
+
+def test_an_interrupted_run_says_so_and_can_run_again(builder, monkeypatch):
+    def interrupted(self, **options):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Workload, "run", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        builder.run()
+    assert "Interrupted" in builder.result.headline.value
+    assert not builder.run_button.disabled

@@ -20,7 +20,7 @@ only input is its block (``wallet/gettransactioninfobyblocknum``) once per block
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -269,7 +269,8 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
         """Pick a method by its spec name (as the dropdown does)."""
         self.method_picker.value = method
 
-    def set_addresses(self, addresses: list[str]) -> None:
+    def set_addresses(self, addresses: Iterable[str]) -> None:
+        """Put these addresses in the box, one per line (a list, a DataFrame column...)."""
         self.addresses.value = "\n".join(addresses)
 
     def set_blocks(self, first: int, last: int, step: int = 1) -> None:
@@ -528,7 +529,13 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
         except Exception as error:  # shown, not raised: a button callback has no one to tell
             self.error = error
             self.result.show_message(error_message(error))
-        self.check_budget()
+        except KeyboardInterrupt:  # the notebook's stop button: the run settled what it spent
+            self.result.show_message(
+                message("warn", "Interrupted: <code>gw.ledger</code> has what was spent.")
+            )
+            raise
+        finally:
+            self.check_budget()  # Run is enabled again, whatever happened
 
 
 def _headline(node: str, rows: pd.DataFrame, preview: Preview | None, seconds: float) -> str:
