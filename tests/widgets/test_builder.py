@@ -310,3 +310,14 @@ def test_an_interrupted_run_says_so_and_can_run_again(builder, monkeypatch):
         builder.run()
     assert "Interrupted" in builder.result.headline.value
     assert not builder.run_button.disabled
+
+
+def test_a_node_that_cannot_be_reached_is_named_at_the_node_field(builder, monkeypatch):
+    def unreachable(name, **options):
+        raise toolkit.ValidationError("no node named 'gone' in this organization", param="name")
+
+    monkeypatch.setattr(builder.gw, "node", unreachable)
+    builder.node_picker.options = [*builder.node_picker.options, "gone"]
+    builder.pick("gone")
+    assert builder.client is None and builder.workload is None and builder.run_button.disabled
+    assert "no node named" in builder.field_messages["node"].value

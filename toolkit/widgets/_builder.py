@@ -184,11 +184,9 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
             + [(f"{label}  {address}", address) for label, address in self._examples.items()],
             layout=widgets.Layout(width="560px", display="" if self._examples else "none"),
         )
-        self.first = widgets.IntText(description="From block", layout=widgets.Layout(width="230px"))
-        self.last = widgets.IntText(description="to", layout=widgets.Layout(width="230px"))
-        self.step = widgets.IntText(
-            value=1, description="every", layout=widgets.Layout(width="180px")
-        )
+        self.first = widgets.IntText(description="From block", layout={"width": "230px"})
+        self.last = widgets.IntText(description="to", layout={"width": "230px"})
+        self.step = widgets.IntText(value=1, description="every", layout={"width": "180px"})
         self.plan_picker = widgets.Dropdown(
             description="Plan", options=list(gw.meter.pricing.plans), value="Developer"
         )
@@ -362,7 +360,7 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
 
     def _fill_examples(self, method: Method, by_address: bool) -> None:
         """Against the sandbox, start with inputs that work: three accounts, a block range
-        across the archive line (EVM) or the last ten blocks with transactions (TRON)."""
+        across the archive line (EVM), or ten recent blocks (TRON)."""
         sandbox = self.gw.sandbox
         if sandbox is None:
             return
@@ -389,8 +387,8 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
         """Plan the workload from the form, preview it, and check it against the budget."""
         self.workload = self.preview = None
         self.problems = {}
-        for view in self.field_messages.values():
-            view.value = ""
+        for field in ("addresses", "blocks", "calls"):  # the node's own message stays
+            self.field_messages[field].value = ""
         if self.client is None or self.method is None:
             self.preview_view.value = message("info", "Pick a running node and a method.")
             self.check_budget()
@@ -554,10 +552,6 @@ def _headline(node: str, rows: pd.DataFrame, preview: Preview | None, seconds: f
         f"<b>{summary['calls']:,} calls</b> on <b>{text(node)}</b>: {summary['ru']:,} RU"
         f"{previewed}{fails}, {seconds:,.1f} s",
     )
-
-
-def _width(pixels: int) -> widgets.Layout:
-    return widgets.Layout(width=f"{pixels}px")
 
 
 def _field_error(field: str, detail: str) -> str:
