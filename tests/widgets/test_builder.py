@@ -321,3 +321,16 @@ def test_a_node_that_cannot_be_reached_is_named_at_the_node_field(builder, monke
     builder.pick("gone")
     assert builder.client is None and builder.workload is None and builder.run_button.disabled
     assert "no node named" in builder.field_messages["node"].value
+
+
+def test_on_a_real_gateway_it_starts_empty_and_offers_public_example_accounts(sandbox):
+    info = sandbox.info  # the sandbox reached as a real gateway: no demo world known
+    with toolkit.Gateway(info["platform_url"], info["api_key"], nodes=info["nodes"]) as real:
+        builder = WorkloadBuilder(real, node=EVM)
+        assert builder.addresses.value == "" and builder.workload is None
+        assert "give at least one address" in builder.problems["addresses"]
+        vitalik = "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045"  # examples.REAL_WORLD
+        assert vitalik in dict(builder.example_picker.options).values()
+        builder.example_picker.value = vitalik
+        builder.set_blocks(100, 300, step=100)
+        assert len(builder.workload) == 3 and not builder.run_button.disabled

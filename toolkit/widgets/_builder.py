@@ -559,12 +559,18 @@ def _field_error(field: str, detail: str) -> str:
 
 
 def _example_addresses(gw: Any) -> dict[str, str]:
-    """Labelled example addresses: the sandbox's demo accounts (none on a real gateway)."""
-    if gw.sandbox is None:
-        return {}
-    from ..examples import examples
+    """Labelled example addresses: the sandbox's demo accounts, or on a real gateway the
+    well-known public Ethereum mainnet accounts of `toolkit.examples.REAL_WORLD` (no request)."""
+    from ..examples import REAL_WORLD, examples
 
-    return dict(examples(gw).evm.accounts)
+    if gw.sandbox is not None:
+        return dict(examples(gw).evm.accounts)
+    prefix = "evm.accounts."
+    return {
+        key.removeprefix(prefix): address
+        for key, (address, _source) in REAL_WORLD.items()
+        if key.startswith(prefix)
+    }
 
 
 def workload_builder(
