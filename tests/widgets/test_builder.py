@@ -334,3 +334,17 @@ def test_on_a_real_gateway_it_starts_empty_and_offers_public_example_accounts(sa
         builder.example_picker.value = vitalik
         builder.set_blocks(100, 300, step=100)
         assert len(builder.workload) == 3 and not builder.run_button.disabled
+
+
+def test_run_stays_disabled_while_the_run_is_under_way(builder, monkeypatch):
+    seen = []
+    real_run = Workload.run
+
+    def watched(self, **options):
+        builder.check_budget()  # what the ledger's follower does as the run's calls land
+        seen.append(builder.run_button.disabled)
+        return real_run(self, **options)
+
+    monkeypatch.setattr(Workload, "run", watched)
+    builder.run()
+    assert seen == [True] and builder.error is None and not builder.run_button.disabled

@@ -19,6 +19,7 @@ only input is its block (``wallet/gettransactioninfobyblocknum``) once per block
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -167,6 +168,9 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
         self.results: pd.DataFrame | None = None
         self.error: BaseException | None = None
         self._quiet = False  # set while the form changes several fields at once
+        self._running = False
+        # The form and the ledger's follower (another thread) both re-check the budget.
+        self._lock = threading.RLock()
         self._examples = _example_addresses(gw)
 
         self.node_picker = widgets.Dropdown(description="Node", options=self._node_names())
@@ -385,27 +389,28 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
 
     def refresh(self) -> None:
         """Plan the workload from the form, preview it, and check it against the budget."""
-        self.workload = self.preview = None
-        self.problems = {}
-        for field in ("addresses", "blocks", "calls"):  # the node's own message stays
-            self.field_messages[field].value = ""
-        if self.client is None or self.method is None:
-            self.preview_view.value = message("info", "Pick a running node and a method.")
+        with self._lock:
+            self.workload = self.preview = None
+            self.problems = {}
+            for field in ("addresses", "blocks", "calls"):  # the node's own message stays
+                self.field_messages[field].value = ""
+            if self.client is None or self.method is None:
+                self.preview_view.value = message("info", "Pick a running node and a method.")
+                self.check_budget()
+                return
+            try:
+                work = self._plan()
+            except _Problem as problem:
+                self.problems[problem.field] = str(problem)
+                self.field_messages[problem.field].value = _field_error(problem.field, str(problem))
+                self.preview_view.value = message(
+                    "warn", "Fix the marked input to see the cost and run."
+                )
+                self.check_budget()
+                return
+            self._preview(work)
+            self.workload = work
             self.check_budget()
-            return
-        try:
-            work = self._plan()
-        except _Problem as problem:
-            self.problems[problem.field] = str(problem)
-            self.field_messages[problem.field].value = _field_error(problem.field, str(problem))
-            self.preview_view.value = message(
-                "warn", "Fix the marked input to see the cost and run."
-            )
-            self.check_budget()
-            return
-        self._preview(work)
-        self.workload = work
-        self.check_budget()
 
     def _plan(self) -> Workload:
         method, node = self.method, self.client
@@ -468,35 +473,39 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
         """Enable Run for a planned workload whose worst case fits the budget left, else say
         why not (``problems["budget"]``). Called after every change of the form, and a moment
         after the ledger or the budget changes anywhere."""
-        budget = self.gw.meter.budget
-        preview = self.preview
-        self.problems.pop("budget", None)
-        if preview is None:
-            self.run_button.disabled = True
-            self.status.value = ""
-            return
-        if budget is not None and preview.ru_high > budget.remaining:
-            self.problems["budget"] = (
-                f"this workload may cost up to {preview.ru_high:,} RU and the budget has "
-                f"{max(0, budget.remaining):,} RU left (rule: budget)"
+        with self._lock:
+            budget = self.gw.meter.budget
+            preview = self.preview
+            self.problems.pop("budget", None)
+            if self._running:  # a ledger change during the run must not offer Run again
+                self.run_button.disabled = True
+                return
+            if preview is None:
+                self.run_button.disabled = True
+                self.status.value = ""
+                return
+            if budget is not None and preview.ru_high > budget.remaining:
+                self.problems["budget"] = (
+                    f"this workload may cost up to {preview.ru_high:,} RU and the budget has "
+                    f"{max(0, budget.remaining):,} RU left (rule: budget)"
+                )
+                self.run_button.disabled = True
+                self.status.value = message(
+                    "warn",
+                    f"<b>Over budget</b>: {text(self.problems['budget'])}. Set a larger budget "
+                    "below, or plan fewer calls.",
+                )
+                return
+            self.run_button.disabled = False
+            left = (
+                f"budget {budget.remaining:,} of {budget.limit:,} RU left"
+                if budget is not None
+                else "no budget set"
             )
-            self.run_button.disabled = True
-            self.status.value = message(
-                "warn",
-                f"<b>Over budget</b>: {text(self.problems['budget'])}. Set a larger budget "
-                "below, or plan fewer calls.",
+            self.status.value = (
+                f'<span class="tk-muted">{preview.calls:,} calls, at most {preview.ru_high:,} RU '
+                f"· {text(left)}</span>"
             )
-            return
-        self.run_button.disabled = False
-        left = (
-            f"budget {budget.remaining:,} of {budget.limit:,} RU left"
-            if budget is not None
-            else "no budget set"
-        )
-        self.status.value = (
-            f'<span class="tk-muted">{preview.calls:,} calls, at most {preview.ru_high:,} RU '
-            f"· {text(left)}</span>"
-        )
 
     # --- running ---------------------------------------------------------------------------
 
@@ -511,6 +520,7 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
         ledger = self.gw.meter.ledger
         before = len(ledger)
         self.results = self.error = None
+        self._running = True
         self.run_button.disabled = True
         self.progress.layout.visibility = "visible"
         self.result.show_message(message("info", f"Running {len(work):,} calls…"))
@@ -533,6 +543,7 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
             )
             raise
         finally:
+            self._running = False
             self.check_budget()  # Run is enabled again, whatever happened
 
 
