@@ -19,6 +19,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -49,13 +50,15 @@ def clean_environment(monkeypatch):
 class ForwardProxy:
     """proxy.py in a child process; `requests_to(port)` counts the requests it forwarded there."""
 
-    def __init__(self, tmp_path):
+    def __init__(self, tmp_path, basic_auth: str | None = None):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log, self.requests = tmp_path / "proxy.log", tmp_path / "proxy-requests.log"
         command = [sys.executable, "-m", "proxy", "--hostname", "127.0.0.1"]
         command += ["--port", str(self.port), "--num-workers", "1", "--num-acceptors", "1"]
         command += ["--log-file", str(self.log), "--plugins", "_proxy_plugin.CountRequests"]
+        if basic_auth:
+            command += ["--basic-auth", basic_auth]
         env = {**os.environ, "PROXY_REQUEST_LOG": str(self.requests)}
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
         self.process = subprocess.Popen(
@@ -131,6 +134,27 @@ def test_sync_async_and_bulk_calls_all_go_through_the_proxy(
 
 
 @pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
+def test_proxy_credentials_in_the_url_reach_the_proxy_from_every_stack(
+    clean_environment, tmp_path, sandbox, transport
+):
+    proxy = ForwardProxy(tmp_path, basic_auth="analyst:s3cret-pass")
+    try:
+        clean_environment.setenv("HTTP_PROXY", f"http://analyst:wrong@127.0.0.1:{proxy.port}")
+        eth = remote_gateway(sandbox, async_transport=transport, retry=None)
+        with pytest.raises(toolkit.GatewayError):  # the proxy's 407: nothing reached the node
+            eth.node("ethereum-mainnet").block_number()
+        assert proxy.requests_to(sandbox.port) == 0
+
+        clean_environment.setenv("HTTP_PROXY", f"http://analyst:s3cret-pass@127.0.0.1:{proxy.port}")
+        gw = remote_gateway(sandbox, async_transport=transport)
+        sync_async_and_bulk(gw)
+        metered = sandbox.metering()["ethereum-mainnet"]["requests"]
+        assert metered >= 3 and proxy.requests_to(sandbox.port) == metered
+    finally:
+        proxy.stop()
+
+
+@pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
 def test_every_stack_fails_alike_when_the_environment_names_a_dead_proxy(
     clean_environment, sandbox, transport
 ):
@@ -174,11 +198,14 @@ def test_env_proxy_reads_the_variables_as_the_standard_library_does(clean_enviro
 
 
 class JsonRpcHandler(BaseHTTPRequestHandler):
-    """Answers every JSON-RPC call (or batch) with block 0x10, echoing the ids."""
+    """Answers every JSON-RPC call (or batch) with block 0x10, echoing the ids; keeps the
+    Authorization header of each request in `authorizations`."""
 
     protocol_version = "HTTP/1.1"
+    authorizations: ClassVar[list[str | None]] = []
 
     def do_POST(self) -> None:
+        self.authorizations.append(self.headers.get("Authorization"))
         request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
 
         def answer(call: dict) -> dict:
@@ -195,6 +222,29 @@ class JsonRpcHandler(BaseHTTPRequestHandler):
 
     def log_message(self, *args) -> None:
         pass
+
+
+def test_netrc_is_never_read(clean_environment, tmp_path):
+    """aiohttp's own `trust_env` would send ~/.netrc's credentials for the gateway's host."""
+    netrc = tmp_path / "netrc"
+    netrc.write_text("machine 127.0.0.1 login someone password from-netrc\n")
+    netrc.chmod(0o600)
+    clean_environment.setenv("NETRC", str(netrc))
+    clean_environment.setenv("HOME", str(tmp_path))
+    (tmp_path / ".netrc").write_text(netrc.read_text())
+    (tmp_path / ".netrc").chmod(0o600)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), JsonRpcHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    JsonRpcHandler.authorizations = []
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/{'c5' * 16}"
+        for transport in ("aiohttp", "httpx"):
+            assert blocks_three_ways(url, transport) == [16, 16, [16, 16]]
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert len(JsonRpcHandler.authorizations) >= 6
+    assert set(JsonRpcHandler.authorizations) == {None}
 
 
 @pytest.fixture

@@ -20,7 +20,6 @@ certifi's roots.
 from __future__ import annotations
 
 import asyncio
-import base64
 import functools
 import json
 import os
@@ -121,7 +120,9 @@ class AiohttpClient:
             timeout=client_timeout,
             trust_env=False,  # the proxy is decided by `env_proxy`, for both stacks alike
         )
-        self._proxy, self._proxy_headers = _proxy_parts(proxy)
+        # Whole, credentials included: aiohttp sends them as Proxy-Authorization for http and
+        # https targets alike (its `proxy_headers` reach only an https tunnel's CONNECT).
+        self._proxy = proxy
         # Whoever forgets the client without closing it (a gateway dropped in a notebook, an
         # ``asyncio.run`` that ended, the interpreter exiting), the session is closed quietly.
         self._release = weakref.finalize(self, _release, self._session, asyncio.get_running_loop())
@@ -152,7 +153,6 @@ class AiohttpClient:
                 headers=headers,
                 allow_redirects=False,
                 proxy=self._proxy,
-                proxy_headers=self._proxy_headers,
             ) as answer:
                 content = await answer.read()
                 return httpx.Response(answer.status, headers=answer.raw_headers, content=content)
@@ -196,20 +196,6 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return asyncio.get_running_loop()
     except RuntimeError:
         return None
-
-
-def _proxy_parts(proxy: str | None) -> tuple[str | None, dict[str, str] | None]:
-    """The proxy's address, and its credentials as a Proxy-Authorization header: aiohttp's way
-    (its `proxy_auth` argument is deprecated); httpx takes the URL whole."""
-    if proxy is None:
-        return None, None
-    parsed = httpx.URL(proxy)
-    if not parsed.username:
-        return proxy, None
-    token = base64.b64encode(f"{parsed.username}:{parsed.password}".encode()).decode()
-    return str(parsed.copy_with(username=None, password=None)), {
-        "Proxy-Authorization": f"Basic {token}"
-    }
 
 
 def _json_bytes(value: Any) -> bytes:
