@@ -45,7 +45,18 @@ table.tk-table th { font-weight: 600; background: var(--jp-layout-color2, #f3f3f
   font-size: 12px; }
 .tk-list-header { margin: 0 0 -4px 5px; white-space: pre; overflow: hidden;
   color: var(--jp-ui-font-color2, #777); }
-.tk-field-error { color: var(--jp-error-color1, #c62828); font-size: 12px; margin-left: 198px; }
+.tk-field-error { color: var(--jp-error-color1, #c62828); font-size: 12px; line-height: 1.4;
+  white-space: normal; overflow-wrap: break-word; }
+/* A field's message sits under its input, past the 190 px label, while the input is beside the
+   label; in a field too narrow for both (label + the input's 200 px basis, see _form.py) the
+   input wraps below the label and the message starts at the left edge with it. */
+.toolkit-field { container-type: inline-size; }
+@container (min-width: 400px) { .toolkit-field .tk-field-error { margin-left: 198px; } }
+/* A table scrolls sideways in its own box. Without min-width: 0 the HTML widget's content would
+   be as wide as the table, the box would never scroll, and the panel holding it would overflow. */
+.tk-table-scroll { overflow-x: auto; max-width: 100%; }
+:is(.toolkit-tables, .toolkit-ledger-table) > :is(.widget-html-content,
+  .jupyter-widget-html-content) { min-width: 0; }
 </style>"""
 
 
@@ -92,5 +103,5 @@ def frame_table(frame: pd.DataFrame, *, caption: str = "", max_rows: int = MAX_R
     more = len(frame) - len(shown)
     footer = f'<div class="tk-muted">… {more:,} more rows in the DataFrame</div>' if more else ""
     head = f'<div class="tk-caption">{text(caption)}</div>' if caption else ""
-    scrolled = f'<div style="overflow-x: auto; max-width: 100%">{scrub(table)}</div>'
+    scrolled = f'<div class="tk-table-scroll">{scrub(table)}</div>'
     return f"{STYLE}{head}{scrolled}{footer}"

@@ -50,8 +50,12 @@ class MethodExplorer(widgets.VBox):
         self.error: BaseException | None = None
 
         self.title = widgets.HTML()
+        # As wide as the panel allows, up to what the longest method name needs: a fixed width
+        # wider than the panel would cut off the arrow and make the dropdown look like a text box.
         self.method_picker = widgets.Dropdown(
-            description="Method", options=[], layout=widgets.Layout(width="460px")
+            description="Method",
+            options=[],
+            layout=widgets.Layout(width="100%", max_width="460px", min_width="240px"),
         )
         self.method_picker.add_class("toolkit-method-picker")
         self.summary = widgets.HTML()
@@ -72,7 +76,9 @@ class MethodExplorer(widgets.VBox):
                 self.summary,
                 self.form_box,
                 self.preview,
-                widgets.HBox([self.run_button, self.status]),
+                widgets.HBox(
+                    [self.run_button, self.status], layout=widgets.Layout(flex_flow="row wrap")
+                ),
                 self.result,
             ]
         )
