@@ -60,7 +60,9 @@ class NodePicker(widgets.VBox):
         )
         header = " ".join(key.ljust(width) for key, width in _COLUMNS).rstrip()
         self.header = widgets.HTML(f'{STYLE}<div class="tk-list-header">  {text(header)}</div>')
-        self.list = widgets.Select(options=[], rows=10, layout=widgets.Layout(width="100%"))
+        # "auto", not "100%": the widget's 2 px margins on top of 100% made the picker scroll
+        # sideways by 4 px. In the picker's column an auto width stretches to fit.
+        self.list = widgets.Select(options=[], rows=10, layout=widgets.Layout(width="auto"))
         self.list.add_class("toolkit-node-list")
         # A real platform may list endpoints without their access keys (they are issued in the
         # web console): then the key is typed here, used once, and cleared.
@@ -68,7 +70,7 @@ class NodePicker(widgets.VBox):
             description="Access key",
             placeholder="only if the node's endpoint carries none; press Enter",
             continuous_update=False,
-            layout=widgets.Layout(width="100%", display="none" if gw.sandbox is not None else ""),
+            layout=widgets.Layout(width="auto", display="none" if gw.sandbox is not None else ""),
         )
         self.count = widgets.HTML()
         self.message = widgets.HTML()
