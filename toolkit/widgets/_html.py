@@ -8,6 +8,7 @@ if an error message somehow carried one.
 from __future__ import annotations
 
 import html
+import numbers
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -88,18 +89,25 @@ def _all_hashes(column: pd.Series) -> bool:
     )
 
 
+def _cell(value: Any) -> str:
+    """A cell as people read it: a number in full (`human_number`), other text shortened to
+    `MAX_CELL_CHARS` (a 422-character raw transaction would make its column 3,000 px wide).
+    Scrubbed before it is cut: a secret cut in half would no longer be recognised."""
+    from ..frames import human_number
+
+    shown = scrub(human_number(value))
+    if isinstance(value, numbers.Number) or len(shown) <= MAX_CELL_CHARS:
+        return shown
+    return shown[: MAX_CELL_CHARS - 1] + "…"
+
+
 def frame_table(frame: pd.DataFrame, *, caption: str = "", max_rows: int = MAX_ROWS) -> str:
     """A DataFrame as a compact HTML table, long cells shortened, at most `max_rows` rows, numbers
     written for people (`frames.human_number`: thousands separators, never scientific notation,
     exact ints in full; missing values as NA). The frame itself keeps the exact values."""
-    import pandas as pd
-
-    from ..frames import human_number
-
     shown = frame.head(max_rows)
-    shown = shown[key_columns_first(shown)].astype(object).map(human_number)
-    with pd.option_context("display.max_colwidth", MAX_CELL_CHARS):
-        table = shown.to_html(index=False, border=0, classes="tk-table")
+    shown = shown[key_columns_first(shown)].astype(object).map(_cell)
+    table = shown.to_html(index=False, border=0, classes="tk-table")
     more = len(frame) - len(shown)
     footer = f'<div class="tk-muted">… {more:,} more rows in the DataFrame</div>' if more else ""
     head = f'<div class="tk-caption">{text(caption)}</div>' if caption else ""
