@@ -28,9 +28,11 @@ HASH = re.compile(r"(0x)?[0-9a-fA-F]{64,}")
 # the rules are scoped by class, so repeats are harmless. Colours follow the JupyterLab theme.
 STYLE = """<style>
 .tk-table { border-collapse: collapse; font-size: 12px; margin: 2px 0 6px 0; }
-table.tk-table th, table.tk-table td { padding: 2px 8px; line-height: 1.5; text-align: left;
-  white-space: nowrap; border-bottom: 1px solid var(--jp-border-color2, #ddd); }
-table.tk-table th { font-weight: 600; background: var(--jp-layout-color2, #f3f3f3); }
+/* "thead th", not "th": a DataFrame shown anywhere in the notebook brings pandas' own (unscoped)
+   `.dataframe thead th { text-align: right }`, which would otherwise win over this rule. */
+table.tk-table thead th, table.tk-table td { padding: 2px 8px; line-height: 1.5;
+  text-align: left; white-space: nowrap; border-bottom: 1px solid var(--jp-border-color2, #ddd); }
+table.tk-table thead th { font-weight: 600; background: var(--jp-layout-color2, #f3f3f3); }
 .tk-msg { padding: 4px 8px; border-radius: 3px; margin: 2px 0; line-height: 1.4; }
 .tk-info { background: var(--jp-info-color3, #e8f1fb); }
 .tk-ok { background: var(--jp-success-color3, #e6f4ea); }
