@@ -320,8 +320,8 @@ explorer => {
   const arrow = document.elementFromPoint(s.right - 6, s.top + s.height / 2);
 
   // Each table's box: if its content is wider, it must scroll, sit inside the output area, and
-  // have no ancestor (up to the output area) that cuts it; scrolled to the end, the last column
-  // must be inside the box.
+  // have no ancestor (up to the output area) that cuts it; scrolled to the end, the last column's
+  // right edge must be inside the box.
   const tables = [...explorer.querySelectorAll('.tk-table-scroll')].map(scroll => {
     const r = box(scroll);
     const cutBy = [];
@@ -332,11 +332,11 @@ explorer => {
     scroll.scrollLeft = scroll.scrollWidth;
     const cells = scroll.querySelectorAll('th');
     const last = box(cells[cells.length - 1]);
-    const lastInside = last.right <= box(scroll).right + 1 && last.left >= r.left - 1;
+    const lastReached = last.right <= r.right + 1 && last.right > r.left;
     scroll.scrollLeft = 0;
     return {wider: scroll.scrollWidth > scroll.clientWidth, scrolls: scrolls(scroll),
             clientWidth: scroll.clientWidth, scrollWidth: scroll.scrollWidth, box: px(r),
-            cutBy, lastInside};
+            cutBy, lastReached};
   });
 
   // Clipped text: any element that hides what overflows it (overflow hidden or clip) while its
@@ -369,8 +369,9 @@ def measure(page) -> dict:
     return page.locator(".toolkit-explorer").evaluate(MEASURE)
 
 
-def assert_fits(m: dict, size: str) -> None:
-    """The explorer's layout at `size`, as measured by MEASURE."""
+def assert_fits(m: dict, size: str, methods: int = 12) -> None:
+    """The explorer's layout at `size`, as measured by MEASURE; `methods` is how many the picked
+    node's chain has (12 for ethereum)."""
     output, explorer = m["output"], m["explorer"]
     assert explorer["left"] >= output["left"] - 1 and explorer["right"] <= output["right"] + 1, m
     assert not m["pageSideways"], "the notebook scrolls sideways"
@@ -380,14 +381,14 @@ def assert_fits(m: dict, size: str) -> None:
     assert m["methods"]["width"] >= METHOD_PANEL_MIN_PX, m
     # The method selector is a real dropdown, all of it on screen, its options there to pick.
     select = m["select"]
-    assert select["tag"] == "SELECT" and select["options"] == 12, select  # ethereum's methods
+    assert select["tag"] == "SELECT" and select["options"] == methods, select
     assert select["width"] >= 200 and select["height"] >= 20, select
     assert select["arrowOnTop"] and select["inViewport"], select
     # Every table is reachable: wider than its box means its box scrolls, uncut by ancestors.
     assert m["tables"], "no table on show"
     for table in m["tables"]:
         assert table["scrolls"] or not table["wider"], table
-        assert not table["cutBy"] and table["lastInside"], table
+        assert not table["cutBy"] and table["lastReached"], table
         assert table["box"]["right"] <= output["right"] + 1, table
     assert not m["clipped"], m["clipped"]
     assert not m["sideways"], m["sideways"]
@@ -432,6 +433,7 @@ def screenshot_explorer(page, path: Path, size: str) -> None:
     page.set_viewport_size({"width": width, "height": tall})
     page.wait_for_timeout(300)
     explorer.scroll_into_view_if_needed()
+    page.evaluate("document.activeElement && document.activeElement.blur()")  # no focus ring
     assert measure(page)["explorer"]["width"] == before
     explorer.screenshot(path=str(path))
     resize(page, size)
@@ -463,3 +465,39 @@ def test_a_budget_set_in_the_panel_shows_next_to_run(page):
     expect(status).to_contain_text(re.compile(r"budget [\d,]+ of 5,000 RU left"))
     page.locator(".toolkit-ledger button", has_text="No budget").click()
     expect(status).to_contain_text("no budget set")
+
+
+def test_run_all_then_scroll_back_shows_a_clean_explorer(browser, lab, artifacts):
+    """Notebook 06 with Run All, as a teacher does before class: scrolled back up, its explorer
+    shows the last method with a valid form, Run enabled, a result, no error, and it fits."""
+    from playwright.sync_api import expect
+
+    page = open_notebook(browser, lab(SIX.name))
+    try:
+        resize(page, DOCS_SIZE)
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel").get_by_text("Run All Cells", exact=True).click()
+        last = page.locator(".jp-CodeCell").last
+        expect(last.locator(".jp-OutputArea-output")).to_contain_text("embedded sandbox")
+        explorer = page.locator(".toolkit-explorer")
+        expect(explorer).to_have_count(1)
+        explorer.scroll_into_view_if_needed()
+        methods = explorer.locator(".toolkit-method-picker select")
+        expect(methods).to_have_value("wallet/getblockbylatestnum")
+        expect(explorer.locator(".toolkit-run")).to_be_enabled()
+        expect(explorer.locator(".toolkit-result table").first).to_be_visible()
+        expect(explorer.locator(".tk-field-error")).to_have_count(0)
+        expect(explorer.locator(".toolkit-result .tk-error")).to_have_count(0)
+        # The notebook's own DataFrame outputs bring pandas' stylesheet: headers stay over
+        # their (left-aligned) columns.
+        header = explorer.locator(".toolkit-result th").first
+        assert header.evaluate("th => getComputedStyle(th).textAlign") == "left"
+        page.screenshot(path=str(artifacts / "notebook-06-after-run-all.png"))
+        count = methods.evaluate("select => select.options.length")
+        assert_fits(measure(page), DOCS_SIZE, methods=count)
+        no_secrets_in(explorer)
+    except Exception:
+        page.screenshot(path=str(artifacts / "notebook-06-failure.png"))
+        raise
+    finally:
+        page.close()
