@@ -42,14 +42,19 @@ table.tk-table thead th { font-weight: 600; background: var(--jp-layout-color2, 
   background: var(--jp-brand-color3, #d5e7fb); margin-right: 6px; }
 .tk-ru-archive { background: var(--jp-warn-color2, #ffd59e); }
 .tk-muted { color: var(--jp-ui-font-color2, #777); }
+/* Text blocks set their own line height: an HTML widget's is one input row (28 px), which
+   double-spaces any text that wraps in a narrow output area. */
+div.tk-muted, div.tk-caption { line-height: 1.4; }
 .tk-title { font-size: 15px; font-weight: 700; }
 .tk-caption { font-weight: 600; margin-top: 4px; }
 .toolkit-node-list select, .tk-list-header { font-family: var(--jp-code-font-family, monospace);
   font-size: 12px; }
 .tk-list-header { margin: 0 0 -4px 5px; white-space: pre; overflow: hidden;
   color: var(--jp-ui-font-color2, #777); }
+/* Messages wrap between words; only a token longer than the line (a pasted hex value) breaks,
+   and "anywhere" (unlike "break-word") lets the box shrink below that token's width. */
 .tk-field-error { color: var(--jp-error-color1, #c62828); font-size: 12px; line-height: 1.4;
-  white-space: normal; overflow-wrap: break-word; }
+  white-space: normal; overflow-wrap: anywhere; }
 /* A field's message sits under its input, past the 190 px label, while the input is beside the
    label; in a field too narrow for both (label + the input's 200 px basis, see _form.py) the
    input wraps below the label and the message starts at the left edge with it. */

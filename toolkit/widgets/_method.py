@@ -52,10 +52,11 @@ class MethodExplorer(widgets.VBox):
         self.title = widgets.HTML()
         # As wide as the panel allows, up to what the longest method name needs: a fixed width
         # wider than the panel would cut off the arrow and make the dropdown look like a text box.
+        # "auto" stretches it in the panel's column; "100%" would overflow by its 2 px margins.
         self.method_picker = widgets.Dropdown(
             description="Method",
             options=[],
-            layout=widgets.Layout(width="100%", max_width="460px", min_width="240px"),
+            layout=widgets.Layout(width="auto", max_width="460px", min_width="240px"),
         )
         self.method_picker.add_class("toolkit-method-picker")
         self.summary = widgets.HTML()
