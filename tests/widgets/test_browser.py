@@ -47,7 +47,14 @@ REPO = Path(__file__).resolve().parents[2]
 DOCS_IMAGE = REPO / "docs" / "images" / "explorer.png"
 TIMEOUT_MS = 90_000  # a first import and sandbox start on a busy machine
 START_S = 120  # a cold JupyterLab on a busy 2-core machine can take a minute to listen
-SIZES = {"projector": (1024, 768), "laptop": (1280, 800), "desktop": (1920, 1080)}
+# Screens people have; "narrow" (a half-screen window) leaves a 368 px output area, where the
+# form's inputs go below their labels and the node list scrolls in its own box.
+SIZES = {
+    "projector": (1024, 768),
+    "laptop": (1280, 800),
+    "desktop": (1920, 1080),
+    "narrow": (800, 600),
+}
 DOCS_SIZE = "laptop"
 # The method panel needs this much beside its picker (the Explorer's flex basis): below it the
 # panels stack, and each then has the whole output area.
@@ -319,10 +326,12 @@ explorer => {
   const s = box(select);
   const arrow = document.elementFromPoint(s.right - 6, s.top + s.height / 2);
 
-  // Each table's box: if its content is wider, it must scroll, sit inside the output area, and
-  // have no ancestor (up to the output area) that cuts it; scrolled to the end, the last column's
-  // right edge must be inside the box.
-  const tables = [...explorer.querySelectorAll('.tk-table-scroll')].map(scroll => {
+  // Each box meant to scroll sideways (a table's, the node list's): if its content is wider,
+  // it must scroll, sit inside the output area, and have no ancestor (up to the output area)
+  // that cuts it; scrolled to the end, the right edge of the last column (of the list) must be
+  // inside the box.
+  const scrollers = '.tk-table-scroll, .toolkit-node-listing';
+  const boxes = [...explorer.querySelectorAll(scrollers)].map(scroll => {
     const r = box(scroll);
     const cutBy = [];
     for (let e = scroll.parentElement; e && e !== output.parentElement; e = e.parentElement) {
@@ -330,34 +339,41 @@ explorer => {
       if (clips(e) && (r.left < a.left - 1 || r.right > a.right + 1)) cutBy.push(e.className);
     }
     scroll.scrollLeft = scroll.scrollWidth;
-    const cells = scroll.querySelectorAll('th');
+    const cells = scroll.querySelectorAll('th, select');
     const last = box(cells[cells.length - 1]);
     const lastReached = last.right <= r.right + 1 && last.right > r.left;
     scroll.scrollLeft = 0;
-    return {wider: scroll.scrollWidth > scroll.clientWidth, scrolls: scrolls(scroll),
-            clientWidth: scroll.clientWidth, scrollWidth: scroll.scrollWidth, box: px(r),
-            cutBy, lastReached};
+    return {name: scroll.className, wider: scroll.scrollWidth > scroll.clientWidth,
+            scrolls: scrolls(scroll), clientWidth: scroll.clientWidth,
+            scrollWidth: scroll.scrollWidth, box: px(r), cutBy, lastReached};
   });
 
   // Clipped text: any element that hides what overflows it (overflow hidden or clip) while its
-  // content is wider. Boxes that scroll sideways are listed too: apart from the tables' own
-  // boxes, a panel scrolling sideways means something in it does not fit.
+  // content is wider. Boxes that scroll sideways are listed too: apart from those meant to
+  // (above), a panel scrolling sideways means something in it does not fit.
+  // A text box scrolls its own value, so it is not judged by this but by its width: every
+  // visible one must be wide enough to type in.
+  const fields = 'input:not([type=checkbox]), textarea, select';
+  const cramped = [...explorer.querySelectorAll(fields)]
+    .filter(e => e.offsetParent !== null && box(e).width < 150)
+    .map(e => `${e.tagName} ${Math.round(box(e).width)} px: ${e.value.slice(0, 40)}`);
   const clipped = [], sideways = [];
   for (const e of [explorer, ...explorer.querySelectorAll('*')]) {
-    if (e.scrollWidth <= e.clientWidth + 1 || !clips(e)) continue;
+    if (e.scrollWidth <= e.clientWidth + 1 || !clips(e) || e.matches(fields)) continue;
     const what = `${e.tagName}.${e.className} ${e.scrollWidth}>${e.clientWidth}: ` +
                  (e.innerText || e.value || '').slice(0, 60);
     if (!scrolls(e)) clipped.push(what);
-    else if (!e.classList.contains('tk-table-scroll')) sideways.push(what);
+    else if (!e.matches(scrollers)) sideways.push(what);
   }
   const panel = name => px(box(explorer.querySelector(name)));
   return {
     output: px(box(output)), explorer: px(box(explorer)),
-    picker: panel('.toolkit-node-picker'), methods: panel('.toolkit-method-explorer'),
+    panels: panel('.toolkit-panels'), picker: panel('.toolkit-node-picker'),
+    methods: panel('.toolkit-method-explorer'),
     select: {tag: select.tagName, width: Math.round(s.width), height: Math.round(s.height),
              right: Math.round(s.right), options: select.options.length,
              arrowOnTop: arrow === select, inViewport: s.right <= innerWidth && s.left >= 0},
-    tables, clipped, sideways,
+    boxes, cramped, clipped, sideways,
     pageSideways: scroller.scrollWidth > scroller.clientWidth + 1 ||
                   document.documentElement.scrollWidth > innerWidth + 1,
   };
@@ -375,21 +391,25 @@ def assert_fits(m: dict, size: str, methods: int = 12) -> None:
     output, explorer = m["output"], m["explorer"]
     assert explorer["left"] >= output["left"] - 1 and explorer["right"] <= output["right"] + 1, m
     assert not m["pageSideways"], "the notebook scrolls sideways"
-    # The method panel is never cramped: beside the picker when both fit, below it when not.
+    # The method panel is never cramped: beside the picker when both fit, below it when not,
+    # and then as wide as the explorer (narrower than its basis only when the explorer is).
     side_by_side = m["methods"]["top"] == m["picker"]["top"]
     assert side_by_side == (size == "desktop"), m
-    assert m["methods"]["width"] >= METHOD_PANEL_MIN_PX, m
+    width, row = m["methods"]["width"], m["panels"]["width"]
+    assert width >= METHOD_PANEL_MIN_PX or width >= row - 1, m
     # The method selector is a real dropdown, all of it on screen, its options there to pick.
     select = m["select"]
     assert select["tag"] == "SELECT" and select["options"] == methods, select
     assert select["width"] >= 200 and select["height"] >= 20, select
     assert select["arrowOnTop"] and select["inViewport"], select
-    # Every table is reachable: wider than its box means its box scrolls, uncut by ancestors.
-    assert m["tables"], "no table on show"
-    for table in m["tables"]:
-        assert table["scrolls"] or not table["wider"], table
-        assert not table["cutBy"] and table["lastReached"], table
-        assert table["box"]["right"] <= output["right"] + 1, table
+    # Every table (and the node list) is reachable: wider than its box means its box scrolls,
+    # uncut by ancestors.
+    assert sum("tk-table-scroll" in b["name"] for b in m["boxes"]), "no table on show"
+    for scroll in m["boxes"]:
+        assert scroll["scrolls"] or not scroll["wider"], scroll
+        assert not scroll["cutBy"] and scroll["lastReached"], scroll
+        assert scroll["box"]["right"] <= output["right"] + 1, scroll
+    assert not m["cramped"], m["cramped"]
     assert not m["clipped"], m["clipped"]
     assert not m["sideways"], m["sideways"]
 
