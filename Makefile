@@ -5,7 +5,17 @@ PY := $(VENV)/bin/python
 TOOLS := .tools
 ANVIL := $(TOOLS)/node_modules/.bin/anvil
 
-.PHONY: lab test lint format tools anvil browser bench clean
+.PHONY: lab test test-other-python lint format tools anvil browser bench clean
+
+# The newest Python besides the default that the machine has (3.13, else 3.12; from PATH or
+# pyenv): `make test` runs a fast subset of the tests on it too. OTHER_PYTHON= skips that.
+DEFAULT_MINOR := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+ifeq ($(origin OTHER_PYTHON),undefined)
+OTHER_PYTHON := $(shell for v in 3.13 3.12; do [ "$$v" = "$(DEFAULT_MINOR)" ] && continue; \
+	for p in $$HOME/.pyenv/versions/$$v.*/bin/python python$$v; do \
+	$$p -c '' 2>/dev/null && { echo $$p; exit; }; done; done)
+endif
+OTHER_VENV := .venv-other
 
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...)")'
@@ -53,6 +63,26 @@ format: $(VENV)/.dev-installed
 
 test: $(VENV)/.dev-installed anvil browser lint
 	$(PY) -m pytest --durations=15
+	@$(MAKE) --no-print-directory test-other-python
+
+# On the other Python: the sync/async kernel tests (both nest-asyncio packages), proxies and
+# TLS, the sandbox, pricing and frames; the property tests run on the default Python only.
+OTHER_TESTS := tests/client/test_in_a_running_kernel.py tests/client/test_environment.py \
+	tests/client/test_ru.py tests/sandbox tests/catalog tests/frames
+
+test-other-python:
+	@if [ -z "$(OTHER_PYTHON)" ]; then echo "no other Python 3.12+ found: the subset is skipped"; \
+	else $(MAKE) --no-print-directory $(OTHER_VENV)/.installed && \
+		$(OTHER_VENV)/bin/python -m pytest -q -p no:cacheprovider \
+			--ignore-glob='*_properties.py' $(OTHER_TESTS); fi
+
+$(OTHER_VENV)/.installed: pyproject.toml
+	@echo "the fast subset on $$($(OTHER_PYTHON) --version)"
+	rm -rf $(OTHER_VENV)
+	$(OTHER_PYTHON) -m venv $(OTHER_VENV)
+	$(OTHER_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(OTHER_VENV)/bin/python -m pip install --quiet -e '.[test]'
+	@touch $@
 
 $(VENV)/.bench-installed: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
@@ -63,4 +93,4 @@ bench: $(VENV)/.bench-installed anvil
 	$(PY) bench/run_all.py $(if $(QUICK),--quick)
 
 clean:
-	rm -rf $(VENV) $(TOOLS) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(OTHER_VENV) $(TOOLS) .pytest_cache .ruff_cache

@@ -28,3 +28,5 @@ def test_python_examples_run_in_order():
     for block in blocks:
         exec(compile(block, str(README), "exec"), namespace)
     assert namespace["preview"].ru_high == 30 and namespace["wei"] > 0
+    builder = namespace["builder"]  # the workload builder's example: 18 RU previewed and spent
+    assert builder.preview.ru_high == builder.results.attrs["summary"]["ru"] == 18

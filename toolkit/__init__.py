@@ -4,7 +4,7 @@
     gw = toolkit.connect()                      # the embedded sandbox, no key needed
     eth = gw.node("ethereum-mainnet")
     eth.get_balance("0x...", block="latest")    # sync; `await eth.aio.get_balance(...)` is async
-    gw.ledger.frame()                           # what was spent, in RU
+    gw.ledger.frame                           # what was spent, in RU
 
 Heavy parts load on first use: `toolkit.frames`, `toolkit.plots`, `toolkit.widgets`,
 `toolkit.sandbox`, `toolkit.solana_tx`.

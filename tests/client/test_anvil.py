@@ -51,7 +51,7 @@ def test_archive_calls_are_billed_two_ru_and_recent_ones_one(eth, chain):
     eth.get_balance(chain["receiver"], block=chain["before"])  # 200+ blocks behind
     eth.get_balance(chain["receiver"], block=chain["head"])
     eth.get_balance(chain["receiver"])
-    frame = eth.ledger.frame()
+    frame = eth.ledger.frame
     calls = frame[frame["method"] == "eth_getBalance"]
     assert calls["ru"].tolist() == [2, 1, 1]
     assert calls["archive"].tolist() == [True, False, False]
@@ -85,7 +85,7 @@ def test_batch(eth, chain):
     )
     assert results[0] == hex(10**18) and results[1] == "0x0"
     assert int(results[2], 16) == chain["head"]
-    batch = eth.ledger.frame().tail(4)  # one ledger entry per call of the batch
+    batch = eth.ledger.frame.tail(4)  # one ledger entry per call of the batch
     assert batch["method"].tolist() == [
         "eth_getBalance",
         "eth_getBalance",
@@ -109,7 +109,7 @@ def test_batch_with_an_error_item(eth, anvil):
     )
     assert results[0].startswith("0x")
     assert isinstance(results[1], toolkit.GatewayError)
-    statuses = eth.ledger.frame()["status"].tail(2).tolist()
+    statuses = eth.ledger.frame["status"].tail(2).tolist()
     assert statuses == ["ok", type(results[1]).__name__]  # each call of the batch its own status
 
 

@@ -129,7 +129,7 @@ def test_the_ledger_equals_the_sandbox_metering_for_a_mixed_workload(gateway, sa
     gateway.node("ton-mainnet").get_token_data(DEMO.ton.jettons[1].address)
     gateway.nodes()
     server = sandbox.metering()
-    client = gateway.ledger.frame().groupby("node")["ru"].sum().to_dict()
+    client = gateway.ledger.frame.groupby("node")["ru"].sum().to_dict()
     for name in (
         "ethereum-mainnet",
         "arbitrum-mainnet",
@@ -146,7 +146,7 @@ def test_the_ledger_equals_the_sandbox_metering_for_a_mixed_workload(gateway, sa
 
 def test_ledger_frame_types(gateway):
     gateway.node("tron-mainnet").get_block_by_latest_num(1)
-    frame = gateway.ledger.frame()
+    frame = gateway.ledger.frame
     assert str(frame["time"].dtype) == "datetime64[ns, UTC]" or "UTC" in str(frame["time"].dtype)
     assert frame["ru"].dtype == "int64" and frame["cache_hit"].dtype == bool
     assert gateway.ledger.summary()["calls"].sum() == len(frame)
@@ -177,7 +177,7 @@ def test_the_ledger_never_holds_a_key(gateway, sandbox):
     gateway.node("ethereum-mainnet").head()
     gateway.node("tron-mainnet").get_block_by_latest_num(1)
     gateway.nodes()
-    text = gateway.ledger.frame().to_csv() + repr(gateway.ledger.entries)
+    text = gateway.ledger.frame.to_csv() + repr(gateway.ledger.entries)
     info = sandbox.info
     assert "ethereum-mainnet" in text and "platform" in text
     for secret in [info["api_key"], *(u.rsplit("/", 1)[-1] for u in info["nodes"].values())]:

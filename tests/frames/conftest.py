@@ -130,7 +130,7 @@ def _sandbox_frames() -> dict[str, pd.DataFrame]:
     made["workload_run"] = work.run(progress=False)
     assert made["workload_run"]["error"].notna().any()
     made["workload_preview"] = work.preview().frame
-    made["ledger_frame"] = gw.ledger.frame()
+    made["ledger_frame"] = gw.ledger.frame
     made["ledger_summary"] = gw.ledger.summary()
     return made
 

@@ -265,3 +265,17 @@ def test_label_helpers():
     assert short_label(pd.NA) == "unknown"
     assert safe_text(f"node https://h.example/{ACCESS_KEY}/x ok") == "node https://h.example/*** ok"
     assert json.dumps(short_label("short")) == '"short"'
+
+
+def test_a_caption_is_written_at_the_foot_wrapped_and_without_urls(balances, render):
+    fig, ax = plots.plot_balances(balances)
+    source = f"Source: https://eth.example.com/{ACCESS_KEY}, ethereum-mainnet: 10 calls, " * 4
+    assert plots.add_caption(fig, source) is fig
+    caption = fig.get_supxlabel()
+    assert ACCESS_KEY not in caption and "https://eth.example.com" in caption
+    lines = caption.splitlines()
+    assert len(lines) > 1 and all(len(line) <= 8 * 17 for line in lines)  # an 8-inch figure
+    fig.draw_without_rendering()
+    label = fig._supxlabel.get_window_extent()
+    assert label.y1 <= ax.get_window_extent().y0  # below the axes, not over them
+    render(fig, "balances with a caption")

@@ -58,7 +58,7 @@ def test_every_call_is_one_row_and_the_ledger_is_the_metering(
     assert not stored.duplicated(["node", "method", "params"]).any()
     # the workers' entries are in the notebook's ledger, and they are what the gateway metered
     assert gateway.ledger.total_ru == metered_ru(sandbox)
-    assert gateway.ledger.frame()["method"].eq("eth_getBalance").sum() == 100
+    assert gateway.ledger.frame["method"].eq("eth_getBalance").sum() == 100
 
     # the same answers as a run in this process
     local = work.run(progress=False)

@@ -53,3 +53,22 @@ def test_a_call_that_never_reached_the_gateway_is_not_counted_as_sent(sandbox):
     record = toolkit.provenance(gateway)
     assert (record.calls, record.sent, record.not_sent) == (1, 0, 1)
     assert "1 not sent (errors)" in str(record)
+
+
+def test_a_runs_provenance_covers_only_its_entries_and_fits_a_caption(make_gateway, sandbox):
+    gateway = make_gateway()
+    gateway.node("tron-mainnet").get_now_block()  # before the run: not the run's
+    before = len(gateway.ledger)
+    eth = gateway.node("ethereum-mainnet")
+    Workload().grid(eth, "eth_getBalance", ADDRESSES[:2], [1, "latest"]).run(progress=False)
+    record = toolkit.provenance(gateway, entries=gateway.ledger.entries[before:])
+    assert [use.node for use in record.nodes] == ["ethereum-mainnet"]
+    assert record.calls == 5 and record.total_ru == 2 * 2 + 2 * 1 + 1  # archive, full, head
+    caption = record.caption()
+    assert "\n" not in caption
+    assert caption.startswith(
+        f"Source: embedded sandbox (seed 0), ethereum-mainnet (ethereum, head {eth.last_head:,}): "
+        "5 calls, 7 RU · node-gateway-toolkit "
+    )
+    assert all(url not in caption for url in sandbox.info["nodes"].values())
+    assert toolkit.provenance(gateway).calls == len(gateway.ledger)  # the default: everything

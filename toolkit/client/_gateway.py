@@ -102,10 +102,13 @@ class Gateway:
         **options: Any,
     ):
         """`options` are `Settings` fields (budget, pricing, retry, timeout, head_ttl_s, cache,
-        rate_limit, async_transport); or pass a whole `settings`."""
+        rate_limit, async_transport, trust_env); or pass a whole `settings`."""
         register_secret(api_key)
         settings = (settings or Settings()).replace(**options) if options else settings
-        self.settings = settings or Settings()
+        settings = settings or Settings()
+        if sandbox is not None and settings.trust_env:
+            settings = settings.replace(trust_env=False)  # in this process: never via a proxy
+        self.settings = settings
         self.sandbox = sandbox
         remote = sandbox is None and _is_remote(platform_url)
         self.shared = Shared(self.settings, remote=remote)
@@ -281,6 +284,7 @@ def connect(
     cache: CacheSetting = "auto",
     rate_limit: RateLimitSetting = None,
     async_transport: AsyncTransportKind = "auto",
+    trust_env: bool = True,
 ) -> Gateway:
     """A gateway handle.
 
@@ -296,6 +300,9 @@ def connect(
     `rate_limit`: calls per second for all nodes together, or a plan name ("Developer" is
     25/s); None (the default) sends as fast as the work goes and relies on retrying 429s.
     `async_transport`: ``"auto"`` (aiohttp) or ``"httpx"`` for the async clients.
+    `trust_env`: proxies (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY) and CA roots
+    (SSL_CERT_FILE, SSL_CERT_DIR) from the environment, the same for sync, async and bulk calls.
+    The embedded sandbox, in this process, is never reached through a proxy.
     """
     settings = Settings(
         budget=budget,
@@ -306,6 +313,7 @@ def connect(
         cache=cache,
         rate_limit=rate_limit,
         async_transport=async_transport,
+        trust_env=trust_env,
     )
     if platform_url is None and api_key is None and sandbox is not True:
         platform_url, api_key = os.environ.get(ENV_PLATFORM_URL), os.environ.get(ENV_API_KEY)
@@ -349,11 +357,12 @@ def node(
     cache: CacheSetting = "auto",
     rate_limit: RateLimitSetting = None,
     async_transport: AsyncTransportKind = "auto",
+    trust_env: bool = True,
 ) -> Node:
     """A standalone client for one node URL (its access key in the path), with its own ledger.
 
     The chain comes from `chain`, else from `name` or the URL's host (``ethereum-mainnet...``).
-    `cache`, `rate_limit` and `async_transport` are as for `connect`.
+    `cache`, `rate_limit`, `async_transport` and `trust_env` are as for `connect`.
     """
     settings = Settings(
         budget=budget,
@@ -364,6 +373,7 @@ def node(
         cache=cache,
         rate_limit=rate_limit,
         async_transport=async_transport,
+        trust_env=trust_env,
     )
     check_url(url)
     return make_node(url, Shared(settings, remote=_is_remote(url)), chain=chain, name=name)

@@ -1,4 +1,5 @@
-"""The async HTTP clients: aiohttp by default, plain `httpx.AsyncClient` on request.
+"""The HTTP clients every call goes through: `httpx.Client` for blocking calls, aiohttp (by
+default) or `httpx.AsyncClient` for async and bulk calls, all set up here the same way.
 
 Measured on a 2-core machine against a local node (see ``bench/``): `httpx.AsyncClient` manages
 about 300 requests/s at 32 in flight (its connection pool does not scale with concurrency);
@@ -9,14 +10,21 @@ which speaks the one method the exchange drivers use (``request(method, url, jso
 headers=)``) and answers with an `httpx.Response` or raises an `httpx` exception: everything above
 it (interpretation, retries, errors) is unchanged and shared with the blocking flavour.
 
-`async_client(kind, timeout)` makes one: ``"aiohttp"`` (the default, ``"auto"``, when aiohttp is
-installed) or ``"httpx"``.
+Two HTTP stacks, one behaviour: the proxy for a node (`env_proxy`) and the CA roots (`tls_context`)
+are decided here once and handed to whichever client is made, never left to each library's own
+reading of the environment (aiohttp's would also add ~/.netrc credentials to the gateway's
+requests; httpx's parses NO_PROXY its own way). With `Settings.trust_env` off, no proxy and
+certifi's roots.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
+import os
+import ssl
+import urllib.request
 import weakref
 from typing import Any, Literal
 
@@ -26,12 +34,58 @@ AsyncTransportKind = Literal["auto", "aiohttp", "httpx"]
 ASYNC_TRANSPORTS = ("auto", "aiohttp", "httpx")
 
 
-def async_client(kind: AsyncTransportKind, timeout: httpx.Timeout | float) -> Any:
-    """A new async client of the chosen kind (checked by the node client that holds it); call it
-    inside the loop that will use it."""
+def env_proxy(url: str) -> str | None:
+    """The proxy the environment names for `url` (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY,
+    either case, read as the standard library reads them), or None."""
+    target = httpx.URL(url)
+    host = target.host if target.port is None else f"{target.host}:{target.port}"
+    if urllib.request.proxy_bypass(host):
+        return None
+    proxies = urllib.request.getproxies()
+    return proxies.get(target.scheme) or proxies.get("all")
+
+
+def tls_context(trust_env: bool = True) -> ssl.SSLContext:
+    """The CA roots every client verifies with: SSL_CERT_FILE, else SSL_CERT_DIR, else certifi's
+    bundle (httpx's own rule, so the sync path is unchanged), one context per setting."""
+    if not trust_env:
+        return _tls_context(None, None)
+    return _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+
+
+@functools.lru_cache(maxsize=8)
+def _tls_context(cafile: str | None, capath: str | None) -> ssl.SSLContext:
+    if cafile:
+        return ssl.create_default_context(cafile=cafile)
+    if capath:
+        return ssl.create_default_context(capath=capath)
+    import certifi
+
+    return ssl.create_default_context(cafile=certifi.where())
+
+
+def sync_client(url: str, timeout: float, *, trust_env: bool) -> httpx.Client:
+    """A blocking client for the node or platform at `url`."""
+    return httpx.Client(**_httpx_options(url, timeout, trust_env))
+
+
+def async_client(kind: AsyncTransportKind, url: str, timeout: float, *, trust_env: bool) -> Any:
+    """A new async client of the chosen kind for the node at `url` (checked by the node client
+    that holds it); call it inside the loop that will use it."""
     if kind == "httpx" or (kind == "auto" and not aiohttp_available()):
-        return httpx.AsyncClient(timeout=timeout, follow_redirects=False)  # see AiohttpClient
-    return AiohttpClient(timeout)
+        return httpx.AsyncClient(**_httpx_options(url, timeout, trust_env))
+    proxy = env_proxy(url) if trust_env else None
+    return AiohttpClient(timeout, proxy=proxy, tls=tls_context(trust_env))
+
+
+def _httpx_options(url: str, timeout: float, trust_env: bool) -> dict[str, Any]:
+    return {
+        "timeout": timeout,
+        "follow_redirects": False,  # see AiohttpClient.request
+        "verify": tls_context(trust_env),
+        "proxy": env_proxy(url) if trust_env else None,
+        "trust_env": False,  # decided above, for both stacks alike
+    }
 
 
 def aiohttp_available() -> bool:
@@ -45,7 +99,13 @@ def aiohttp_available() -> bool:
 class AiohttpClient:
     """aiohttp underneath, httpx's request and response types on top (see the module doc)."""
 
-    def __init__(self, timeout: httpx.Timeout | float):
+    def __init__(
+        self,
+        timeout: httpx.Timeout | float,
+        *,
+        proxy: str | None = None,
+        tls: ssl.SSLContext | None = None,
+    ):
         import aiohttp
 
         self._aiohttp = aiohttp
@@ -54,7 +114,15 @@ class AiohttpClient:
             total=None, connect=timeout.pool, sock_connect=timeout.connect, sock_read=timeout.read
         )
         # Bodies arrive as sent; httpx.Response decodes them, as it would with its own client.
-        self._session = aiohttp.ClientSession(auto_decompress=False, timeout=client_timeout)
+        self._session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(ssl=tls if tls is not None else tls_context()),
+            auto_decompress=False,
+            timeout=client_timeout,
+            trust_env=False,  # the proxy is decided by `env_proxy`, for both stacks alike
+        )
+        # Whole, credentials included: aiohttp sends them as Proxy-Authorization for http and
+        # https targets alike (its `proxy_headers` reach only an https tunnel's CONNECT).
+        self._proxy = proxy
         # Whoever forgets the client without closing it (a gateway dropped in a notebook, an
         # ``asyncio.run`` that ended, the interpreter exiting), the session is closed quietly.
         self._release = weakref.finalize(self, _release, self._session, asyncio.get_running_loop())
@@ -79,7 +147,12 @@ class AiohttpClient:
             # No redirect is followed, as with httpx: the URL's path holds the access key, and a
             # redirect would re-send it wherever the answer points (`check_status` refuses it).
             async with self._session.request(
-                method, url, data=body, headers=headers, allow_redirects=False
+                method,
+                url,
+                data=body,
+                headers=headers,
+                allow_redirects=False,
+                proxy=self._proxy,
             ) as answer:
                 content = await answer.read()
                 return httpx.Response(answer.status, headers=answer.raw_headers, content=content)

@@ -133,8 +133,10 @@ class Ledger:
     def __len__(self) -> int:
         return len(self._entries)
 
+    @property
     def frame(self) -> pd.DataFrame:
-        """The ledger as a DataFrame with columns `LEDGER_COLUMNS` (time is UTC)."""
+        """The ledger as a DataFrame with columns `LEDGER_COLUMNS` (time is UTC), made anew at
+        each read. A property, as every `frame` of the toolkit is (`preview.frame` too)."""
         import pandas as pd
 
         rows = [asdict(entry) for entry in self.entries]
@@ -157,7 +159,7 @@ class Ledger:
 
     def summary(self) -> pd.DataFrame:
         """Calls and RU by node and method."""
-        frame = self.frame()
+        frame = self.frame
         return (
             frame.groupby(["node", "method"], as_index=False)
             .agg(
@@ -176,7 +178,7 @@ class Ledger:
 
     def _repr_html_(self) -> str:
         """The totals, then calls and RU by node and method (never the per-call list: that is
-        `frame()`)."""
+        `frame`)."""
         rows = [("calls", f"{len(self):,}"), ("RU spent", f"{self.total_ru:,}")]
         if self.unconfirmed_ru:
             rows.append(("RU unconfirmed", f"{self.unconfirmed_ru:,} (sent, no answer)"))

@@ -44,7 +44,7 @@ from ..catalog import (
     lookup,
 )
 from ._cache import Cacheable, ResponseCache, is_final
-from ._http import async_client
+from ._http import async_client, sync_client
 from ._ledger import Entry, Meter
 from ._protocol import (
     Interpret,
@@ -653,7 +653,12 @@ class Node(_BaseNode):
         if self._client is None:
             with self._lock:
                 if self._client is None:
-                    client = httpx.Client(timeout=self._core.shared.timeout, follow_redirects=False)
+                    core = self._core
+                    client = sync_client(
+                        core.endpoint.url,
+                        core.shared.timeout,
+                        trust_env=core.shared.settings.trust_env,
+                    )
                     # A client dropped without `close()` (a notebook cell run again) closes its
                     # pooled sockets when collected, not at exit with a ResourceWarning each.
                     self._closer = weakref.finalize(self, client.close)
@@ -746,7 +751,12 @@ class AsyncNode(_BaseNode):
         if client is None:
             self._forget_closed_loops()
             settings = self._core.shared.settings
-            client = async_client(settings.async_transport, settings.timeout)
+            client = async_client(
+                settings.async_transport,
+                self._core.endpoint.url,
+                settings.timeout,
+                trust_env=settings.trust_env,
+            )
             self._clients[loop] = client
         return client
 

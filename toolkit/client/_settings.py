@@ -31,7 +31,9 @@ class Settings:
     `retry`: how failed attempts are retried. `timeout`: seconds for a whole call (connect,
     send, read and every retry). `head_ttl_s`: how long a fetched chain head prices calls.
     `cache`: see `connect`. `rate_limit`: calls per second, a plan name, or None.
-    `async_transport`: ``"auto"`` (aiohttp) or ``"httpx"``.
+    `async_transport`: ``"auto"`` (aiohttp) or ``"httpx"``. `trust_env`: take proxies
+    (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY) and CA roots (SSL_CERT_FILE, SSL_CERT_DIR) from
+    the environment, for sync, async and bulk calls alike; the embedded sandbox turns it off.
     """
 
     budget: int | None = None
@@ -42,6 +44,7 @@ class Settings:
     cache: CacheSetting = "auto"
     rate_limit: RateLimitSetting = None
     async_transport: AsyncTransportKind = "auto"
+    trust_env: bool = True
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -60,6 +63,8 @@ class Settings:
                 f"must be one of {', '.join(ASYNC_TRANSPORTS)}; got {self.async_transport!r}",
                 "choice",
             )
+        if not isinstance(self.trust_env, bool):
+            _refuse("trust_env", f"must be True or False, got {self.trust_env!r}", "type")
         rate_limiter(self.rate_limit, self.pricing)  # refuses a bad value now
 
     def replace(self, **changes: Any) -> Settings:

@@ -15,6 +15,7 @@ import email.utils
 import itertools
 import random
 import re
+import ssl
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
@@ -536,10 +537,30 @@ class Exchange:
                 f"({type(outcome).__name__})"
             )
         if isinstance(outcome, httpx.HTTPError):
+            untrusted = _certificate_refusal(outcome)
+            if untrusted is not None:
+                raise TransportError(
+                    f"the server's TLS certificate is not trusted ({untrusted}); "
+                    "if your network has its own root, point SSL_CERT_FILE at a bundle with it"
+                )
             raise TransportError(f"could not reach the gateway ({type(outcome).__name__})")
         if isinstance(outcome, Exception):
             raise outcome
         return self.interpret(outcome)
+
+
+def _certificate_refusal(error: BaseException) -> str | None:
+    """Why the certificate was refused, when that is what is behind a connection error (httpx
+    and aiohttp both chain the `ssl` error; aiohttp's own error also is one, wrapping it)."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            cause = getattr(cause, "certificate_error", cause)
+            return getattr(cause, "verify_message", None) or str(cause)
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 # --- drivers ----------------------------------------------------------------------------------

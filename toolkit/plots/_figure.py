@@ -116,3 +116,15 @@ def show_no_data(ax: Axes, message: str = NO_DATA) -> None:
     ax.text(0.5, 0.5, message, ha="center", va="center", transform=ax.transAxes, color="0.4")
     ax.set_xticks([])
     ax.set_yticks([])
+
+
+def add_caption(figure: Figure, caption: str) -> Figure:
+    """Write `caption` at the foot of `figure`, small and grey, wrapped to its width, URLs
+    redacted (a source line such as `toolkit.Provenance.caption()`). The figure's constrained
+    layout makes room for it, so it is kept in saved files and notebook images alike."""
+    import textwrap
+
+    width = max(40, int(figure.get_figwidth() * 17))  # characters of 7-point text per line
+    lines = textwrap.wrap(safe_text(caption), width=width)
+    figure.supxlabel("\n".join(lines), x=0.01, ha="left", fontsize=7, color="0.35")
+    return figure

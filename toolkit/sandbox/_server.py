@@ -7,6 +7,7 @@ server thread runs, and returns once the server accepts connections (a few tens 
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import socket
 import threading
@@ -97,7 +98,7 @@ class Sandbox:
         )
         server = uvicorn.Server(config)
         thread = threading.Thread(
-            target=server.run, kwargs={"sockets": [sock]}, name="toolkit-sandbox", daemon=True
+            target=_serve, args=(server, sock), name="toolkit-sandbox", daemon=True
         )
         self._server, self._socket, self._thread = server, sock, thread
         thread.start()
@@ -156,6 +157,20 @@ class Sandbox:
     def __repr__(self) -> str:
         state = self.platform_url if self._socket else "stopped"
         return f"<Sandbox seed={self.world.seed} {state}>"
+
+
+def _serve(server: Any, sock: socket.socket) -> None:
+    """Run uvicorn on a loop this thread makes and owns. Not `server.run()`: that calls
+    ``asyncio.run(..., loop_factory=...)``, which the original nest-asyncio replaces with a
+    version lacking `loop_factory` on Python 3.12+, so the server would never start."""
+    loop = asyncio.new_event_loop()
+    try:
+        asyncio.set_event_loop(loop)
+        loop.run_until_complete(server.serve(sockets=[sock]))
+    finally:
+        asyncio.set_event_loop(None)
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
 
 
 _shared: Sandbox | None = None

@@ -2,6 +2,7 @@
 
     import toolkit.widgets
     toolkit.widgets.explorer()              # picker + methods + RU ledger, on the sandbox
+    toolkit.widgets.workload_builder()      # many calls planned, previewed, run and plotted
 
 The pieces work on their own too:
 
@@ -14,6 +15,7 @@ Every form comes from the catalog (`Method.params`) and is checked by the catalo
 `toolkit.plots`. Nothing on screen carries a node URL or key: nodes are shown by name.
 """
 
+from ._builder import WorkloadBuilder, workload_builder
 from ._examples import sandbox_examples
 from ._explorer import Explorer, explorer
 from ._form import ParamForm
@@ -29,7 +31,9 @@ __all__ = [
     "NodePicker",
     "ParamForm",
     "Presentation",
+    "WorkloadBuilder",
     "explorer",
     "present",
     "sandbox_examples",
+    "workload_builder",
 ]

@@ -1,6 +1,6 @@
 """`LedgerView`: what was spent (the RU ledger's latest calls and totals) and the budget.
 
-It reads a `Meter` (a gateway's or a node's: `gw.meter`, `node.meter`) and draws `Ledger.frame()`;
+It reads a `Meter` (a gateway's or a node's: `gw.meter`, `node.meter`) and draws `Ledger.frame`;
 the budget is set with `Meter.set_budget`, the same call as `gw.set_budget`. It follows the ledger:
 calls made anywhere (code cells, workloads, other widgets) and budgets set anywhere redraw it.
 """
@@ -97,12 +97,12 @@ class LedgerView(widgets.VBox):
             self.gauge.bar_style = "danger" if budget.remaining <= 0 else "info"
             self.gauge.layout.visibility = "visible"
         self._shown_limit = None if budget is None else budget.limit
-        frame = ledger.frame()
+        frame = ledger.frame
         if frame.empty:
             self.table.value = f'{STYLE}<span class="tk-muted">No calls yet.</span>'
             return
         latest = frame.tail(self.rows).iloc[::-1][SHOWN_COLUMNS].copy()
         latest["time"] = latest["time"].dt.strftime("%H:%M:%S")
         latest["latency_s"] = latest["latency_s"].round(3)
-        caption = f"Latest {len(latest)} of {len(frame):,} calls (gw.ledger.frame() has them all)"
+        caption = f"Latest {len(latest)} of {len(frame):,} calls (gw.ledger.frame has them all)"
         self.table.value = frame_table(latest, caption=caption)

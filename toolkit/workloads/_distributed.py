@@ -13,7 +13,7 @@ a key travels) on its own meter and runs its calls through the same pipeline as 
   its whole slice waits for running ones to end; if none is running it gets what is left, and
   the calls it cannot afford end as ``BudgetExceeded`` rows, as in a local run.
 - **Ledger**: a worker returns its ledger entries with its rows; the coordinator records them in
-  the gateway's ledger, so ``gw.ledger.frame()`` is what the gateway metered.
+  the gateway's ledger, so ``gw.ledger.frame`` is what the gateway metered.
 - **Rate limit**: at most one partition per worker runs at a time, and each gets an equal share
   of the coordinator's rate, so that together they keep it.
 - **Secrets**: task keys are ``toolkit-<run>-p<n>``; node URLs are in task payloads only.

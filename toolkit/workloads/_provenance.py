@@ -1,5 +1,8 @@
 """A provenance record for the end of a notebook: what was asked of which nodes, at which heights,
 for how many RU, with which toolkit, when. It shows node names only, never URLs or keys.
+
+`provenance(gw)` covers the whole session; ``provenance(gw, entries=...)`` only some of its ledger
+entries (one run's), and `Provenance.caption()` says it in one line, to print under a figure.
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ from .._reprs import key_values_html
 from .._version import __version__
 
 if TYPE_CHECKING:
-    from ..client import Gateway
+    from collections.abc import Sequence
+
+    from ..client import Entry, Gateway
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,19 @@ class Provenance:
             rows.append((use.node, f"{use.chain}: {use.calls:,} calls, {use.ru:,} RU{head}"))
         return rows
 
+    def caption(self) -> str:
+        """The record in one line, for the foot of a figure made from these calls."""
+        nodes = "; ".join(
+            f"{use.node} ({use.chain}{f', head {use.head:,}' if use.head is not None else ''}): "
+            f"{use.calls:,} calls, {use.ru:,} RU"
+            for use in self.nodes
+        )
+        when = self.time.strftime("%Y-%m-%d %H:%M UTC")
+        return (
+            f"Source: {self.gateway}, {nodes or 'no calls'} · "
+            f"node-gateway-toolkit {self.toolkit_version} · {when}"
+        )
+
     def __str__(self) -> str:
         width = max(len(key) for key, _ in self.rows())
         return "\n".join(f"{key:<{width}}  {value}" for key, value in self.rows())
@@ -70,9 +88,10 @@ class Provenance:
         return key_values_html("Provenance", self.rows())
 
 
-def provenance(gateway: Gateway) -> Provenance:
-    """The provenance of everything done through `gateway` so far (no request is sent)."""
-    entries = gateway.ledger.entries
+def provenance(gateway: Gateway, *, entries: Sequence[Entry] | None = None) -> Provenance:
+    """The provenance of everything done through `gateway` so far (no request is sent), or of
+    the ledger `entries` given (``gw.ledger.entries[before:]``: what one run did)."""
+    entries = gateway.ledger.entries if entries is None else list(entries)
     uses = []
     for name in dict.fromkeys(entry.node for entry in entries):
         mine = [entry for entry in entries if entry.node == name]

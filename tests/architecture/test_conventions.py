@@ -1,0 +1,26 @@
+"""Conventions a user relies on across the toolkit, enforced on the source."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "toolkit"
+
+
+def test_every_frame_accessor_is_a_property():
+    """`gw.ledger.frame`, `preview.frame`, `explorer.frame`, `presentation.frame`: a table a
+    handle holds is read as `.frame`, never called, whichever class holds it."""
+    methods = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for item in node.body:
+                is_function = isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+                if not is_function or item.name != "frame":
+                    continue
+                decorators = {ast.unparse(d) for d in item.decorator_list}
+                if not decorators & {"property", "functools.cached_property", "cached_property"}:
+                    methods.append(f"{path.relative_to(PACKAGE.parent)}: {node.name}.frame()")
+    assert not methods, methods
