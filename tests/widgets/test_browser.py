@@ -1,14 +1,17 @@
-"""End to end: the explorer in a real JupyterLab, driven by headless Chromium through Playwright.
+"""End to end: the explorer in a real JupyterLab, driven by headless Chromium through Playwright,
+the way people use it: JupyterLab's file browser stays open (it takes about 280 px on the left)
+and the page is a laptop (1280×800), a projector (1024×768) or a desktop (1920×1080).
 
 It needs Debian's `chromium` at /usr/bin/chromium and the `playwright` package (never a browser
-that Playwright downloads). When either is missing the test fails under ``CI=true`` and is skipped,
-with the reason printed, anywhere else. JupyterLab runs on 127.0.0.1 with a token, its HOME and
-Jupyter directories in a temporary folder, and is opened with ``?reset`` (a clean workspace).
+that Playwright downloads). When either is missing the tests fail under ``CI=true`` and are
+skipped, with the reason printed, anywhere else. One JupyterLab (127.0.0.1, a token, its HOME and
+Jupyter directories in a temporary folder, opened with ``?reset``) and one page serve every test
+of this module; the sizes are viewport changes of that page, so the module stays fast.
 
-The screenshot goes to the folder named by ``TOOLKIT_TEST_ARTIFACTS`` (the test's temporary folder
-when unset, so a run never writes into the checkout); the README's copy,
-docs/images/explorer.png, is written when missing or when ``TOOLKIT_UPDATE_DOCS_IMAGES=1``, so that
-a test run does not change a tracked file every time.
+Screenshots (the explorer and the whole page at each size) go to the folder named by
+``TOOLKIT_TEST_ARTIFACTS`` (a temporary folder when unset, so a run never writes into the
+checkout); the README's copy, docs/images/explorer.png, is the 1280×800 run, written when missing
+or when ``TOOLKIT_UPDATE_DOCS_IMAGES=1``, so that a test run does not change a tracked file.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -43,16 +47,46 @@ REPO = Path(__file__).resolve().parents[2]
 DOCS_IMAGE = REPO / "docs" / "images" / "explorer.png"
 TIMEOUT_MS = 90_000  # a first import and sandbox start on a busy machine
 START_S = 120  # a cold JupyterLab on a busy 2-core machine can take a minute to listen
+# Screens people have; "narrow" (a half-screen window) leaves a 368 px output area, where the
+# form's inputs go below their labels and the node list scrolls in its own box.
+SIZES = {
+    "projector": (1024, 768),
+    "laptop": (1280, 800),
+    "desktop": (1920, 1080),
+    "narrow": (800, 600),
+}
+DOCS_SIZE = "laptop"
+# The method panel needs this much beside its picker (the Explorer's flex basis): below it the
+# panels stack, and each then has the whole output area.
+METHOD_PANEL_MIN_PX = 440
+DEMO_ACCOUNT = "0xDf9082b26B6033abd8d3814774A0fE3816490f2c"  # alice of the sandbox's demo world
+CODE_CELL_ACCOUNT = "0x6c5EFcEDFCaCed09Ce0C51719Ddb77d96973Cdc8"  # bob, on a node the panel avoids
+SIX = REPO / "notebooks" / "06_interactive_explorer.ipynb"
+
+
+def code_cell(cell_id: str, source: str) -> dict:
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": cell_id,
+        "metadata": {},
+        "outputs": [],
+        "source": source.splitlines(keepends=True),
+    }
+
+
 NOTEBOOK = {
     "cells": [
-        {
-            "cell_type": "code",
-            "execution_count": None,
-            "id": "explorer",
-            "metadata": {},
-            "outputs": [],
-            "source": ["import toolkit.widgets\n", "toolkit.widgets.explorer()"],
-        }
+        code_cell(
+            "explorer",
+            "import toolkit\nimport toolkit.widgets\n\n"
+            "gw = toolkit.connect()\nexplorer = toolkit.widgets.explorer(gw)",
+        ),
+        # A call from code, not from the panel: the explorer's ledger must show it anyway.
+        code_cell(
+            "code-call",
+            f"gw.node('polygon-mainnet').get_balance('{CODE_CELL_ACCOUNT}', 'latest')",
+        ),
     ],
     "metadata": {
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}
@@ -84,14 +118,17 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.fixture
-def lab(tmp_path):
-    """A JupyterLab server on loopback with every Jupyter directory under `tmp_path`."""
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """A JupyterLab server on loopback with every Jupyter directory in a temporary folder; its
+    notebooks folder holds the explorer notebook above and notebook 06. Yields a URL maker."""
     require_browser_tools()
+    tmp_path = tmp_path_factory.mktemp("lab")
     notebooks, config = tmp_path / "notebooks", tmp_path / "config"
     for folder in (notebooks, config / "labconfig", tmp_path / "home", tmp_path / "data"):
         folder.mkdir(parents=True)
     (notebooks / "explorer.ipynb").write_text(json.dumps(NOTEBOOK))
+    shutil.copyfile(SIX, notebooks / SIX.name)
     # The news prompt would cover the notebook, and it fetches from the internet.
     announcements = "@jupyterlab/apputils-extension:announcements"
     page_config = {"disabledExtensions": {announcements: True}}
@@ -127,7 +164,7 @@ def lab(tmp_path):
     base = f"http://127.0.0.1:{port}"
     try:
         wait_until_serving(server, f"{base}/api/status?token={token}", log_path)
-        yield f"{base}/lab/tree/explorer.ipynb?reset&token={token}"
+        yield lambda notebook: f"{base}/lab/tree/{notebook}?reset&token={token}"
     finally:
         server.terminate()  # the server shuts its kernels down on SIGTERM
         try:
@@ -158,82 +195,329 @@ def sandbox_secrets() -> list[str]:
     return [world.api_key, *(node.key for node in world.nodes)]
 
 
-def test_explorer_in_jupyterlab(lab, tmp_path):
+@pytest.fixture(scope="module")
+def artifacts(tmp_path_factory) -> Path:
+    where = os.environ.get("TOOLKIT_TEST_ARTIFACTS")
+    folder = (Path(where) if where else tmp_path_factory.mktemp("artifacts")) / "widgets"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
     from playwright.sync_api import expect, sync_playwright
 
-    artifacts = Path(os.environ.get("TOOLKIT_TEST_ARTIFACTS") or tmp_path / "artifacts")
-    artifact = artifacts / "widgets" / "explorer.png"
-
-    started = time.monotonic()
+    expect.set_options(timeout=TIMEOUT_MS)
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch_persistent_context(
-            str(tmp_path / "chromium-profile"),
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")),
             executable_path=str(CHROMIUM),
             headless=True,
             args=CHROMIUM_FLAGS,
-            viewport={"width": 1400, "height": 1100},
+            viewport=dict(zip(("width", "height"), SIZES[DOCS_SIZE], strict=True)),
         )
         try:
-            page = browser.pages[0] if browser.pages else browser.new_page()
-            page.set_default_timeout(TIMEOUT_MS)
-            expect.set_options(timeout=TIMEOUT_MS)
-            page.goto(lab)
-            # The kernel's own status, not the notebook's indicator: that one reads "idle"
-            # before any kernel exists, and a cell run then is lost.
-            expect(page.locator(".jp-StatusBar-TextItem", has_text="(ipykernel)")).to_have_text(
-                "Python 3 (ipykernel) | Idle"
-            )
-            page.keyboard.press("Control+b")  # hide the file browser: a wider notebook
-            page.locator(".jp-Cell .jp-InputArea-editor").first.click()
-            page.keyboard.press("Shift+Enter")
-
-            explorer = page.locator(".toolkit-explorer")
-            expect(explorer).to_have_count(1)  # rendered by the widgets extension, and once
-            expect(explorer).to_contain_text("14 nodes, 7 running")
-
-            nodes = page.locator(".toolkit-node-list select")
-            nodes.select_option(
-                value=nodes.locator("option", has_text="ethereum-mainnet").get_attribute("value")
-            )
-            methods = page.locator(".toolkit-method-picker select")
-            expect(methods).to_be_enabled()
-            methods.select_option("eth_getBalance")
-
-            preview = page.locator(".toolkit-ru-preview")
-            expect(preview).to_contain_text("1 RU: tag 'latest' is a full request")
-            page.locator(".toolkit-param-block input").fill("0x1")
-            expect(preview).to_contain_text("2 RU: block 1 is ")
-            expect(preview).not_to_contain_text("1 RU")
-
-            run = page.locator(".toolkit-run")
-            run.click()
-            result = page.locator(".toolkit-result table")
-            expect(result).to_contain_text("0xDf9082b26B6033abd8d3814774A0fE3816490f2c")
-            expect(page.locator(".toolkit-result")).to_contain_text("2 RU (archive)")
-            expect(page.locator(".toolkit-ledger-table")).to_contain_text("eth_getBalance")
-
-            # A block with money in it, for a screenshot worth showing.
-            page.locator(".toolkit-param-block input").fill("20000000")
-            expect(preview).to_contain_text("2 RU: block 20,000,000 is ")
-            run.click()
-            expect(result).to_contain_text("20,000,000")  # numbers written for people
-
-            shown = explorer.inner_text()
-            for secret in sandbox_secrets():
-                assert secret not in shown and secret not in explorer.inner_html()
-            assert "http://" not in shown
-
-            artifact.parent.mkdir(parents=True, exist_ok=True)
-            explorer.screenshot(path=str(artifact))
-        except Exception:
-            artifact.parent.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(artifact.with_name("explorer-failure.png")))
-            raise
+            yield context
         finally:
-            browser.close()
+            context.close()
 
-    if not DOCS_IMAGE.exists() or os.environ.get("TOOLKIT_UPDATE_DOCS_IMAGES") == "1":
+
+def open_notebook(browser, url: str):
+    """A page with the notebook open and its kernel idle, the file browser left open."""
+    from playwright.sync_api import expect
+
+    page = browser.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(url)
+    # The kernel's own status, not the notebook's indicator: that one reads "idle" before any
+    # kernel exists, and a cell run then is lost.
+    expect(page.locator(".jp-StatusBar-TextItem", has_text="(ipykernel)")).to_have_text(
+        "Python 3 (ipykernel) | Idle"
+    )
+    expect(page.locator(".jp-FileBrowser")).to_be_visible()
+    return page
+
+
+def run_cell(page, index: int) -> None:
+    page.locator(".jp-Cell .jp-InputArea-editor").nth(index).click()
+    page.keyboard.press("Shift+Enter")
+
+
+@pytest.fixture(scope="module")
+def page(browser, lab, artifacts):
+    """The explorer notebook's first cell run: one explorer on a page of the laptop size."""
+    from playwright.sync_api import expect
+
+    page = open_notebook(browser, lab("explorer.ipynb"))
+    try:
+        run_cell(page, 0)
+        expect(page.locator(".toolkit-explorer")).to_have_count(1)  # rendered, and once
+        yield page
+    except Exception:
+        page.screenshot(path=str(artifacts / "explorer-failure.png"))
+        raise
+    finally:
+        page.close()
+
+
+def resize(page, size: str) -> None:
+    width, height = SIZES[size]
+    page.set_viewport_size({"width": width, "height": height})
+    page.wait_for_timeout(300)  # JupyterLab lays its panels out on the next animation frames
+
+
+def no_secrets_in(explorer) -> None:
+    shown, markup = explorer.inner_text(), explorer.inner_html()
+    for secret in sandbox_secrets():
+        assert secret not in shown and secret not in markup
+    assert "http://" not in shown
+
+
+def test_explorer_previews_runs_and_tabulates_a_call(page):
+    """Pick a node and a method, watch the RU preview flip from 1 to 2 RU, run, read the table."""
+    from playwright.sync_api import expect
+
+    resize(page, DOCS_SIZE)
+    explorer = page.locator(".toolkit-explorer")
+    expect(explorer).to_contain_text("14 nodes, 7 running")
+    nodes = page.locator(".toolkit-node-list select")
+    nodes.select_option(
+        value=nodes.locator("option", has_text="ethereum-mainnet").get_attribute("value")
+    )
+    methods = page.locator(".toolkit-method-picker select")
+    expect(methods).to_be_enabled()
+    methods.select_option("eth_getBalance")
+
+    preview = page.locator(".toolkit-ru-preview")
+    expect(preview).to_contain_text("1 RU: tag 'latest' is a full request")
+    page.locator(".toolkit-param-block input").fill("0x1")
+    expect(preview).to_contain_text("2 RU: block 1 is ")
+    expect(preview).not_to_contain_text("1 RU")
+
+    page.locator(".toolkit-run").click()
+    result = page.locator(".toolkit-result table")
+    expect(result).to_contain_text(DEMO_ACCOUNT)
+    expect(page.locator(".toolkit-result")).to_contain_text("2 RU (archive)")
+    expect(page.locator(".toolkit-ledger-table")).to_contain_text("eth_getBalance")
+
+    # A block with money in it: the table (and the screenshots after this test) worth showing.
+    page.locator(".toolkit-param-block input").fill("20000000")
+    expect(preview).to_contain_text("2 RU: block 20,000,000 is ")
+    page.locator(".toolkit-run").click()
+    expect(result).to_contain_text("20,000,000")  # numbers written for people
+    no_secrets_in(explorer)
+
+
+# What the layout tests measure, in the page. Boxes are getBoundingClientRect() in CSS px.
+MEASURE = """
+explorer => {
+  const box = e => e.getBoundingClientRect();
+  const px = r => ({left: Math.round(r.left), right: Math.round(r.right),
+                    top: Math.round(r.top), width: Math.round(r.width)});
+  const output = explorer.closest('.jp-OutputArea-output');
+  const scroller = explorer.closest('.jp-WindowedPanel-outer');
+  const clips = e => getComputedStyle(e).overflowX !== 'visible';
+  const scrolls = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+
+  // The method <select>: its size, its options, and whether its arrow end is on screen and
+  // on top (a select cut off by its panel shows no arrow and looks like a text box).
+  const select = explorer.querySelector('.toolkit-method-picker select');
+  select.scrollIntoView({block: 'center'});
+  const s = box(select);
+  const arrow = document.elementFromPoint(s.right - 6, s.top + s.height / 2);
+
+  // Each box meant to scroll sideways (a table's, the node list's): if its content is wider,
+  // it must scroll, sit inside the output area, and have no ancestor (up to the output area)
+  // that cuts it; scrolled to the end, the right edge of the last column (of the list) must be
+  // inside the box.
+  const scrollers = '.tk-table-scroll, .toolkit-node-listing';
+  const boxes = [...explorer.querySelectorAll(scrollers)].map(scroll => {
+    const r = box(scroll);
+    const cutBy = [];
+    for (let e = scroll.parentElement; e && e !== output.parentElement; e = e.parentElement) {
+      const a = box(e);
+      if (clips(e) && (r.left < a.left - 1 || r.right > a.right + 1)) cutBy.push(e.className);
+    }
+    scroll.scrollLeft = scroll.scrollWidth;
+    const cells = scroll.querySelectorAll('th, select');
+    const last = box(cells[cells.length - 1]);
+    const lastReached = last.right <= r.right + 1 && last.right > r.left;
+    scroll.scrollLeft = 0;
+    return {name: scroll.className, wider: scroll.scrollWidth > scroll.clientWidth,
+            scrolls: scrolls(scroll), clientWidth: scroll.clientWidth,
+            scrollWidth: scroll.scrollWidth, box: px(r), cutBy, lastReached};
+  });
+
+  // Clipped text: any element that hides what overflows it (overflow hidden or clip) while its
+  // content is wider. Boxes that scroll sideways are listed too: apart from those meant to
+  // (above), a panel scrolling sideways means something in it does not fit.
+  // A text box scrolls its own value, so it is not judged by this but by its width: every
+  // visible one must be wide enough to type in.
+  const fields = 'input:not([type=checkbox]), textarea, select';
+  const cramped = [...explorer.querySelectorAll(fields)]
+    .filter(e => e.offsetParent !== null && box(e).width < 150)
+    .map(e => `${e.tagName} ${Math.round(box(e).width)} px: ${e.value.slice(0, 40)}`);
+  const clipped = [], sideways = [];
+  for (const e of [explorer, ...explorer.querySelectorAll('*')]) {
+    if (e.scrollWidth <= e.clientWidth + 1 || !clips(e) || e.matches(fields)) continue;
+    const what = `${e.tagName}.${e.className} ${e.scrollWidth}>${e.clientWidth}: ` +
+                 (e.innerText || e.value || '').slice(0, 60);
+    if (!scrolls(e)) clipped.push(what);
+    else if (!e.matches(scrollers)) sideways.push(what);
+  }
+  const panel = name => px(box(explorer.querySelector(name)));
+  return {
+    output: px(box(output)), explorer: px(box(explorer)),
+    panels: panel('.toolkit-panels'), picker: panel('.toolkit-node-picker'),
+    methods: panel('.toolkit-method-explorer'),
+    select: {tag: select.tagName, width: Math.round(s.width), height: Math.round(s.height),
+             right: Math.round(s.right), options: select.options.length,
+             arrowOnTop: arrow === select, inViewport: s.right <= innerWidth && s.left >= 0},
+    boxes, cramped, clipped, sideways,
+    pageSideways: scroller.scrollWidth > scroller.clientWidth + 1 ||
+                  document.documentElement.scrollWidth > innerWidth + 1,
+  };
+}
+"""
+
+
+def measure(page) -> dict:
+    return page.locator(".toolkit-explorer").evaluate(MEASURE)
+
+
+def assert_fits(m: dict, size: str, methods: int = 12) -> None:
+    """The explorer's layout at `size`, as measured by MEASURE; `methods` is how many the picked
+    node's chain has (12 for ethereum)."""
+    output, explorer = m["output"], m["explorer"]
+    assert explorer["left"] >= output["left"] - 1 and explorer["right"] <= output["right"] + 1, m
+    assert not m["pageSideways"], "the notebook scrolls sideways"
+    # The method panel is never cramped: beside the picker when both fit, below it when not,
+    # and then as wide as the explorer (narrower than its basis only when the explorer is).
+    side_by_side = m["methods"]["top"] == m["picker"]["top"]
+    assert side_by_side == (size == "desktop"), m
+    width, row = m["methods"]["width"], m["panels"]["width"]
+    assert width >= METHOD_PANEL_MIN_PX or width >= row - 1, m
+    # The method selector is a real dropdown, all of it on screen, its options there to pick.
+    select = m["select"]
+    assert select["tag"] == "SELECT" and select["options"] == methods, select
+    assert select["width"] >= 200 and select["height"] >= 20, select
+    assert select["arrowOnTop"] and select["inViewport"], select
+    # Every table (and the node list) is reachable: wider than its box means its box scrolls,
+    # uncut by ancestors.
+    assert sum("tk-table-scroll" in b["name"] for b in m["boxes"]), "no table on show"
+    for scroll in m["boxes"]:
+        assert scroll["scrolls"] or not scroll["wider"], scroll
+        assert not scroll["cutBy"] and scroll["lastReached"], scroll
+        assert scroll["box"]["right"] <= output["right"] + 1, scroll
+    assert not m["cramped"], m["cramped"]
+    assert not m["clipped"], m["clipped"]
+    assert not m["sideways"], m["sideways"]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_explorer_fits_the_output_area_with_the_file_browser_open(page, artifacts, size):
+    """At each size, with a result and then a long field error on show: nothing cut off."""
+    from playwright.sync_api import expect
+
+    resize(page, size)
+    explorer = page.locator(".toolkit-explorer")
+    expect(page.locator(".jp-FileBrowser")).to_be_visible()
+    expect(page.locator(".toolkit-result table")).to_contain_text("20,000,000")
+    shown = measure(page)
+    print(size, {k: shown[k]["width"] for k in ("output", "explorer", "picker", "methods")})
+    page.screenshot(path=str(artifacts / f"page-{size}.png"))
+    screenshot_explorer(page, artifacts / f"explorer-{size}.png", size)
+    assert_fits(shown, size)
+
+    # A long message from the catalog at the address field: it wraps, it is not cut.
+    address = page.locator(".toolkit-param-address input")
+    address.fill("0x" + "12345" * 9)
+    error = page.locator(".tk-field-error")
+    expect(error).to_contain_text("must be 0x followed by 40 hex digits")
+    assert_fits(measure(page), size)
+    fits = error.evaluate("e => e.scrollWidth <= e.clientWidth + 1 && e.clientWidth > 0")
+    assert fits, error.inner_text()
+    page.screenshot(path=str(artifacts / f"page-{size}-field-error.png"))
+    address.fill(DEMO_ACCOUNT)
+    expect(error).to_have_count(0)
+    no_secrets_in(explorer)
+
+
+def screenshot_explorer(page, path: Path, size: str) -> None:
+    """The whole explorer as laid out at `size`. A taller page for the picture (the explorer is
+    taller than a laptop screen), same width: checked, so the picture is the layout tested."""
+    explorer = page.locator(".toolkit-explorer")
+    width, height = SIZES[size]
+    before = measure(page)["explorer"]["width"]
+    tall = max(height, int(explorer.bounding_box()["height"]) + 400)
+    page.set_viewport_size({"width": width, "height": tall})
+    page.wait_for_timeout(300)
+    explorer.scroll_into_view_if_needed()
+    page.evaluate("document.activeElement && document.activeElement.blur()")  # no focus ring
+    assert measure(page)["explorer"]["width"] == before
+    explorer.screenshot(path=str(path))
+    resize(page, size)
+    if size == DOCS_SIZE and (
+        not DOCS_IMAGE.exists() or os.environ.get("TOOLKIT_UPDATE_DOCS_IMAGES") == "1"
+    ):
         DOCS_IMAGE.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(artifact, DOCS_IMAGE)
-    elapsed = time.monotonic() - started
-    print(f"browser part took {elapsed:.1f} s")
+        shutil.copyfile(path, DOCS_IMAGE)
+
+
+def test_a_code_cell_call_shows_up_in_the_explorers_ledger(page):
+    from playwright.sync_api import expect
+
+    ledger = page.locator(".toolkit-ledger-table")
+    expect(ledger).not_to_contain_text("polygon-mainnet")
+    run_cell(page, 1)  # gw.node('polygon-mainnet').get_balance(...)
+    expect(ledger).to_contain_text("polygon-mainnet")
+    newest = ledger.locator("tbody tr").first
+    expect(newest).to_contain_text("polygon-mainnet")
+    expect(newest).to_contain_text("eth_getBalance")
+
+
+def test_a_budget_set_in_the_panel_shows_next_to_run(page):
+    from playwright.sync_api import expect
+
+    page.locator(".toolkit-ledger input[type='number']").fill("5000")
+    page.locator(".toolkit-ledger button", has_text="Set budget").click()
+    status = page.locator(".toolkit-status")
+    expect(status).to_contain_text(re.compile(r"budget [\d,]+ of 5,000 RU left"))
+    page.locator(".toolkit-ledger button", has_text="No budget").click()
+    expect(status).to_contain_text("no budget set")
+
+
+def test_run_all_then_scroll_back_shows_a_clean_explorer(browser, lab, artifacts):
+    """Notebook 06 with Run All, as a teacher does before class: scrolled back up, its explorer
+    shows the last method with a valid form, Run enabled, a result, no error, and it fits."""
+    from playwright.sync_api import expect
+
+    page = open_notebook(browser, lab(SIX.name))
+    try:
+        resize(page, DOCS_SIZE)
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel").get_by_text("Run All Cells", exact=True).click()
+        last = page.locator(".jp-CodeCell").last
+        expect(last.locator(".jp-OutputArea-output")).to_contain_text("embedded sandbox")
+        explorer = page.locator(".toolkit-explorer")
+        expect(explorer).to_have_count(1)
+        explorer.scroll_into_view_if_needed()
+        methods = explorer.locator(".toolkit-method-picker select")
+        expect(methods).to_have_value("wallet/getblockbylatestnum")
+        expect(explorer.locator(".toolkit-run")).to_be_enabled()
+        expect(explorer.locator(".toolkit-result table").first).to_be_visible()
+        expect(explorer.locator(".tk-field-error")).to_have_count(0)
+        expect(explorer.locator(".toolkit-result .tk-error")).to_have_count(0)
+        # The notebook's own DataFrame outputs bring pandas' stylesheet: headers stay over
+        # their (left-aligned) columns.
+        header = explorer.locator(".toolkit-result th").first
+        assert header.evaluate("th => getComputedStyle(th).textAlign") == "left"
+        page.screenshot(path=str(artifacts / "notebook-06-after-run-all.png"))
+        count = methods.evaluate("select => select.options.length")
+        assert_fits(measure(page), DOCS_SIZE, methods=count)
+        no_secrets_in(explorer)
+    except Exception:
+        page.screenshot(path=str(artifacts / "notebook-06-failure.png"))
+        raise
+    finally:
+        page.close()

@@ -145,3 +145,12 @@ def test_no_key_or_url_in_any_widget_state(ui, gw, sandbox, secrets):
         assert shown in text
     for secret in secrets:
         assert secret not in text
+
+
+def test_the_table_is_for_people_and_the_exact_value_is_on_the_widget(ui):
+    run_balance(ui, "20000000")
+    exact = int(ui.methods.result_value, 16)  # the node's hex answer
+    assert exact > 2**53  # past what a float holds exactly
+    wei = ui.methods.frame["wei"].iloc[0]
+    assert type(wei) is int and wei == exact  # `frame` keeps the exact integer
+    assert f"{exact:,}" in ui.methods.result.tables.value  # the table writes it for people

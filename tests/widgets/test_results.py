@@ -133,3 +133,21 @@ def test_tables_show_hash_columns_after_the_others():
     assert table.index("<th>block_number</th>") < table.index("<th>id</th>")
     balance = pd.DataFrame({"address": ["0x" + "ab" * 20], "wei": [1]})
     assert key_columns_first(balance) == ["address", "wei"]  # an address is a key, not a hash
+
+
+def test_tables_shorten_long_text_but_never_a_number():
+    from toolkit._redact import register_secret
+    from toolkit.widgets._html import MAX_CELL_CHARS, frame_table
+
+    raw = "0a02" + "ef" * 209  # a TRON raw_data_hex: 422 characters
+    big = 2**256 - 1  # 78 digits, 103 characters with separators: shown whole
+    secret = "k" * 20 + "SECRETSECRET"
+    register_secret(secret)
+    frame = pd.DataFrame({"raw": [raw], "wei": pd.Series([big], dtype=object)})
+    table = frame_table(frame)
+    assert raw not in table and raw[: MAX_CELL_CHARS - 1] + "…" in table
+    assert f"{big:,}" in table
+    assert frame["raw"][0] == raw  # the frame keeps it whole
+    # A secret is scrubbed before the cut, so not even its first part shows.
+    cut = frame_table(pd.DataFrame({"note": ["x" * 60 + secret]}))
+    assert "kkkkkkkk" not in cut

@@ -33,11 +33,21 @@ class Explorer(widgets.VBox):
             f'<div class="tk-muted">Connected to {text(where)}. Pick a node, then a method; '
             "the cost in request units (RU) is shown before you run it.</div>"
         )
-        self.picker.layout = widgets.Layout(width="540px", min_width="540px", margin="0 16px 0 0")
-        self.methods.layout = widgets.Layout(flex="1 1 auto")
+        # Side by side when the output area holds both panels, stacked when it does not: the row
+        # wraps (it measures the widget's own box, not the window), so a laptop with the file
+        # browser open gets full-width panels instead of a 276 px method panel. The picker keeps
+        # its list's width; the method panel takes the rest and wraps below 440 px, where its
+        # labels beside inputs would get cramped. `min_width=0` lets a panel be narrower than
+        # its widest table, which then scrolls in its own box (see `frame_table`).
+        self.picker.layout = widgets.Layout(flex="0 1 540px", min_width="0", margin="0 16px 8px 0")
+        self.methods.layout = widgets.Layout(flex="1 1 440px", min_width="0")
+        panels = widgets.HBox(
+            [self.picker, self.methods], layout=widgets.Layout(flex_flow="row wrap")
+        )
+        panels.add_class("toolkit-panels")
         super().__init__(
-            [title, widgets.HBox([self.picker, self.methods]), self.ledger],
-            layout=widgets.Layout(width="100%", padding="4px 8px"),
+            [title, panels, self.ledger],
+            layout=widgets.Layout(width="100%", max_width="100%", padding="4px 8px"),
         )
         self.add_class("toolkit-explorer")
         self.picker.on_pick(self._use_node)

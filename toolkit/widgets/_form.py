@@ -21,6 +21,8 @@ from ..catalog import BLOCK_TAGS, Param
 from ._html import text
 
 LABEL_WIDTH = "190px"  # the longest name, replaceRecentBlockhash, fits
+# An input narrower than this goes below its label (the row wraps): see `Field.arrange`.
+INPUT_MIN_WIDTH = "200px"
 # Kinds the catalog accepts as Python ints: a form can only hold text, so digits become an int
 # (the catalog rejects the string "123" as ambiguous, but in a form decimal is what people type).
 _NUMBER_KINDS = frozenset({"block", "block-number", "quantity", "int"})
@@ -78,8 +80,12 @@ class Field:
         raise NotImplementedError
 
     def arrange(self) -> widgets.Widget:
-        """The label beside the input, the message below."""
-        return widgets.VBox([widgets.HBox([self.label, self.input]), self.error])
+        """The label beside the input, the message below. In a narrow panel the row wraps and
+        the input goes below its label (the stylesheet then stops indenting the message)."""
+        row = widgets.HBox([self.label, self.input], layout=widgets.Layout(flex_flow="row wrap"))
+        field = widgets.VBox([row, self.error])
+        field.add_class("toolkit-field")
+        return field
 
     def read(self) -> Any:
         """The Python value to give the catalog, or None when the field is left empty."""
@@ -104,7 +110,7 @@ class TextField(Field):
     """Free text; digits become an int for number kinds. Block fields offer the tags to pick."""
 
     def make_input(self) -> widgets.Widget:
-        layout = widgets.Layout(width="100%", flex="1 1 auto")
+        layout = widgets.Layout(width="100%", flex=f"1 1 {INPUT_MIN_WIDTH}")
         placeholder = _placeholder(self.param)
         initial = "" if not self.param.has_default else str(self.param.default)
         if self.param.kind.name == "block":

@@ -8,6 +8,7 @@ if an error message somehow carried one.
 from __future__ import annotations
 
 import html
+import numbers
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -27,9 +28,11 @@ HASH = re.compile(r"(0x)?[0-9a-fA-F]{64,}")
 # the rules are scoped by class, so repeats are harmless. Colours follow the JupyterLab theme.
 STYLE = """<style>
 .tk-table { border-collapse: collapse; font-size: 12px; margin: 2px 0 6px 0; }
-table.tk-table th, table.tk-table td { padding: 2px 8px; line-height: 1.5; text-align: left;
-  white-space: nowrap; border-bottom: 1px solid var(--jp-border-color2, #ddd); }
-table.tk-table th { font-weight: 600; background: var(--jp-layout-color2, #f3f3f3); }
+/* "thead th", not "th": a DataFrame shown anywhere in the notebook brings pandas' own (unscoped)
+   `.dataframe thead th { text-align: right }`, which would otherwise win over this rule. */
+table.tk-table thead th, table.tk-table td { padding: 2px 8px; line-height: 1.5;
+  text-align: left; white-space: nowrap; border-bottom: 1px solid var(--jp-border-color2, #ddd); }
+table.tk-table thead th { font-weight: 600; background: var(--jp-layout-color2, #f3f3f3); }
 .tk-msg { padding: 4px 8px; border-radius: 3px; margin: 2px 0; line-height: 1.4; }
 .tk-info { background: var(--jp-info-color3, #e8f1fb); }
 .tk-ok { background: var(--jp-success-color3, #e6f4ea); }
@@ -39,13 +42,29 @@ table.tk-table th { font-weight: 600; background: var(--jp-layout-color2, #f3f3f
   background: var(--jp-brand-color3, #d5e7fb); margin-right: 6px; }
 .tk-ru-archive { background: var(--jp-warn-color2, #ffd59e); }
 .tk-muted { color: var(--jp-ui-font-color2, #777); }
+/* Text blocks set their own line height: an HTML widget's is one input row (28 px), which
+   double-spaces any text that wraps in a narrow output area. */
+div.tk-muted, div.tk-caption { line-height: 1.4; }
 .tk-title { font-size: 15px; font-weight: 700; }
 .tk-caption { font-weight: 600; margin-top: 4px; }
 .toolkit-node-list select, .tk-list-header { font-family: var(--jp-code-font-family, monospace);
   font-size: 12px; }
 .tk-list-header { margin: 0 0 -4px 5px; white-space: pre; overflow: hidden;
   color: var(--jp-ui-font-color2, #777); }
-.tk-field-error { color: var(--jp-error-color1, #c62828); font-size: 12px; margin-left: 198px; }
+/* Messages wrap between words; only a token longer than the line (a pasted hex value) breaks,
+   and "anywhere" (unlike "break-word") lets the box shrink below that token's width. */
+.tk-field-error { color: var(--jp-error-color1, #c62828); font-size: 12px; line-height: 1.4;
+  white-space: normal; overflow-wrap: anywhere; }
+/* A field's message sits under its input, past the 190 px label, while the input is beside the
+   label; in a field too narrow for both (label + the input's 200 px basis, see _form.py) the
+   input wraps below the label and the message starts at the left edge with it. */
+.toolkit-field { container-type: inline-size; }
+@container (min-width: 400px) { .toolkit-field .tk-field-error { margin-left: 198px; } }
+/* A table scrolls sideways in its own box. Without min-width: 0 the HTML widget's content would
+   be as wide as the table, the box would never scroll, and the panel holding it would overflow. */
+.tk-table-scroll { overflow-x: auto; max-width: 100%; }
+:is(.toolkit-tables, .toolkit-ledger-table) > :is(.widget-html-content,
+  .jupyter-widget-html-content) { min-width: 0; }
 </style>"""
 
 
@@ -77,20 +96,27 @@ def _all_hashes(column: pd.Series) -> bool:
     )
 
 
+def _cell(value: Any) -> str:
+    """A cell as people read it: a number in full (`human_number`), other text shortened to
+    `MAX_CELL_CHARS` (a 422-character raw transaction would make its column 3,000 px wide).
+    Scrubbed before it is cut: a secret cut in half would no longer be recognised."""
+    from ..frames import human_number
+
+    shown = scrub(human_number(value))
+    if isinstance(value, numbers.Number) or len(shown) <= MAX_CELL_CHARS:
+        return shown
+    return shown[: MAX_CELL_CHARS - 1] + "…"
+
+
 def frame_table(frame: pd.DataFrame, *, caption: str = "", max_rows: int = MAX_ROWS) -> str:
     """A DataFrame as a compact HTML table, long cells shortened, at most `max_rows` rows, numbers
     written for people (`frames.human_number`: thousands separators, never scientific notation,
     exact ints in full; missing values as NA). The frame itself keeps the exact values."""
-    import pandas as pd
-
-    from ..frames import human_number
-
     shown = frame.head(max_rows)
-    shown = shown[key_columns_first(shown)].astype(object).map(human_number)
-    with pd.option_context("display.max_colwidth", MAX_CELL_CHARS):
-        table = shown.to_html(index=False, border=0, classes="tk-table")
+    shown = shown[key_columns_first(shown)].astype(object).map(_cell)
+    table = shown.to_html(index=False, border=0, classes="tk-table")
     more = len(frame) - len(shown)
     footer = f'<div class="tk-muted">… {more:,} more rows in the DataFrame</div>' if more else ""
     head = f'<div class="tk-caption">{text(caption)}</div>' if caption else ""
-    scrolled = f'<div style="overflow-x: auto; max-width: 100%">{scrub(table)}</div>'
+    scrolled = f'<div class="tk-table-scroll">{scrub(table)}</div>'
     return f"{STYLE}{head}{scrolled}{footer}"

@@ -17,6 +17,10 @@ from ._live import Follower
 SHOWN_COLUMNS = ["time", "node", "method", "ru", "status", "archive", "latency_s", "note"]
 
 
+def wrap() -> widgets.Layout:
+    return widgets.Layout(flex_flow="row wrap")
+
+
 class LedgerView(widgets.VBox):
     """The ledger's latest calls, newest first, with totals, the budget and a way to set it."""
 
@@ -40,8 +44,11 @@ class LedgerView(widgets.VBox):
         super().__init__(
             [
                 widgets.HTML(f'{STYLE}<span class="tk-title">RU ledger</span>'),
-                widgets.HBox([self.totals, self.gauge]),
-                widgets.HBox([self.budget_input, self.set_button, self.clear_button]),
+                # Rows wrap in a narrow output area rather than push the buttons off-screen.
+                widgets.HBox([self.totals, self.gauge], layout=wrap()),
+                widgets.HBox(
+                    [self.budget_input, self.set_button, self.clear_button], layout=wrap()
+                ),
                 self.message,
                 self.table,
             ]

@@ -50,8 +50,13 @@ class MethodExplorer(widgets.VBox):
         self.error: BaseException | None = None
 
         self.title = widgets.HTML()
+        # As wide as the panel allows, up to what the longest method name needs: a fixed width
+        # wider than the panel would cut off the arrow and make the dropdown look like a text box.
+        # "auto" stretches it in the panel's column; "100%" would overflow by its 2 px margins.
         self.method_picker = widgets.Dropdown(
-            description="Method", options=[], layout=widgets.Layout(width="460px")
+            description="Method",
+            options=[],
+            layout=widgets.Layout(width="auto", max_width="460px", min_width="240px"),
         )
         self.method_picker.add_class("toolkit-method-picker")
         self.summary = widgets.HTML()
@@ -72,7 +77,9 @@ class MethodExplorer(widgets.VBox):
                 self.summary,
                 self.form_box,
                 self.preview,
-                widgets.HBox([self.run_button, self.status]),
+                widgets.HBox(
+                    [self.run_button, self.status], layout=widgets.Layout(flex_flow="row wrap")
+                ),
                 self.result,
             ]
         )

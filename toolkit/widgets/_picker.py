@@ -55,20 +55,29 @@ class NodePicker(widgets.VBox):
         self._reloading = False
         self._typed_key: str | None = None  # out of the synced widget state, see the module doc
         self.ordering = widgets.Dropdown(options=ORDERINGS, value=ordering, description="Order")
+        # Never squeezed (a button cuts its text): in a narrow row the dropdown gives way.
         self.reload_button = widgets.Button(
-            description="Reload", icon="refresh", layout=widgets.Layout(width="auto")
+            description="Reload", icon="refresh", layout=widgets.Layout(width="auto", flex="none")
         )
         header = " ".join(key.ljust(width) for key, width in _COLUMNS).rstrip()
         self.header = widgets.HTML(f'{STYLE}<div class="tk-list-header">  {text(header)}</div>')
-        self.list = widgets.Select(options=[], rows=10, layout=widgets.Layout(width="100%"))
+        # "auto", not "100%": the widget's 2 px margins on top of 100% made the picker scroll
+        # sideways by 4 px. In the picker's column an auto width stretches to fit.
+        self.list = widgets.Select(options=[], rows=10, layout=widgets.Layout(width="auto"))
         self.list.add_class("toolkit-node-list")
+        # A <select> cuts the ends of rows wider than itself, so in a narrow output area the
+        # header and list keep their full width and scroll sideways together in their own box.
+        full = widgets.Layout(min_width="max-content")
+        self.header.layout, self.list.layout.min_width = full, "max-content"
+        listing = widgets.VBox([self.header, self.list])  # a Box scrolls what overflows it
+        listing.add_class("toolkit-node-listing")
         # A real platform may list endpoints without their access keys (they are issued in the
         # web console): then the key is typed here, used once, and cleared.
         self.key = widgets.Password(
             description="Access key",
             placeholder="only if the node's endpoint carries none; press Enter",
             continuous_update=False,
-            layout=widgets.Layout(width="100%", display="none" if gw.sandbox is not None else ""),
+            layout=widgets.Layout(width="auto", display="none" if gw.sandbox is not None else ""),
         )
         self.count = widgets.HTML()
         self.message = widgets.HTML()
@@ -77,8 +86,7 @@ class NodePicker(widgets.VBox):
             [
                 widgets.HTML(f'{STYLE}<span class="tk-title">Nodes</span>'),
                 widgets.HBox([self.ordering, self.reload_button]),
-                self.header,
-                self.list,
+                listing,
                 self.key,
                 self.count,
                 self.message,

@@ -150,8 +150,9 @@ class ResultView(widgets.VBox):
     def __init__(self) -> None:
         self.headline = widgets.HTML()
         self.tables = widgets.HTML()
+        self.tables.add_class("toolkit-tables")  # the stylesheet lets its tables scroll
         self.image = widgets.Image(
-            format="png", layout=widgets.Layout(display="none", max_width="640px")
+            format="png", layout=widgets.Layout(display="none", max_width="min(640px, 100%)")
         )
         self.presentation: Presentation | None = None
         super().__init__([self.headline, self.tables, self.image])
