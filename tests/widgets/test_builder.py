@@ -11,7 +11,6 @@ import pytest
 import toolkit
 from toolkit import frames
 from toolkit.widgets import WorkloadBuilder, workload_builder
-from toolkit.widgets import _shown as shown_module
 from toolkit.workloads import Workload
 
 EVM = "ethereum-mainnet"
@@ -250,22 +249,6 @@ def test_a_failed_call_is_a_row_and_the_headline_says_so(builder, gw, sandbox):
 def test_outside_ipython_it_prints_one_line(gw, capsys):
     workload_builder(gw, node=TRON)
     assert capsys.readouterr().out.startswith("<WorkloadBuilder on the embedded sandbox")
-
-
-def test_it_is_shown_once_per_cell_and_again_in_later_cells(gw, monkeypatch):
-    shown = []
-    monkeypatch.setattr("IPython.display.display", lambda *objs, **kw: shown.append(objs))
-
-    class Shell:
-        execution_count = 3
-
-    monkeypatch.setattr(shown_module, "_shell", lambda: Shell)
-    builder = workload_builder(gw, node=TRON)
-    assert isinstance(builder, WorkloadBuilder) and len(shown) == 1
-    builder._ipython_display_()  # IPython echoing the cell's value: skipped
-    Shell.execution_count = 4
-    builder._ipython_display_()
-    assert len(shown) == 2
 
 
 def descendants(widget):

@@ -2,14 +2,12 @@
 
 import json
 
-import ipywidgets as widgets
 import pytest
 from ipywidgets.widgets.widget import _instances
 
 import toolkit
 from toolkit.sandbox import DEMO
-from toolkit.widgets import Explorer, LedgerView, explorer
-from toolkit.widgets import _explorer as explorer_module
+from toolkit.widgets import LedgerView, explorer
 
 
 @pytest.fixture
@@ -95,24 +93,6 @@ def test_explorer_connects_to_the_sandbox_when_given_no_gateway():
 def test_explorer_can_start_on_a_node(gw):
     ui = explorer(gw, node="ton-mainnet", show=False)
     assert ui.methods.node.name == "ton-mainnet"
-
-
-def test_explorer_is_shown_once_per_cell_and_again_in_later_cells(gw, monkeypatch):
-    shown = []
-    monkeypatch.setattr("IPython.display.display", lambda *objs, **kw: shown.append(objs))
-
-    class Shell:
-        execution_count = 7
-
-    monkeypatch.setattr(explorer_module, "_shell", lambda: Shell)
-    ui = explorer(gw)
-    assert len(shown) == 1 and "application/vnd.jupyter.widget-view+json" in shown[0][0]
-    ui._ipython_display_()  # IPython echoing the cell's value: skipped
-    assert len(shown) == 1
-    Shell.execution_count = 8
-    ui._ipython_display_()  # `ui` on its own in a later cell
-    assert len(shown) == 2
-    assert isinstance(ui, Explorer) and isinstance(ui, widgets.VBox)
 
 
 def widget_state_text():

@@ -15,14 +15,14 @@ from ._html import STYLE, text
 from ._ledger_view import LedgerView
 from ._method import MethodExplorer
 from ._picker import NodePicker
+from ._shown import ShownOnce, show_widget
 
 
-class Explorer(widgets.VBox):
+class Explorer(ShownOnce, widgets.VBox):
     """Everything in one widget: `picker`, `methods`, `ledger`. `gw` is a `toolkit.Gateway`."""
 
     def __init__(self, gw: Any, *, node: str | None = None):
         self.gw = gw
-        self._displayed_in: int | None = None  # the IPython cell that `explorer()` showed it in
         where = "the embedded sandbox" if gw.sandbox is not None else "your gateway"
         examples = sandbox_examples(gw.sandbox) if gw.sandbox is not None else None
         self.picker = NodePicker(gw)
@@ -68,25 +68,6 @@ class Explorer(widgets.VBox):
         self.methods.node = client
         self.ledger.refresh()
 
-    def _ipython_display_(self) -> None:
-        # `explorer()` displays the widget and returns it; when it is a cell's last line IPython
-        # would echo it as a second live copy. Skip that echo, but show it in any later cell.
-        shell = _shell()
-        count = getattr(shell, "execution_count", None)
-        if count is not None and count == self._displayed_in:
-            return
-        from IPython.display import display
-
-        display(self._repr_mimebundle_(), raw=True)
-
-
-def _shell() -> Any:
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return None
-    return get_ipython()
-
 
 def explorer(gw: Any = None, *, node: str | None = None, show: bool = True) -> Explorer:
     """Display the combined explorer for `gw` (the embedded sandbox when None) and return it.
@@ -97,12 +78,4 @@ def explorer(gw: Any = None, *, node: str | None = None, show: bool = True) -> E
         from .. import connect
 
         gw = connect()
-    widget = Explorer(gw, node=node)
-    if show and _shell() is None:
-        print(repr(widget))  # not in IPython: no widget to draw, one line of text instead
-    elif show:
-        from IPython.display import display
-
-        display(widget._repr_mimebundle_(), raw=True)
-        widget._displayed_in = getattr(_shell(), "execution_count", None)
-    return widget
+    return show_widget(Explorer(gw, node=node), show)

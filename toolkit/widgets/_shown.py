@@ -3,8 +3,7 @@ and as one line of text outside IPython.
 
 `show_widget(widget)` displays it and remembers the cell; a widget that mixes in `ShownOnce`
 then skips IPython's echo of the same cell's last line (a second live copy), but shows in a later
-cell.
-(`Explorer` does the same in `_explorer`; it can move onto this once its layout work has landed.)
+cell. `Explorer` and `WorkloadBuilder` both show themselves this way.
 """
 
 from __future__ import annotations
