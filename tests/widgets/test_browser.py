@@ -45,6 +45,7 @@ CHROMIUM_FLAGS = [
 ]
 REPO = Path(__file__).resolve().parents[2]
 DOCS_IMAGE = REPO / "docs" / "images" / "explorer.png"
+BUILDER_IMAGE = REPO / "docs" / "images" / "workload_builder.png"
 TIMEOUT_MS = 90_000  # a first import and sandbox start on a busy machine
 START_S = 120  # a cold JupyterLab on a busy 2-core machine can take a minute to listen
 # Screens people have; "narrow" (a half-screen window) leaves a 368 px output area, where the
@@ -86,6 +87,10 @@ NOTEBOOK = {
         code_cell(
             "code-call",
             f"gw.node('polygon-mainnet').get_balance('{CODE_CELL_ACCOUNT}', 'latest')",
+        ),
+        # The workload builder, started on its sandbox example: 3 accounts x 11 blocks.
+        code_cell(
+            "builder", "builder = toolkit.widgets.workload_builder(gw, node='ethereum-mainnet')"
         ),
     ],
     "metadata": {
@@ -308,45 +313,40 @@ def test_explorer_previews_runs_and_tabulates_a_call(page):
     no_secrets_in(explorer)
 
 
-# What the layout tests measure, in the page. Boxes are getBoundingClientRect() in CSS px.
-MEASURE = """
-explorer => {
+# What the layout tests measure, in the page, for any widget (`root`): where it sits in its output
+# area, and what in it is cut off, cramped or scrolls. Boxes are getBoundingClientRect() in CSS px.
+FIT = """
+root => {
   const box = e => e.getBoundingClientRect();
   const px = r => ({left: Math.round(r.left), right: Math.round(r.right),
                     top: Math.round(r.top), width: Math.round(r.width)});
-  const output = explorer.closest('.jp-OutputArea-output');
-  const scroller = explorer.closest('.jp-WindowedPanel-outer');
+  const output = root.closest('.jp-OutputArea-output');
+  const scroller = root.closest('.jp-WindowedPanel-outer');
   const clips = e => getComputedStyle(e).overflowX !== 'visible';
   const scrolls = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
-
-  // The method <select>: its size, its options, and whether its arrow end is on screen and
-  // on top (a select cut off by its panel shows no arrow and looks like a text box).
-  const select = explorer.querySelector('.toolkit-method-picker select');
-  select.scrollIntoView({block: 'center'});
-  const s = box(select);
-  const arrow = document.elementFromPoint(s.right - 6, s.top + s.height / 2);
 
   // Each box meant to scroll sideways (a table's, the node list's): if its content is wider,
   // it must scroll, sit inside the output area, and have no ancestor (up to the output area)
   // that cuts it; scrolled to the end, the right edge of the last column (of the list) must be
   // inside the box.
   const scrollers = '.tk-table-scroll, .toolkit-node-listing';
-  const boxes = [...explorer.querySelectorAll(scrollers)].map(scroll => {
-    const r = box(scroll);
-    const cutBy = [];
-    for (let e = scroll.parentElement; e && e !== output.parentElement; e = e.parentElement) {
-      const a = box(e);
-      if (clips(e) && (r.left < a.left - 1 || r.right > a.right + 1)) cutBy.push(e.className);
-    }
-    scroll.scrollLeft = scroll.scrollWidth;
-    const cells = scroll.querySelectorAll('th, select');
-    const last = box(cells[cells.length - 1]);
-    const lastReached = last.right <= r.right + 1 && last.right > r.left;
-    scroll.scrollLeft = 0;
-    return {name: scroll.className, wider: scroll.scrollWidth > scroll.clientWidth,
-            scrolls: scrolls(scroll), clientWidth: scroll.clientWidth,
-            scrollWidth: scroll.scrollWidth, box: px(r), cutBy, lastReached};
-  });
+  const boxes = [...root.querySelectorAll(scrollers)].filter(e => e.offsetParent !== null)
+    .map(scroll => {
+      const r = box(scroll);
+      const cutBy = [];
+      for (let e = scroll.parentElement; e && e !== output.parentElement; e = e.parentElement) {
+        const a = box(e);
+        if (clips(e) && (r.left < a.left - 1 || r.right > a.right + 1)) cutBy.push(e.className);
+      }
+      scroll.scrollLeft = scroll.scrollWidth;
+      const cells = scroll.querySelectorAll('th, select');
+      const last = box(cells[cells.length - 1]);
+      const lastReached = last.right <= r.right + 1 && last.right > r.left;
+      scroll.scrollLeft = 0;
+      return {name: scroll.className, wider: scroll.scrollWidth > scroll.clientWidth,
+              scrolls: scrolls(scroll), clientWidth: scroll.clientWidth,
+              scrollWidth: scroll.scrollWidth, box: px(r), cutBy, lastReached};
+    });
 
   // Clipped text: any element that hides what overflows it (overflow hidden or clip) while its
   // content is wider. Boxes that scroll sideways are listed too: apart from those meant to
@@ -354,43 +354,80 @@ explorer => {
   // A text box scrolls its own value, so it is not judged by this but by its width: every
   // visible one must be wide enough to type in.
   const fields = 'input:not([type=checkbox]), textarea, select';
-  const cramped = [...explorer.querySelectorAll(fields)]
+  const cramped = [...root.querySelectorAll(fields)]
     .filter(e => e.offsetParent !== null && box(e).width < 150)
     .map(e => `${e.tagName} ${Math.round(box(e).width)} px: ${e.value.slice(0, 40)}`);
   const clipped = [], sideways = [];
-  for (const e of [explorer, ...explorer.querySelectorAll('*')]) {
+  for (const e of [root, ...root.querySelectorAll('*')]) {
     if (e.scrollWidth <= e.clientWidth + 1 || !clips(e) || e.matches(fields)) continue;
     const what = `${e.tagName}.${e.className} ${e.scrollWidth}>${e.clientWidth}: ` +
                  (e.innerText || e.value || '').slice(0, 60);
     if (!scrolls(e)) clipped.push(what);
     else if (!e.matches(scrollers)) sideways.push(what);
   }
-  const panel = name => px(box(explorer.querySelector(name)));
   return {
-    output: px(box(output)), explorer: px(box(explorer)),
-    panels: panel('.toolkit-panels'), picker: panel('.toolkit-node-picker'),
-    methods: panel('.toolkit-method-explorer'),
-    select: {tag: select.tagName, width: Math.round(s.width), height: Math.round(s.height),
-             right: Math.round(s.right), options: select.options.length,
-             arrowOnTop: arrow === select, inViewport: s.right <= innerWidth && s.left >= 0},
-    boxes, cramped, clipped, sideways,
+    output: px(box(output)), root: px(box(root)), boxes, cramped, clipped, sideways,
     pageSideways: scroller.scrollWidth > scroller.clientWidth + 1 ||
                   document.documentElement.scrollWidth > innerWidth + 1,
   };
 }
 """
 
+# The explorer's own measures on top: its panels, and its method <select>: size, options, and
+# whether its arrow end is on screen and on top (a select cut off by its panel shows no arrow and
+# looks like a text box).
+MEASURE = (
+    """
+explorer => {
+  const box = e => e.getBoundingClientRect();
+  const px = r => ({left: Math.round(r.left), right: Math.round(r.right),
+                    top: Math.round(r.top), width: Math.round(r.width)});
+  const select = explorer.querySelector('.toolkit-method-picker select');
+  select.scrollIntoView({block: 'center'});
+  const s = box(select);
+  const arrow = document.elementFromPoint(s.right - 6, s.top + s.height / 2);
+  const fit = ("""
+    + FIT
+    + """)(explorer);
+  const panel = name => px(box(explorer.querySelector(name)));
+  return {
+    ...fit, explorer: fit.root,
+    panels: panel('.toolkit-panels'), picker: panel('.toolkit-node-picker'),
+    methods: panel('.toolkit-method-explorer'),
+    select: {tag: select.tagName, width: Math.round(s.width), height: Math.round(s.height),
+             right: Math.round(s.right), options: select.options.length,
+             arrowOnTop: arrow === select, inViewport: s.right <= innerWidth && s.left >= 0},
+  };
+}
+"""
+)
+
 
 def measure(page) -> dict:
     return page.locator(".toolkit-explorer").evaluate(MEASURE)
 
 
+def assert_fits_its_output_area(m: dict) -> None:
+    """What FIT measured: inside its output area, the notebook not scrolling sideways, every
+    table (and the node list) reachable (wider than its box means its box scrolls, uncut by
+    ancestors), no cramped text box, no clipped text, nothing else scrolling sideways."""
+    output, root = m["output"], m["root"]
+    assert root["left"] >= output["left"] - 1 and root["right"] <= output["right"] + 1, m
+    assert not m["pageSideways"], "the notebook scrolls sideways"
+    assert sum("tk-table-scroll" in b["name"] for b in m["boxes"]), "no table on show"
+    for scroll in m["boxes"]:
+        assert scroll["scrolls"] or not scroll["wider"], scroll
+        assert not scroll["cutBy"] and scroll["lastReached"], scroll
+        assert scroll["box"]["right"] <= output["right"] + 1, scroll
+    assert not m["cramped"], m["cramped"]
+    assert not m["clipped"], m["clipped"]
+    assert not m["sideways"], m["sideways"]
+
+
 def assert_fits(m: dict, size: str, methods: int = 12) -> None:
     """The explorer's layout at `size`, as measured by MEASURE; `methods` is how many the picked
     node's chain has (12 for ethereum)."""
-    output, explorer = m["output"], m["explorer"]
-    assert explorer["left"] >= output["left"] - 1 and explorer["right"] <= output["right"] + 1, m
-    assert not m["pageSideways"], "the notebook scrolls sideways"
+    assert_fits_its_output_area(m)
     # The method panel is never cramped: beside the picker when both fit, below it when not,
     # and then as wide as the explorer (narrower than its basis only when the explorer is).
     side_by_side = m["methods"]["top"] == m["picker"]["top"]
@@ -402,16 +439,6 @@ def assert_fits(m: dict, size: str, methods: int = 12) -> None:
     assert select["tag"] == "SELECT" and select["options"] == methods, select
     assert select["width"] >= 200 and select["height"] >= 20, select
     assert select["arrowOnTop"] and select["inViewport"], select
-    # Every table (and the node list) is reachable: wider than its box means its box scrolls,
-    # uncut by ancestors.
-    assert sum("tk-table-scroll" in b["name"] for b in m["boxes"]), "no table on show"
-    for scroll in m["boxes"]:
-        assert scroll["scrolls"] or not scroll["wider"], scroll
-        assert not scroll["cutBy"] and scroll["lastReached"], scroll
-        assert scroll["box"]["right"] <= output["right"] + 1, scroll
-    assert not m["cramped"], m["cramped"]
-    assert not m["clipped"], m["clipped"]
-    assert not m["sideways"], m["sideways"]
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -426,7 +453,9 @@ def test_explorer_fits_the_output_area_with_the_file_browser_open(page, artifact
     shown = measure(page)
     print(size, {k: shown[k]["width"] for k in ("output", "explorer", "picker", "methods")})
     page.screenshot(path=str(artifacts / f"page-{size}.png"))
-    screenshot_explorer(page, artifacts / f"explorer-{size}.png", size)
+    screenshot_widget(
+        page, ".toolkit-explorer", artifacts / f"explorer-{size}.png", size, DOCS_IMAGE
+    )
     assert_fits(shown, size)
 
     # A long message from the catalog at the address field: it wraps, it is not cut.
@@ -443,25 +472,26 @@ def test_explorer_fits_the_output_area_with_the_file_browser_open(page, artifact
     no_secrets_in(explorer)
 
 
-def screenshot_explorer(page, path: Path, size: str) -> None:
-    """The whole explorer as laid out at `size`. A taller page for the picture (the explorer is
-    taller than a laptop screen), same width: checked, so the picture is the layout tested."""
-    explorer = page.locator(".toolkit-explorer")
+def screenshot_widget(page, selector: str, path: Path, size: str, docs_image: Path) -> None:
+    """The whole widget as laid out at `size`. A taller page for the picture (the widget is
+    taller than a laptop screen), same width: checked, so the picture is the layout tested.
+    At the README's size it is also the README's picture, when missing or asked for."""
+    widget = page.locator(selector)
     width, height = SIZES[size]
-    before = measure(page)["explorer"]["width"]
-    tall = max(height, int(explorer.bounding_box()["height"]) + 400)
+    before = widget.evaluate(FIT)["root"]["width"]
+    tall = max(height, int(widget.bounding_box()["height"]) + 400)
     page.set_viewport_size({"width": width, "height": tall})
     page.wait_for_timeout(300)
-    explorer.scroll_into_view_if_needed()
+    widget.scroll_into_view_if_needed()
     page.evaluate("document.activeElement && document.activeElement.blur()")  # no focus ring
-    assert measure(page)["explorer"]["width"] == before
-    explorer.screenshot(path=str(path))
+    assert widget.evaluate(FIT)["root"]["width"] == before
+    widget.screenshot(path=str(path))
     resize(page, size)
     if size == DOCS_SIZE and (
-        not DOCS_IMAGE.exists() or os.environ.get("TOOLKIT_UPDATE_DOCS_IMAGES") == "1"
+        not docs_image.exists() or os.environ.get("TOOLKIT_UPDATE_DOCS_IMAGES") == "1"
     ):
-        DOCS_IMAGE.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, DOCS_IMAGE)
+        docs_image.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, docs_image)
 
 
 def test_a_code_cell_call_shows_up_in_the_explorers_ledger(page):
@@ -485,6 +515,52 @@ def test_a_budget_set_in_the_panel_shows_next_to_run(page):
     expect(status).to_contain_text(re.compile(r"budget [\d,]+ of 5,000 RU left"))
     page.locator(".toolkit-ledger button", has_text="No budget").click()
     expect(status).to_contain_text("no budget set")
+
+
+@pytest.fixture(scope="module")
+def builder(page, artifacts):
+    """The builder cell run, its example workload run: a result and a plot on show."""
+    from playwright.sync_api import expect
+
+    run_cell(page, 2)
+    builder = page.locator(".toolkit-workload-builder")
+    expect(builder).to_have_count(1)
+    builder.scroll_into_view_if_needed()
+    preview = builder.locator(".toolkit-builder-preview")
+    expect(preview).to_contain_text("33 calls")
+    run = builder.locator(".toolkit-run")
+    expect(run).to_be_enabled()
+    run.click()
+    expect(builder.locator(".toolkit-result")).to_contain_text("33 calls on ethereum-mainnet")
+    expect(builder.locator(".toolkit-result img")).to_be_visible()  # the balances plot
+    return builder
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_workload_builder_fits_the_output_area_with_the_file_browser_open(
+    page, builder, artifacts, size
+):
+    """The builder after a run (preview, result table, plot, ledger) at each size: nothing cut
+    off, every table reachable, every field wide enough; the plot no wider than the output."""
+    from playwright.sync_api import expect
+
+    resize(page, size)
+    expect(page.locator(".jp-FileBrowser")).to_be_visible()
+    builder.scroll_into_view_if_needed()
+    shown = builder.evaluate(FIT)
+    print(size, {k: shown[k]["width"] for k in ("output", "root")})
+    page.screenshot(path=str(artifacts / f"builder-page-{size}.png"))
+    screenshot_widget(
+        page,
+        ".toolkit-workload-builder",
+        artifacts / f"builder-{size}.png",
+        size,
+        BUILDER_IMAGE,
+    )
+    assert_fits_its_output_area(shown)
+    image = builder.locator(".toolkit-result img").bounding_box()
+    assert image["x"] + image["width"] <= shown["output"]["right"] + 1, image
+    no_secrets_in(builder)
 
 
 def test_run_all_then_scroll_back_shows_a_clean_explorer(browser, lab, artifacts):

@@ -180,17 +180,26 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
             description="Addresses",
             placeholder="one address per line",
             continuous_update=False,
-            layout=widgets.Layout(width="560px", height="110px"),
+            # "auto", not "100%": the box's own margin would then overflow a narrow column.
+            layout=widgets.Layout(width="auto", max_width="560px", height="110px"),
         )
         self.example_picker = widgets.Dropdown(
             description="Add",
             options=[("an example address…", "")]
             + [(f"{label}  {address}", address) for label, address in self._examples.items()],
-            layout=widgets.Layout(width="560px", display="" if self._examples else "none"),
+            layout=widgets.Layout(
+                width="auto", max_width="560px", display="" if self._examples else "none"
+            ),
         )
-        self.first = widgets.IntText(description="From block", layout={"width": "230px"})
-        self.last = widgets.IntText(description="to", layout={"width": "230px"})
-        self.step = widgets.IntText(value=1, description="every", layout={"width": "180px"})
+        # Each box wide enough for a 9-digit block beside its label (at least 150 px of input).
+        short_label = {"description_width": "initial"}
+        self.first = widgets.IntText(description="From block", layout=_field_layout("330px"))
+        self.last = widgets.IntText(
+            description="to", style=short_label, layout=_field_layout("200px")
+        )
+        self.step = widgets.IntText(
+            value=1, description="every", style=short_label, layout=_field_layout("210px")
+        )
         self.plan_picker = widgets.Dropdown(
             description="Plan", options=list(gw.meter.pricing.plans), value="Developer"
         )
@@ -222,21 +231,21 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
         super().__init__(
             [
                 title,
-                widgets.HBox([self.node_picker, self.method_picker]),
+                _row(self.node_picker, self.method_picker),
                 self.field_messages["node"],
                 self.summary,
                 self.address_box,
-                widgets.HBox([self.first, self.last, self.step]),
+                _row(self.first, self.last, self.step),
                 self.field_messages["blocks"],
                 self.plan_picker,
                 self.preview_view,
                 self.field_messages["calls"],
-                widgets.HBox([self.run_button, self.status]),
-                widgets.HBox([self.progress, self.progress_label]),
+                _row(self.run_button, self.status),
+                _row(self.progress, self.progress_label),
                 self.result,
                 self.ledger,
             ],
-            layout=widgets.Layout(width="100%", padding="4px 8px"),
+            layout=widgets.Layout(width="100%", max_width="100%", padding="4px 8px"),
         )
         self.add_class("toolkit-workload-builder")
 
@@ -563,6 +572,16 @@ def _headline(node: str, rows: pd.DataFrame, preview: Preview | None, seconds: f
         f"<b>{summary['calls']:,} calls</b> on <b>{text(node)}</b>: {summary['ru']:,} RU"
         f"{previewed}{fails}, {seconds:,.1f} s",
     )
+
+
+def _row(*children: widgets.Widget) -> widgets.HBox:
+    """Side by side when the output area has room, wrapped below each other when not (a laptop
+    with JupyterLab's file browser open leaves about 600 px), as the explorer's panels do."""
+    return widgets.HBox(list(children), layout=widgets.Layout(flex_flow="row wrap"))
+
+
+def _field_layout(width: str) -> widgets.Layout:
+    return widgets.Layout(width=width, max_width="100%")
 
 
 def _field_error(field: str, detail: str) -> str:

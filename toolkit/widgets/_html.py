@@ -60,11 +60,11 @@ div.tk-muted, div.tk-caption { line-height: 1.4; }
    input wraps below the label and the message starts at the left edge with it. */
 .toolkit-field { container-type: inline-size; }
 @container (min-width: 400px) { .toolkit-field .tk-field-error { margin-left: 198px; } }
-/* A table scrolls sideways in its own box. Without min-width: 0 the HTML widget's content would
-   be as wide as the table, the box would never scroll, and the panel holding it would overflow. */
+/* A table scrolls sideways in its own box. Without min-width: 0 on the HTML widget that holds it
+   (any of them: a result, the ledger, the builder's preview) the widget's content would be as
+   wide as the table, the box would never scroll, and the panel holding it would overflow. */
 .tk-table-scroll { overflow-x: auto; max-width: 100%; }
-:is(.toolkit-tables, .toolkit-ledger-table) > :is(.widget-html-content,
-  .jupyter-widget-html-content) { min-width: 0; }
+:is(.widget-html-content, .jupyter-widget-html-content):has(.tk-table-scroll) { min-width: 0; }
 </style>"""
 
 
