@@ -156,15 +156,19 @@ def test_proxy_credentials_in_the_url_reach_the_proxy_from_every_stack(
 
 @pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
 def test_every_stack_fails_alike_when_the_environment_names_a_dead_proxy(
-    clean_environment, sandbox, transport
+    clean_environment, sandbox, transport, caplog
 ):
-    clean_environment.setenv("HTTP_PROXY", f"http://127.0.0.1:{free_port()}")
+    password = "pr0xy-" + "7f3a" * 6
+    clean_environment.setenv("HTTP_PROXY", f"http://analyst:{password}@127.0.0.1:{free_port()}")
     eth = remote_gateway(sandbox, async_transport=transport, retry=None).node("ethereum-mainnet")
-    with pytest.raises(toolkit.TransportError):
-        eth.block_number()
-    with pytest.raises(toolkit.TransportError):
-        asyncio.run(eth.aio.block_number())
+    with caplog.at_level("DEBUG"):
+        with pytest.raises(toolkit.TransportError) as sync_error:
+            eth.block_number()
+        with pytest.raises(toolkit.TransportError) as async_error:
+            asyncio.run(eth.aio.block_number())
     assert sandbox.metering()["ethereum-mainnet"]["requests"] == 0  # nothing went direct
+    for shown in (repr(sync_error.value), repr(async_error.value), caplog.text):
+        assert password not in shown  # the proxy's password is a secret too
 
 
 def test_no_proxy_and_trust_env_false_go_direct(clean_environment, forward_proxy, sandbox):

@@ -30,6 +30,8 @@ from typing import Any, Literal
 
 import httpx
 
+from .._redact import register_secret
+
 AsyncTransportKind = Literal["auto", "aiohttp", "httpx"]
 ASYNC_TRANSPORTS = ("auto", "aiohttp", "httpx")
 
@@ -42,7 +44,14 @@ def env_proxy(url: str) -> str | None:
     if urllib.request.proxy_bypass(host):
         return None
     proxies = urllib.request.getproxies()
-    return proxies.get(target.scheme) or proxies.get("all")
+    proxy = proxies.get(target.scheme) or proxies.get("all")
+    if proxy:
+        # A proxy's password is a secret like a node key: scrubbed wherever it might show.
+        password = httpx.URL(proxy).password
+        if password:
+            register_secret(proxy)
+            register_secret(password)
+    return proxy or None
 
 
 def tls_context(trust_env: bool = True) -> ssl.SSLContext:

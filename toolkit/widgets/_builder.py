@@ -35,7 +35,7 @@ from ..workloads import Preview, Workload, provenance
 from ._html import STYLE, error_message, frame_table, message, text
 from ._ledger_view import LedgerView
 from ._live import Follower
-from ._results import Presentation, ResultView
+from ._results import Presentation, ResultView, run_button
 from ._shown import ShownOnce, show_widget
 
 if TYPE_CHECKING:
@@ -208,10 +208,7 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
         }
         self.preview_view = widgets.HTML()
         self.preview_view.add_class("toolkit-builder-preview")
-        self.run_button = widgets.Button(
-            description="Run", icon="play", button_style="primary", disabled=True
-        )
-        self.run_button.add_class("toolkit-run")
+        self.run_button = run_button()
         self.status = widgets.HTML()
         self.status.add_class("toolkit-builder-status")
         self.progress = widgets.IntProgress(

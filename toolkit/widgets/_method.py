@@ -22,7 +22,7 @@ from ._examples import Examples
 from ._form import InputError, ParamForm
 from ._html import STYLE, error_message, message, text
 from ._live import Follower
-from ._results import ResultView, present
+from ._results import ResultView, present, run_button
 
 
 class MethodExplorer(widgets.VBox):
@@ -63,10 +63,7 @@ class MethodExplorer(widgets.VBox):
         self.form_box = widgets.VBox()
         self.preview = widgets.HTML()
         self.preview.add_class("toolkit-ru-preview")
-        self.run_button = widgets.Button(
-            description="Run", icon="play", button_style="primary", disabled=True
-        )
-        self.run_button.add_class("toolkit-run")
+        self.run_button = run_button()
         self.status = widgets.HTML()
         self.status.add_class("toolkit-status")
         self.result = ResultView()

@@ -144,6 +144,13 @@ def figure_png(figure: Figure) -> bytes:
     return buffer.getvalue()
 
 
+def run_button() -> widgets.Button:
+    """The Run button of a widget that shows a `ResultView` (class ``toolkit-run``)."""
+    button = widgets.Button(description="Run", icon="play", button_style="primary", disabled=True)
+    button.add_class("toolkit-run")
+    return button
+
+
 class ResultView(widgets.VBox):
     """Where a result appears: a headline, the frames as tables, the figure as an image."""
 
