@@ -87,6 +87,21 @@ def _decode_all(texts: dict[bytes, str]) -> dict[bytes, Any]:
     return found
 
 
+_SORTED_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
+def key_text(bound: BoundCall) -> str:
+    """The call as its cache key hashes it: ``[name, rpc method, wire params]`` as compact JSON
+    with sorted keys. Params that are a list of scalars (most JSON-RPC calls) have no keys to
+    sort, so their text is the call's `wire_json`, worked out once per call already."""
+    params = bound.wire_params
+    head = _SORTED_JSON.encode([bound.method.name, bound.rpc_method])
+    if type(params) is list and all(type(value) in _SCALARS for value in params):
+        return f"{head[:-1]},{bound.wire_json}]"
+    return _SORTED_JSON.encode([bound.method.name, bound.rpc_method, params])
+
+
 def pinned_block(bound: BoundCall) -> int | str | None:
     """The block number the call's answer is pinned to, `ALWAYS`, or None (never cacheable)."""
     where = bound.method.pin
@@ -213,12 +228,7 @@ class ResponseCache:
         pinned = pinned_block(bound)
         if pinned is None:
             return None
-        call = json.dumps(
-            [bound.method.name, bound.rpc_method, bound.wire_params],
-            sort_keys=True,
-            separators=(",", ":"),
-        )
-        key = hashlib.sha256(self._identity(url, chain) + call.encode()).digest()
+        key = hashlib.sha256(self._identity(url, chain) + key_text(bound).encode()).digest()
         return Cacheable(key, None if pinned == ALWAYS else int(pinned))
 
     def _identity(self, url: str, chain: str) -> bytes:

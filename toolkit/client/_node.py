@@ -136,6 +136,9 @@ class NodeCore:
         self._head: tuple[int, float] | None = None
         self._head_in_flight = False
         self._cacheables: dict[int, tuple[BoundCall, ResponseCache, Cacheable | None]] = {}
+        # Estimates by (table, rule, block, head, drift): a workload prices many calls at few
+        # blocks, and each call twice (the preview, then the send). See `_memo_estimate`.
+        self._estimates: dict[tuple[int, int, Any, int | None, int], tuple[Any, Rule, Estimate]] = {}
 
     @property
     def meter(self) -> Meter:
@@ -186,9 +189,13 @@ class NodeCore:
 
     def needs_head(self, call: PreparedCall) -> bool:
         """Whether pricing the call needs the chain head (an archive rule on a block number)."""
+        if self.chain.family != "evm":
+            return False
         method = call.bound.method
-        block = self.block_of(method.name, method.ru, call.params, method.param_names)
-        return self._prices_by_head(block)
+        rule = self.rule(method.name, method.ru)
+        if not isinstance(rule, ArchiveByBlock):
+            return False
+        return self._prices_by_head(block_argument(rule, call.params, method.param_names))
 
     def _prices_by_head(self, block: Any) -> bool:
         if self.chain.family != "evm":
@@ -198,14 +205,44 @@ class NodeCore:
     def estimate(self, method: str, catalog_rule: Rule | None, block: Any, *, fetch: bool) -> Steps:
         """Price a call; fetch the head first when the rule needs it and `fetch` allows."""
         rule = self.rule(method, catalog_rule)
+        known = self._estimate_now(rule, block, fetch=fetch)
+        if known is not None:
+            return known
+        head = yield from self.head()
+        return self._estimate_now(rule, block, fetch=False, head=head)
+
+    def _estimate_now(
+        self, rule: Rule, block: Any, *, fetch: bool, head: int | None = None
+    ) -> Estimate | None:
+        """The estimate with the head known now (or `head`, just fetched); None when the head
+        must be fetched first (`fetch`, an archive rule on a block number, and no head fresh or
+        being fetched)."""
         if not (isinstance(rule, ArchiveByBlock) and self._prices_by_head(block)):
-            return self.meter.pricing.estimate(rule, block, None)
-        head = self.cached_head()
+            return self._memo_estimate(rule, block, None, 0)
+        if head is None:
+            head = self.cached_head()
         if head is None and self._head_in_flight and self._head:
             head = self._head[0]  # a concurrent call is refreshing it: no second fetch
         if head is None and fetch:
-            head = yield from self.head()
-        return self.meter.pricing.estimate(rule, block, head, drift=self._drift())
+            return None
+        return self._memo_estimate(rule, block, head, self._drift())
+
+    def _memo_estimate(self, rule: Rule, block: Any, head: int | None, drift: int) -> Estimate:
+        """`PricingTable.estimate`, remembered: it is a pure function of the table (immutable,
+        replaced whole when changed), the rule (immutable), the block, the head and the drift.
+        Entries keep their table and rule, so an id reused by a new one is never mistaken."""
+        pricing = self.meter.pricing
+        if type(block) not in _BLOCK_TYPES:
+            return pricing.estimate(rule, block, head, drift=drift)
+        key = (id(pricing), id(rule), block, head, drift)
+        known = self._estimates.get(key)
+        if known is not None and known[0] is pricing and known[1] is rule:
+            return known[2]
+        estimate = pricing.estimate(rule, block, head, drift=drift)
+        if len(self._estimates) >= 4096:
+            self._estimates.clear()
+        self._estimates[key] = (pricing, rule, estimate)
+        return estimate
 
     def _drift(self) -> int:
         """Blocks the chain may add between the head we know and the gateway pricing the call:
@@ -216,10 +253,24 @@ class NodeCore:
         return math.ceil((age + self.shared.timeout) / self.chain.block_time_s)
 
     def price(self, call: PreparedCall, *, fetch: bool = True) -> Steps:
+        estimate = self.price_now(call, fetch=fetch)
+        if estimate is None:
+            head = yield from self.head()
+            estimate = self.price_now(call, fetch=False, head=head)
+        return estimate
+
+    def price_now(
+        self, call: PreparedCall, *, fetch: bool = True, head: int | None = None
+    ) -> Estimate | None:
+        """`price` without I/O: the call's estimate (also set on it), or None when the head
+        must be fetched first (see `_estimate_now`)."""
         method = call.bound.method
-        block = self.block_of(method.name, method.ru, call.params, method.param_names)
-        call.estimate = yield from self.estimate(method.name, method.ru, block, fetch=fetch)
-        return call.estimate
+        rule = self.rule(method.name, method.ru)
+        block = block_argument(rule, call.params, method.param_names)
+        estimate = self._estimate_now(rule, block, fetch=fetch, head=head)
+        if estimate is not None:
+            call.estimate = estimate
+        return estimate
 
     # --- the chain head ---
 
@@ -421,7 +472,8 @@ class NodeCore:
 
         estimates = []
         for call in calls:
-            estimates.append((yield from self.price(call)))
+            estimate = self.price_now(call)
+            estimates.append(estimate if estimate is not None else (yield from self.price(call)))
         url = url_for(self.endpoint, self.chain, calls[0].bound.method)
         request, interpret = batch_request(
             [c.bound for c in calls],
@@ -538,6 +590,9 @@ class NodeCore:
         )
 
 
+_BLOCK_TYPES = frozenset((str, int, type(None)))  # block arguments an estimate is kept for
+
+
 def _catalog_method(name: str) -> Method | None:
     try:
         return lookup(name)
@@ -624,6 +679,13 @@ class _BaseNode:
     def in_cache(self, calls: Sequence[PreparedCall]) -> list[bool]:
         """Which of `calls` the response cache answers now, at 0 RU (asks nothing of the node)."""
         return self._core.in_cache(calls)
+
+    def price_known(self, calls: Iterable[PreparedCall]) -> list[Estimate]:
+        """Price calls with the head this client knows, fetching nothing: ``price(call,
+        fetch_head=False)`` for each (without a head, an archive-rule call is priced as a
+        range); each call carries its `estimate` after."""
+        price_now = self._core.price_now
+        return [price_now(call, fetch=False) for call in calls]
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} chain={self.chain.name}>"

@@ -141,18 +141,26 @@ class Workload:
     ) -> list[Estimate]:
         """One estimate per call, in order. Heads are fetched once per node (see module doc)."""
         cached = self.cached_calls() if cached is None else cached
-        heads_needed = {
-            id(c.node): c.node
-            for index, c in enumerate(self.calls)
-            if index not in cached and c.node.needs_head(c.call)
-        }
         if fetch_heads:
+            heads_needed = {
+                id(c.node): c.node
+                for index, c in enumerate(self.calls)
+                if index not in cached and c.node.needs_head(c.call)
+            }
             for node in heads_needed.values():
                 node.head()
-        return [
-            CACHED if index in cached else planned.node.price(planned.call, fetch_head=False)
-            for index, planned in enumerate(self.calls)
-        ]
+        # Priced per node in one go (the head each node knows now; nothing is fetched).
+        by_node: dict[int, list[int]] = {}
+        for index, planned in enumerate(self.calls):
+            if index not in cached:
+                by_node.setdefault(id(planned.node), []).append(index)
+        estimates: list[Estimate] = [CACHED] * len(self.calls)
+        for indexes in by_node.values():
+            node = self.calls[indexes[0]].node
+            priced = node.price_known(self.calls[i].call for i in indexes)
+            for index, estimate in zip(indexes, priced, strict=True):
+                estimates[index] = estimate
+        return estimates
 
     def cached_calls(self) -> set[int]:
         """Positions of the calls the response cache answers already (they will cost 0 RU)."""
