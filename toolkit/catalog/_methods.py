@@ -554,9 +554,10 @@ class BoundCall:
         """`wire_params` as compact JSON text (a workload frame's ``params`` column)."""
         return COMPACT_JSON.encode(self.wire_params)
 
-    @property
+    @cached_property
     def wire_params(self) -> list[Any] | dict[str, Any]:
-        """JSON-RPC params (positional list, trailing omissions dropped) or the REST body/query."""
+        """JSON-RPC params (positional list, trailing omissions dropped) or the REST body/query.
+        Worked out once (pricing, the cache key and the request each read it): never change it."""
         if self.method.surface is Surface.JSONRPC:
             return [self.arguments[p.name] for p in self.method.params if p.name in self.arguments]
         if self.method.surface is Surface.JSONRPC_NAMED:

@@ -17,6 +17,7 @@ in `_chains` are written once for both. Workloads, widgets and provenance use on
 from __future__ import annotations
 
 import asyncio
+import copy
 import math
 import threading
 import time
@@ -32,6 +33,7 @@ from .._errors import GatewayError, MalformedResponse, ValidationError
 from .._redact import clip
 from .._reprs import key_values_html
 from ..catalog import (
+    CATALOG,
     ArchiveByBlock,
     BoundCall,
     Chain,
@@ -96,8 +98,9 @@ class PreparedCall:
 
     @property
     def params(self) -> Any:
-        """The wire params: a JSON-RPC list, or the REST body or query."""
-        return self.bound.wire_params
+        """The wire params: a JSON-RPC list, or the REST body or query (a copy: the call's own
+        are shared by every call made of the same arguments)."""
+        return copy.deepcopy(self.bound.wire_params)
 
     def __repr__(self) -> str:
         return f"<PreparedCall {self.method} on {self.node}>"
@@ -138,7 +141,7 @@ class NodeCore:
         self._cacheables: dict[int, tuple[BoundCall, ResponseCache, Cacheable | None]] = {}
         # Estimates by (table, rule, block, head, drift): a workload prices many calls at few
         # blocks, and each call twice (the preview, then the send). See `_memo_estimate`.
-        self._estimates: dict[tuple[int, int, Any, int | None, int], tuple[Any, Rule, Estimate]] = {}
+        self._estimates: dict[tuple[Any, ...], tuple[Any, Rule, Estimate]] = {}
 
     @property
     def meter(self) -> Meter:
@@ -151,7 +154,9 @@ class NodeCore:
     # --- plan: validation and price ---
 
     def prepare(self, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> PreparedCall:
-        method = lookup(name)  # a name that is not text is refused there, with a hint
+        method = CATALOG.get(name) if type(name) is str else None
+        if method is None:
+            method = lookup(name)  # a name that is not text is refused there, with a hint
         if self.chain.name not in method.chains:
             raise ValidationError(
                 f"{method.name} is not served on {self.chain.name} nodes "
@@ -195,7 +200,8 @@ class NodeCore:
         rule = self.rule(method.name, method.ru)
         if not isinstance(rule, ArchiveByBlock):
             return False
-        return self._prices_by_head(block_argument(rule, call.params, method.param_names))
+        block = block_argument(rule, call.bound.wire_params, method.param_names)
+        return self._prices_by_head(block)
 
     def _prices_by_head(self, block: Any) -> bool:
         if self.chain.family != "evm":
@@ -266,7 +272,7 @@ class NodeCore:
         must be fetched first (see `_estimate_now`)."""
         method = call.bound.method
         rule = self.rule(method.name, method.ru)
-        block = block_argument(rule, call.params, method.param_names)
+        block = block_argument(rule, call.bound.wire_params, method.param_names)
         estimate = self._estimate_now(rule, block, fetch=fetch, head=head)
         if estimate is not None:
             call.estimate = estimate
@@ -519,7 +525,7 @@ class NodeCore:
 
     def cacheable(self, bound: BoundCall) -> Cacheable | None:
         """The call's cache key when a cache is set and the call's answer could be cached."""
-        cache = self.cache
+        cache = self.shared.cache
         if cache is None:
             return None
         # A bulk run asks several times per call (preview, cache pass, batch): compute once.
@@ -548,11 +554,13 @@ class NodeCore:
         results: list[Any] = [None] * len(calls)
         unanswered, hits = [], []
         for index, cacheable in enumerate(cacheables):
-            if cacheable is not None and cacheable.key in found:
-                results[index] = found[cacheable.key]
-                hits.append(calls[index])
-            else:
-                unanswered.append(index)
+            if cacheable is not None:
+                result = found.get(cacheable.key, _MISSING)
+                if result is not _MISSING:
+                    results[index] = result
+                    hits.append(calls[index])
+                    continue
+            unanswered.append(index)
         self.record_cache_hits(hits)
         return results, unanswered
 
@@ -564,15 +572,19 @@ class NodeCore:
         now = datetime.now(UTC)
         label = self.endpoint.label
         entries: dict[str, Entry] = {}  # one immutable entry per method, shared by its hits
+        recorded = []
         for call in calls:
-            if call.method not in entries:
-                entries[call.method] = Entry(
-                    now, label, call.method, 0, 0.0, "ok", cache_hit=True, note=CACHE_HIT_NOTE
+            method = call.bound.method.name
+            entry = entries.get(method)
+            if entry is None:
+                entry = entries[method] = Entry(
+                    now, label, method, 0, 0.0, "ok", cache_hit=True, note=CACHE_HIT_NOTE
                 )
-        self.meter.ledger.record_many(entries[call.method] for call in calls)
-        for call in calls:
-            call.receipt.cache_hit = True
-            call.receipt.status = "ok"
+            recorded.append(entry)
+            receipt = call.receipt
+            receipt.cache_hit = True
+            receipt.status = "ok"
+        self.meter.ledger.record_many(recorded)
 
     def remember(self, answers: list[tuple[Cacheable, BoundCall, Any]]) -> Steps:
         """Store the answers that are final now (see `_cache` for the policy)."""
@@ -590,6 +602,7 @@ class NodeCore:
         )
 
 
+_MISSING = object()
 _BLOCK_TYPES = frozenset((str, int, type(None)))  # block arguments an estimate is kept for
 
 
@@ -860,10 +873,11 @@ class AsyncNode(_BaseNode):
         unanswered (`call.receipt.cache_hit` is False) and their results are None."""
         for call in calls:
             call.receipt = Receipt()
-        if self._core.cache is None:
+        core = self._core
+        if core.cache is None:
             return [None] * len(calls)
-        cacheables = [self._core.cacheable(call.bound) for call in calls]
-        results, _ = self._core.from_cache(calls, cacheables)
+        cacheable = core.cacheable
+        results, _ = core.from_cache(calls, [cacheable(call.bound) for call in calls])
         return results
 
     async def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
