@@ -23,7 +23,6 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import cached_property
 from typing import Any
 
 from .._errors import ValidationError
@@ -507,6 +506,27 @@ def _checked_plain(param: Param, value: Any) -> Any:
 # --- methods ----------------------------------------------------------------------------------
 
 
+class _once:
+    """`functools.cached_property` without its lock: before Python 3.12 it takes a lock on each
+    first access, which cost more than the work it saved on a workload's hot path (two such
+    properties per call). Harmless without the lock: the value is a pure function of an
+    immutable object, so two threads computing it at once store equal values."""
+
+    def __init__(self, func: Callable[[Any], Any]):
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.func(instance)
+        return value
+
+
 _BOUND: dict[tuple[int, tuple[Any, ...]], BoundCall] = {}
 _BOUND_MAX = 200_000
 _PLAIN = frozenset((str, int, type(None)))  # exact types: True is not 1 here, nor 1.0
@@ -518,6 +538,7 @@ _CHECKED_MAX = 100_000
 # JSON as compact as httpx sends it; one encoder, not one per call (json.dumps with options
 # builds a new encoder each time, which costs more than the encoding of a short call).
 COMPACT_JSON = json.JSONEncoder(separators=(",", ":"))
+_json_text = json.encoder.encode_basestring_ascii  # a str as JSON, as COMPACT_JSON writes it
 
 
 def forget_validations() -> None:
@@ -549,12 +570,26 @@ class BoundCall:
     method: Method
     arguments: dict[str, Any]
 
-    @cached_property
+    @_once
     def wire_json(self) -> str:
         """`wire_params` as compact JSON text (a workload frame's ``params`` column)."""
-        return COMPACT_JSON.encode(self.wire_params)
+        params = self.wire_params
+        if type(params) is not list:
+            return COMPACT_JSON.encode(params)
+        # A list of text and ints (most JSON-RPC calls), written as the encoder would: its
+        # encode() sets up a C encoder per call, which costs more than this whole join.
+        parts = []
+        for value in params:
+            kind = type(value)
+            if kind is str:
+                parts.append(_json_text(value))
+            elif kind is int:
+                parts.append(int.__repr__(value))
+            else:
+                return COMPACT_JSON.encode(params)
+        return "[" + ",".join(parts) + "]"
 
-    @cached_property
+    @_once
     def wire_params(self) -> list[Any] | dict[str, Any]:
         """JSON-RPC params (positional list, trailing omissions dropped) or the REST body/query.
         Worked out once (pricing, the cache key and the request each read it): never change it."""
@@ -604,7 +639,7 @@ class Method:
     pinned_by: str | None = None
     in_spec: bool = True  # False: a read method real clients call first, beyond the spec
 
-    @cached_property
+    @_once
     def param_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params)
 

@@ -121,7 +121,10 @@ class BulkRun:
 
     async def run(self) -> list[Item]:
         self.answer_from_cache()
-        for unit in self._units(self._to_send):
+        units = self._units(self._to_send)
+        if not units:  # the cache answered every call: nothing to send, nothing to store
+            return self.items
+        for unit in units:
             self._queue.put_nowait(unit)
         workers = [asyncio.create_task(self._work()) for _ in range(self.concurrency)]
         try:
@@ -130,7 +133,8 @@ class BulkRun:
             for worker in workers:
                 worker.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
-        caches = {id(item.node.cache): item.node.cache for item in self.items}
+        nodes = {id(item.node): item.node for item in self._to_send}
+        caches = {id(node.cache): node.cache for node in nodes.values()}
         for cache in caches.values():
             if cache is not None:
                 cache.flush()  # the run's answers are on disk when it returns

@@ -157,7 +157,7 @@ class Workload:
             if index not in cached:
                 by_node.setdefault(id(planned.node), []).append(index)
         estimates: list[Estimate] = [CACHED] * len(self.calls)
-        for indexes in by_node.values():
+        for indexes in by_node.values():  # none when the cache answers every call
             node = self.calls[indexes[0]].node
             priced = node.price_known(self.calls[i].call for i in indexes)
             for index, estimate in zip(indexes, priced, strict=True):
@@ -342,7 +342,10 @@ class Workload:
 
         started = time.perf_counter()
         previous, done = self._resume(writer)
-        to_send = Workload([c for c, row in zip(self.calls, done, strict=True) if row is None])
+        if previous is None:
+            to_send = self
+        else:
+            to_send = Workload([c for c, row in zip(self.calls, done, strict=True) if row is None])
         run = BulkRun(
             ((planned.node, planned.call) for planned in to_send.calls),
             concurrency=concurrency,
@@ -355,7 +358,12 @@ class Workload:
             # out only for the calls that will be sent.
             cached = run.answer_from_cache()
             await to_send._fetch_heads(cached)
-            preview = to_send.preview(fetch_heads=False, cached=cached) if to_send.calls else None
+            # The run's summary needs only the preview's high end, not its rows.
+            preview_high = sum(
+                estimate.high
+                for estimate in to_send.estimates(fetch_heads=False, cached=cached)
+                if estimate is not CACHED
+            )
             # The bar's clock starts with the sending: the dataset's rows and the cache's
             # answers count as done, but not in the rate.
             answered = len(self) - len(to_send) + len(cached)
@@ -364,7 +372,6 @@ class Workload:
         finally:
             if writer is not None:
                 writer.close()  # what finished is kept, even when the run was interrupted
-        preview_high = preview.ru_high if preview is not None else 0
         frame = _finish(results_frame(items), previous, done, preview_high, started)
         _record_run(writer, frame, self.calls)
         return frame
@@ -372,11 +379,13 @@ class Workload:
     async def _fetch_heads(self, cached: set[int]) -> None:
         """Fetch once, before the calls, each head they need (for pricing or for deciding what
         to cache), rather than once per concurrent call."""
-        nodes = {
-            id(planned.node): planned.node
-            for index, planned in enumerate(self.calls)
-            if index not in cached and planned.node.needs_head(planned.call, for_cache=True)
-        }
+        nodes = {}
+        if len(cached) < len(self.calls):
+            nodes = {
+                id(planned.node): planned.node
+                for index, planned in enumerate(self.calls)
+                if index not in cached and planned.node.needs_head(planned.call, for_cache=True)
+            }
         for node in nodes.values():
             # On failure the calls that need the head fetch it themselves, or report why not.
             with contextlib.suppress(GatewayError):
