@@ -265,6 +265,42 @@ class NodeCore:
             estimate = self.price_now(call, fetch=False, head=head)
         return estimate
 
+    def price_many(self, calls: Iterable[PreparedCall], *, fetch: bool) -> list[Estimate | None]:
+        """`price_now` for many calls at one moment (a batch, a preview): the table, the head
+        and its drift are read once, each method's rule once, and each estimate is the one
+        `price_now` would give (None: the head must be fetched first)."""
+        pricing = self.meter.pricing
+        rules: dict[int, tuple[Method, Rule]] = {}
+        moment: tuple[int | None, int] | None = None  # (head, drift), read when first needed
+        evm = self.chain.family == "evm"
+        estimates: list[Estimate | None] = []
+        for call in calls:
+            bound = call.bound
+            method = bound.method
+            known = rules.get(id(method))
+            if known is None or known[0] is not method:
+                known = rules[id(method)] = (method, pricing.rule_for(method.name, method.ru))
+            rule = known[1]
+            if not isinstance(rule, ArchiveByBlock):
+                estimate = self._memo_estimate(rule, None, None, 0)
+            else:
+                block = block_argument(rule, bound.wire_params, method.param_names)
+                if not (evm and self._prices_by_head(block)):
+                    estimate = self._memo_estimate(rule, block, None, 0)
+                else:
+                    if moment is None:
+                        head = self.cached_head()
+                        if head is None and self._head_in_flight and self._head:
+                            head = self._head[0]
+                        moment = (head, self._drift())
+                    if moment[0] is None and fetch:
+                        estimates.append(None)
+                        continue
+                    estimate = self._memo_estimate(rule, block, moment[0], moment[1])
+            call.estimate = estimate
+            estimates.append(estimate)
+        return estimates
+
     def price_now(
         self, call: PreparedCall, *, fetch: bool = True, head: int | None = None
     ) -> Estimate | None:
@@ -476,10 +512,10 @@ class NodeCore:
         retried; it marks the node as one that takes no batches (`accepts_batches`)."""
         from .._errors import BatchRefused
 
-        estimates = []
-        for call in calls:
-            estimate = self.price_now(call)
-            estimates.append(estimate if estimate is not None else (yield from self.price(call)))
+        estimates = self.price_many(calls, fetch=True)
+        for index, estimate in enumerate(estimates):
+            if estimate is None:  # the head must be fetched first (once: the rest then have it)
+                estimates[index] = yield from self.price(calls[index])
         url = url_for(self.endpoint, self.chain, calls[0].bound.method)
         request, interpret = batch_request(
             [c.bound for c in calls],
@@ -697,8 +733,7 @@ class _BaseNode:
         """Price calls with the head this client knows, fetching nothing: ``price(call,
         fetch_head=False)`` for each (without a head, an archive-rule call is priced as a
         range); each call carries its `estimate` after."""
-        price_now = self._core.price_now
-        return [price_now(call, fetch=False) for call in calls]
+        return self._core.price_many(calls, fetch=False)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} chain={self.chain.name}>"

@@ -144,12 +144,7 @@ class Workload:
         """One estimate per call, in order. Heads are fetched once per node (see module doc)."""
         cached = self.cached_calls() if cached is None else cached
         if fetch_heads:
-            heads_needed = {
-                id(c.node): c.node
-                for index, c in enumerate(self.calls)
-                if index not in cached and c.node.needs_head(c.call)
-            }
-            for node in heads_needed.values():
+            for node in self._nodes_needing_heads(cached, for_cache=False):
                 node.head()
         # Priced per node in one go (the head each node knows now; nothing is fetched).
         by_node: dict[int, list[int]] = {}
@@ -163,6 +158,18 @@ class Workload:
             for index, estimate in zip(indexes, priced, strict=True):
                 estimates[index] = estimate
         return estimates
+
+    def _nodes_needing_heads(self, cached: set[int], *, for_cache: bool) -> list[Node]:
+        """The nodes whose calls (those the cache does not answer) need the head: asked call by
+        call until one of a node's calls does, then that node's other calls are not asked."""
+        nodes: dict[int, Node] = {}
+        for index, planned in enumerate(self.calls):
+            node = planned.node
+            if id(node) in nodes or index in cached:
+                continue
+            if node.needs_head(planned.call, for_cache=for_cache):
+                nodes[id(node)] = node
+        return list(nodes.values())
 
     def cached_calls(self) -> set[int]:
         """Positions of the calls the response cache answers already (they will cost 0 RU)."""
@@ -379,14 +386,7 @@ class Workload:
     async def _fetch_heads(self, cached: set[int]) -> None:
         """Fetch once, before the calls, each head they need (for pricing or for deciding what
         to cache), rather than once per concurrent call."""
-        nodes = {}
-        if len(cached) < len(self.calls):
-            nodes = {
-                id(planned.node): planned.node
-                for index, planned in enumerate(self.calls)
-                if index not in cached and planned.node.needs_head(planned.call, for_cache=True)
-            }
-        for node in nodes.values():
+        for node in self._nodes_needing_heads(cached, for_cache=True):
             # On failure the calls that need the head fetch it themselves, or report why not.
             with contextlib.suppress(GatewayError):
                 await node.aio.head()
