@@ -206,37 +206,54 @@ def compare_parquet(records: list[dict[str, Any]], runs: int) -> dict[str, dict[
 
 
 def parquet_table(results: dict[str, dict[str, Any]], records: int, runs: int) -> str:
-    baseline = results[THEIRS_PARQUET]["seconds"]
+    title = f"The same {records:,} records into a Parquet file, best of {runs} runs taken in turns"
+    return _table(
+        title,
+        records,
+        ["writer", "file (MiB)"],
+        results,
+        results[THEIRS_PARQUET]["seconds"],
+        lambda result: [f"{result['file_bytes'] / 2**20:,.1f}"],
+    )
+
+
+def markdown_table(results: dict[str, dict[str, Any]], records: int, runs: int) -> str:
+    return _table(
+        f"{records:,} transaction info records, best of {runs} runs",
+        records,
+        ["builder", "fee dtype", "fee exact Python int"],
+        results,
+        results["`pandas.json_normalize`"]["seconds"],
+        lambda result: [result["fee_dtype"], "yes" if result["exact"] else "no"],
+        aligned=False,
+    )
+
+
+def _table(
+    title: str,
+    records: int,
+    names: list[str],
+    results: dict[str, dict[str, Any]],
+    baseline: float,
+    cells: Callable[[dict[str, Any]], list[str]],
+    *,
+    aligned: bool = True,
+) -> str:
+    """A markdown table: name, time, rate, speed-up against `baseline`, peak memory, `cells`."""
+    extra = "---:|" if aligned else "---|"
     lines = [
-        f"The same {records:,} records into a Parquet file, best of {runs} runs taken in turns",
+        title,
         "",
-        "| writer | best time (s) | records/s | speed-up | peak memory (MiB) | file (MiB) |",
-        "|---|---:|---:|---:|---:|---:|",
+        f"| {names[0]} | best time (s) | records/s | speed-up | peak memory (MiB) | "
+        + " | ".join(names[1:])
+        + " |",
+        "|---|---:|---:|---:|---:|" + extra * (len(names) - 1),
     ]
     for name, result in results.items():
         seconds = result["seconds"]
         lines.append(
             f"| {name} | {seconds:.3f} | {records / seconds:,.0f} | {baseline / seconds:.2f}x "
-            f"| {result['peak_bytes'] / 2**20:,.1f} | {result['file_bytes'] / 2**20:,.1f} |"
-        )
-    return "\n".join(lines)
-
-
-def markdown_table(results: dict[str, dict[str, Any]], records: int, runs: int) -> str:
-    baseline = results["`pandas.json_normalize`"]["seconds"]
-    lines = [
-        f"{records:,} transaction info records, best of {runs} runs",
-        "",
-        "| builder | best time (s) | records/s | speed-up | peak memory (MiB) | fee dtype "
-        "| fee exact Python int |",
-        "|---|---:|---:|---:|---:|---|---|",
-    ]
-    for name, result in results.items():
-        seconds = result["seconds"]
-        lines.append(
-            f"| {name} | {seconds:.3f} | {records / seconds:,.0f} | {baseline / seconds:.1f}x "
-            f"| {result['peak_bytes'] / 2**20:,.1f} | {result['fee_dtype']} "
-            f"| {'yes' if result['exact'] else 'no'} |"
+            f"| {result['peak_bytes'] / 2**20:,.1f} | " + " | ".join(cells(result)) + " |"
         )
     return "\n".join(lines)
 
