@@ -406,7 +406,9 @@ class NodeCore:
             if cacheable.key in found:
                 self.record_cache_hit(call)
                 return found[cacheable.key]
-        estimate = yield from self.price(call)
+        estimate = self.price_now(call)
+        if estimate is None:
+            estimate = yield from self.price(call)
         request, interpret = request_for(call.bound, self.endpoint, self.chain, self.headers)
         exchange = self.exchange(
             request,
