@@ -643,7 +643,7 @@ class Method:
     def param_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params)
 
-    @property
+    @_once
     def pin(self) -> str | int | None:
         """Where the answer's block is (`pinned_by`, else the archive rule's block parameter),
         ALWAYS, or None: the answer depends on the present and is never cached."""
