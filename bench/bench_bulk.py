@@ -150,7 +150,7 @@ def forget_validations() -> None:
     re-run (the cached rows) is allowed to remember."""
     from toolkit.catalog import _methods
 
-    _methods._BOUND.clear()
+    _methods.forget_validations()
 
 
 def rpc(url: str, method: str, *params: object) -> object:

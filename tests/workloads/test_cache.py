@@ -274,3 +274,41 @@ def test_tags_are_never_cacheable(make_gateway, cache_path, block):
     eth = make_gateway(cache=cache_path).node("ethereum-mainnet")
     assert eth.in_cache([eth.prepare("eth_getBalance", ALICE, block)]) == [False]
     assert not eth.needs_head(eth.prepare("eth_getBalance", ALICE, block), for_cache=True)
+
+
+def test_cache_keys_are_the_json_of_name_method_and_params_with_sorted_keys(make_gateway):
+    """`key_text` takes a short cut for params that are a list of scalars; the keys stay the
+    text they always were, so the answers of files written before are still found."""
+    import json
+
+    from toolkit.client._cache import key_text
+
+    gateway = make_gateway(cache=False)
+    eth, tron = gateway.node("ethereum-mainnet"), gateway.node("tron-mainnet")
+    calls = [
+        eth.prepare("eth_getBalance", ALICE, 12),
+        eth.prepare("eth_getBalance", ALICE, "latest"),
+        eth.prepare("eth_getLogs", {"fromBlock": 1, "toBlock": 2, "address": ALICE}),
+        eth.prepare("eth_chainId"),
+        tron.prepare("web3_sha3", "0x68656c6c6f"),
+        tron.prepare("wallet/gettransactioninfobyblocknum", num=7),
+    ]
+    for call in calls:
+        bound = call.bound
+        before = json.dumps(
+            [bound.method.name, bound.rpc_method, bound.wire_params],
+            sort_keys=True,
+            separators=(",", ":"),
+        )
+        assert key_text(bound) == before
+
+
+def test_a_prepared_calls_params_are_a_copy(make_gateway):
+    """Calls of the same arguments share one validated call: changing the params a caller was
+    shown must not change the calls."""
+    eth = make_gateway(cache=False).node("ethereum-mainnet")
+    call = eth.prepare("eth_getBalance", ALICE, 12)
+    shown = call.params
+    shown.append("oops")
+    assert "oops" not in call.params
+    assert "oops" not in eth.prepare("eth_getBalance", ALICE, 12).bound.wire_json

@@ -23,7 +23,6 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import cached_property
 from typing import Any
 
 from .._errors import ValidationError
@@ -486,22 +485,81 @@ def _checked(param: Param, value: Any, path: str) -> Any:
         raise ValidationError(str(broken), param=path, rule=broken.rule) from None
 
 
+def _checked_plain(param: Param, value: Any) -> Any:
+    """`_checked` for a top-level parameter, remembered for plain values (text, ints, None:
+    their check is a pure function of the value, and its wire form is immutable)."""
+    kind = type(value)
+    if kind not in _PLAIN:
+        return _checked(param, value, param.name)
+    key = (id(param), kind, value)
+    known = _CHECKED.get(key)
+    if known is not None and known[0] is param:
+        return known[1]
+    wire = _checked(param, value, param.name)
+    if type(wire) in _PLAIN:
+        if len(_CHECKED) >= _CHECKED_MAX:
+            _CHECKED.clear()
+        _CHECKED[key] = (param, wire)
+    return wire
+
+
 # --- methods ----------------------------------------------------------------------------------
+
+
+class _once:
+    """`functools.cached_property` without its lock: before Python 3.12 it takes a lock on each
+    first access, which cost more than the work it saved on a workload's hot path (two such
+    properties per call). Harmless without the lock: the value is a pure function of an
+    immutable object, so two threads computing it at once store equal values."""
+
+    def __init__(self, func: Callable[[Any], Any]):
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.func(instance)
+        return value
 
 
 _BOUND: dict[tuple[int, tuple[Any, ...]], BoundCall] = {}
 _BOUND_MAX = 200_000
-_PLAIN = (str, int, type(None))  # exact types: True is not 1 here, nor 1.0
+_PLAIN = frozenset((str, int, type(None)))  # exact types: True is not 1 here, nor 1.0
+# One parameter's wire value for a plain argument: a workload repeats its arguments (50
+# addresses at 20 blocks are 70 values to check, not 2,000). Keyed by the parameter's id and the
+# value's exact type; the entry keeps its parameter, so a reused id is never mistaken for it.
+_CHECKED: dict[tuple[int, type, Any], tuple[Param, Any]] = {}
+_CHECKED_MAX = 100_000
+# JSON as compact as httpx sends it; one encoder, not one per call (json.dumps with options
+# builds a new encoder each time, which costs more than the encoding of a short call).
+COMPACT_JSON = json.JSONEncoder(separators=(",", ":"))
+_json_text = json.encoder.encode_basestring_ascii  # a str as JSON, as COMPACT_JSON writes it
+
+
+def forget_validations() -> None:
+    """Forget every remembered validation (the next bind checks from scratch): for benchmarks
+    of a first run, and tests."""
+    _BOUND.clear()
+    _CHECKED.clear()
 
 
 def _memo_key(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
     """A key that tells calls apart exactly (types included), or None when an argument is not
     plain text, an int or None (a list, a dict, a bool, a float: validated every time)."""
-    if not all(type(value) in _PLAIN for value in args):
-        return None
-    if kwargs and not all(type(value) in _PLAIN for value in kwargs.values()):
-        return None
-    return (args, tuple(kwargs.items())) if kwargs else (args,)
+    for value in args:
+        if type(value) not in _PLAIN:
+            return None
+    if not kwargs:
+        return (args,)
+    for value in kwargs.values():
+        if type(value) not in _PLAIN:
+            return None
+    return (args, tuple(kwargs.items()))
 
 
 @dataclass(frozen=True)
@@ -512,14 +570,29 @@ class BoundCall:
     method: Method
     arguments: dict[str, Any]
 
-    @cached_property
+    @_once
     def wire_json(self) -> str:
         """`wire_params` as compact JSON text (a workload frame's ``params`` column)."""
-        return json.dumps(self.wire_params, separators=(",", ":"))
+        params = self.wire_params
+        if type(params) is not list:
+            return COMPACT_JSON.encode(params)
+        # A list of text and ints (most JSON-RPC calls), written as the encoder would: its
+        # encode() sets up a C encoder per call, which costs more than this whole join.
+        parts = []
+        for value in params:
+            kind = type(value)
+            if kind is str:
+                parts.append(_json_text(value))
+            elif kind is int:
+                parts.append(int.__repr__(value))
+            else:
+                return COMPACT_JSON.encode(params)
+        return "[" + ",".join(parts) + "]"
 
-    @property
+    @_once
     def wire_params(self) -> list[Any] | dict[str, Any]:
-        """JSON-RPC params (positional list, trailing omissions dropped) or the REST body/query."""
+        """JSON-RPC params (positional list, trailing omissions dropped) or the REST body/query.
+        Worked out once (pricing, the cache key and the request each read it): never change it."""
         if self.method.surface is Surface.JSONRPC:
             return [self.arguments[p.name] for p in self.method.params if p.name in self.arguments]
         if self.method.surface is Surface.JSONRPC_NAMED:
@@ -566,11 +639,11 @@ class Method:
     pinned_by: str | None = None
     in_spec: bool = True  # False: a read method real clients call first, beyond the spec
 
-    @property
+    @_once
     def param_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params)
 
-    @property
+    @_once
     def pin(self) -> str | int | None:
         """Where the answer's block is (`pinned_by`, else the archive rule's block parameter),
         ALWAYS, or None: the answer depends on the present and is never cached."""
@@ -639,7 +712,7 @@ class Method:
                     if p.required:
                         raise ValidationError("is required", param=p.name, rule="required")
                     continue
-                arguments[p.name] = _checked(p, value, p.name)
+                arguments[p.name] = _checked_plain(p, value)
             for check in self.checks:
                 check(arguments)
         except ValidationError as error:
@@ -1356,6 +1429,10 @@ CATALOG: dict[str, Method] = {m.name: m for m in METHODS}
 
 def lookup(name: str) -> Method:
     """The catalog entry for a spec name; a leading slash on REST paths is accepted."""
+    if type(name) is str:
+        method = CATALOG.get(name)
+        if method is not None:
+            return method
     if isinstance(name, Mapping):
         raise ValidationError(
             "the first argument of call() is the spec's method name, not a call object: for "

@@ -39,13 +39,13 @@ import threading
 import time
 import weakref
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._errors import ValidationError
 from .._redact import warn
 from ..catalog import ALWAYS
+from ..catalog._methods import COMPACT_JSON
 from ..catalog.encoding import is_hex_quantity
 
 if TYPE_CHECKING:
@@ -60,8 +60,7 @@ WRITE_AFTER_S = 1.0  # ... or as soon as the oldest unwritten answer is this old
 WAL_SHARE = 8  # the write-ahead log may take an eighth of `max_bytes`, the database the rest
 
 
-@dataclass(frozen=True)
-class Cacheable:
+class Cacheable(NamedTuple):
     """A call whose answer may be cached: its key, and the block that must be final first
     (None: a pure function, always cacheable)."""
 
@@ -85,6 +84,33 @@ def _decode_all(texts: dict[bytes, str]) -> dict[bytes, Any]:
         with contextlib.suppress(ValueError):
             found[key] = json.loads(text)
     return found
+
+
+_SORTED_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
+def key_text(bound: BoundCall) -> str:
+    """The call as its cache key hashes it: ``[name, rpc method, wire params]`` as compact JSON
+    with sorted keys. Params that are a list of scalars (most JSON-RPC calls) have no keys to
+    sort, so their text is the call's `wire_json`, worked out once per call already."""
+    params = bound.wire_params
+    if type(params) is list:
+        for value in params:
+            if type(value) not in _SCALARS:
+                break
+        else:
+            names = (bound.method.name, bound.rpc_method)
+            head = _KEY_HEADS.get(names)
+            if head is None:
+                if len(_KEY_HEADS) >= 1024:
+                    _KEY_HEADS.clear()
+                head = _KEY_HEADS[names] = _SORTED_JSON.encode(list(names))[:-1]
+            return f"{head},{bound.wire_json}]"
+    return _SORTED_JSON.encode([bound.method.name, bound.rpc_method, params])
+
+
+_KEY_HEADS: dict[tuple[str, str], str] = {}  # '["name","rpc method"' per pair
 
 
 def pinned_block(bound: BoundCall) -> int | str | None:
@@ -213,12 +239,7 @@ class ResponseCache:
         pinned = pinned_block(bound)
         if pinned is None:
             return None
-        call = json.dumps(
-            [bound.method.name, bound.rpc_method, bound.wire_params],
-            sort_keys=True,
-            separators=(",", ":"),
-        )
-        key = hashlib.sha256(self._identity(url, chain) + call.encode()).digest()
+        key = hashlib.sha256(self._identity(url, chain) + key_text(bound).encode()).digest()
         return Cacheable(key, None if pinned == ALWAYS else int(pinned))
 
     def _identity(self, url: str, chain: str) -> bytes:
@@ -283,7 +304,7 @@ class ResponseCache:
             if not self._pending:
                 self._pending_since = time.monotonic()
             for key, node, method, result in answers:
-                text = json.dumps(result, separators=(",", ":"))
+                text = COMPACT_JSON.encode(result)
                 self._pending[key] = (key, node, method, text, now, len(text) + len(key))
             due = time.monotonic() - self._pending_since > WRITE_AFTER_S
             if len(self._pending) >= WRITE_BATCH or (self._pending and due):

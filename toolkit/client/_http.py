@@ -207,9 +207,13 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
+# What httpx sends for json=...: compact, UTF-8, no NaN. One encoder for every request: json.dumps
+# with options builds a new one per call.
+_REQUEST_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 def _json_bytes(value: Any) -> bytes:
-    # What httpx sends for json=...: compact, UTF-8, no NaN.
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    return _REQUEST_JSON.encode(value).encode()
 
 
 def _as_httpx_error(aiohttp: Any, error: BaseException) -> httpx.HTTPError:

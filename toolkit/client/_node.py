@@ -17,6 +17,7 @@ in `_chains` are written once for both. Workloads, widgets and provenance use on
 from __future__ import annotations
 
 import asyncio
+import copy
 import math
 import threading
 import time
@@ -32,6 +33,7 @@ from .._errors import GatewayError, MalformedResponse, ValidationError
 from .._redact import clip
 from .._reprs import key_values_html
 from ..catalog import (
+    CATALOG,
     ArchiveByBlock,
     BoundCall,
     Chain,
@@ -96,8 +98,9 @@ class PreparedCall:
 
     @property
     def params(self) -> Any:
-        """The wire params: a JSON-RPC list, or the REST body or query."""
-        return self.bound.wire_params
+        """The wire params: a JSON-RPC list, or the REST body or query (a copy: the call's own
+        are shared by every call made of the same arguments)."""
+        return copy.deepcopy(self.bound.wire_params)
 
     def __repr__(self) -> str:
         return f"<PreparedCall {self.method} on {self.node}>"
@@ -136,6 +139,9 @@ class NodeCore:
         self._head: tuple[int, float] | None = None
         self._head_in_flight = False
         self._cacheables: dict[int, tuple[BoundCall, ResponseCache, Cacheable | None]] = {}
+        # Estimates by (table, rule, block, head, drift): a workload prices many calls at few
+        # blocks, and each call twice (the preview, then the send). See `_memo_estimate`.
+        self._estimates: dict[tuple[Any, ...], tuple[Any, Rule, Estimate]] = {}
 
     @property
     def meter(self) -> Meter:
@@ -148,7 +154,9 @@ class NodeCore:
     # --- plan: validation and price ---
 
     def prepare(self, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> PreparedCall:
-        method = lookup(name)  # a name that is not text is refused there, with a hint
+        method = CATALOG.get(name) if type(name) is str else None
+        if method is None:
+            method = lookup(name)  # a name that is not text is refused there, with a hint
         if self.chain.name not in method.chains:
             raise ValidationError(
                 f"{method.name} is not served on {self.chain.name} nodes "
@@ -186,8 +194,13 @@ class NodeCore:
 
     def needs_head(self, call: PreparedCall) -> bool:
         """Whether pricing the call needs the chain head (an archive rule on a block number)."""
+        if self.chain.family != "evm":
+            return False
         method = call.bound.method
-        block = self.block_of(method.name, method.ru, call.params, method.param_names)
+        rule = self.rule(method.name, method.ru)
+        if not isinstance(rule, ArchiveByBlock):
+            return False
+        block = block_argument(rule, call.bound.wire_params, method.param_names)
         return self._prices_by_head(block)
 
     def _prices_by_head(self, block: Any) -> bool:
@@ -198,14 +211,44 @@ class NodeCore:
     def estimate(self, method: str, catalog_rule: Rule | None, block: Any, *, fetch: bool) -> Steps:
         """Price a call; fetch the head first when the rule needs it and `fetch` allows."""
         rule = self.rule(method, catalog_rule)
+        known = self._estimate_now(rule, block, fetch=fetch)
+        if known is not None:
+            return known
+        head = yield from self.head()
+        return self._estimate_now(rule, block, fetch=False, head=head)
+
+    def _estimate_now(
+        self, rule: Rule, block: Any, *, fetch: bool, head: int | None = None
+    ) -> Estimate | None:
+        """The estimate with the head known now (or `head`, just fetched); None when the head
+        must be fetched first (`fetch`, an archive rule on a block number, and no head fresh or
+        being fetched)."""
         if not (isinstance(rule, ArchiveByBlock) and self._prices_by_head(block)):
-            return self.meter.pricing.estimate(rule, block, None)
-        head = self.cached_head()
+            return self._memo_estimate(rule, block, None, 0)
+        if head is None:
+            head = self.cached_head()
         if head is None and self._head_in_flight and self._head:
             head = self._head[0]  # a concurrent call is refreshing it: no second fetch
         if head is None and fetch:
-            head = yield from self.head()
-        return self.meter.pricing.estimate(rule, block, head, drift=self._drift())
+            return None
+        return self._memo_estimate(rule, block, head, self._drift())
+
+    def _memo_estimate(self, rule: Rule, block: Any, head: int | None, drift: int) -> Estimate:
+        """`PricingTable.estimate`, remembered: it is a pure function of the table (immutable,
+        replaced whole when changed), the rule (immutable), the block, the head and the drift.
+        Entries keep their table and rule, so an id reused by a new one is never mistaken."""
+        pricing = self.meter.pricing
+        if type(block) not in _BLOCK_TYPES:
+            return pricing.estimate(rule, block, head, drift=drift)
+        key = (id(pricing), id(rule), block, head, drift)
+        known = self._estimates.get(key)
+        if known is not None and known[0] is pricing and known[1] is rule:
+            return known[2]
+        estimate = pricing.estimate(rule, block, head, drift=drift)
+        if len(self._estimates) >= 4096:
+            self._estimates.clear()
+        self._estimates[key] = (pricing, rule, estimate)
+        return estimate
 
     def _drift(self) -> int:
         """Blocks the chain may add between the head we know and the gateway pricing the call:
@@ -216,10 +259,60 @@ class NodeCore:
         return math.ceil((age + self.shared.timeout) / self.chain.block_time_s)
 
     def price(self, call: PreparedCall, *, fetch: bool = True) -> Steps:
+        estimate = self.price_now(call, fetch=fetch)
+        if estimate is None:
+            head = yield from self.head()
+            estimate = self.price_now(call, fetch=False, head=head)
+        return estimate
+
+    def price_many(self, calls: Iterable[PreparedCall], *, fetch: bool) -> list[Estimate | None]:
+        """`price_now` for many calls at one moment (a batch, a preview): the table, the head
+        and its drift are read once, each method's rule once, and each estimate is the one
+        `price_now` would give (None: the head must be fetched first)."""
+        pricing = self.meter.pricing
+        rules: dict[int, tuple[Method, Rule]] = {}
+        moment: tuple[int | None, int] | None = None  # (head, drift), read when first needed
+        evm = self.chain.family == "evm"
+        estimates: list[Estimate | None] = []
+        for call in calls:
+            bound = call.bound
+            method = bound.method
+            known = rules.get(id(method))
+            if known is None or known[0] is not method:
+                known = rules[id(method)] = (method, pricing.rule_for(method.name, method.ru))
+            rule = known[1]
+            if not isinstance(rule, ArchiveByBlock):
+                estimate = self._memo_estimate(rule, None, None, 0)
+            else:
+                block = block_argument(rule, bound.wire_params, method.param_names)
+                if not (evm and self._prices_by_head(block)):
+                    estimate = self._memo_estimate(rule, block, None, 0)
+                else:
+                    if moment is None:
+                        head = self.cached_head()
+                        if head is None and self._head_in_flight and self._head:
+                            head = self._head[0]
+                        moment = (head, self._drift())
+                    if moment[0] is None and fetch:
+                        estimates.append(None)
+                        continue
+                    estimate = self._memo_estimate(rule, block, moment[0], moment[1])
+            call.estimate = estimate
+            estimates.append(estimate)
+        return estimates
+
+    def price_now(
+        self, call: PreparedCall, *, fetch: bool = True, head: int | None = None
+    ) -> Estimate | None:
+        """`price` without I/O: the call's estimate (also set on it), or None when the head
+        must be fetched first (see `_estimate_now`)."""
         method = call.bound.method
-        block = self.block_of(method.name, method.ru, call.params, method.param_names)
-        call.estimate = yield from self.estimate(method.name, method.ru, block, fetch=fetch)
-        return call.estimate
+        rule = self.rule(method.name, method.ru)
+        block = block_argument(rule, call.bound.wire_params, method.param_names)
+        estimate = self._estimate_now(rule, block, fetch=fetch, head=head)
+        if estimate is not None:
+            call.estimate = estimate
+        return estimate
 
     # --- the chain head ---
 
@@ -313,7 +406,9 @@ class NodeCore:
             if cacheable.key in found:
                 self.record_cache_hit(call)
                 return found[cacheable.key]
-        estimate = yield from self.price(call)
+        estimate = self.price_now(call)
+        if estimate is None:
+            estimate = yield from self.price(call)
         request, interpret = request_for(call.bound, self.endpoint, self.chain, self.headers)
         exchange = self.exchange(
             request,
@@ -419,9 +514,10 @@ class NodeCore:
         retried; it marks the node as one that takes no batches (`accepts_batches`)."""
         from .._errors import BatchRefused
 
-        estimates = []
-        for call in calls:
-            estimates.append((yield from self.price(call)))
+        estimates = self.price_many(calls, fetch=True)
+        for index, estimate in enumerate(estimates):
+            if estimate is None:  # the head must be fetched first (once: the rest then have it)
+                estimates[index] = yield from self.price(calls[index])
         url = url_for(self.endpoint, self.chain, calls[0].bound.method)
         request, interpret = batch_request(
             [c.bound for c in calls],
@@ -467,7 +563,7 @@ class NodeCore:
 
     def cacheable(self, bound: BoundCall) -> Cacheable | None:
         """The call's cache key when a cache is set and the call's answer could be cached."""
-        cache = self.cache
+        cache = self.shared.cache
         if cache is None:
             return None
         # A bulk run asks several times per call (preview, cache pass, batch): compute once.
@@ -496,11 +592,13 @@ class NodeCore:
         results: list[Any] = [None] * len(calls)
         unanswered, hits = [], []
         for index, cacheable in enumerate(cacheables):
-            if cacheable is not None and cacheable.key in found:
-                results[index] = found[cacheable.key]
-                hits.append(calls[index])
-            else:
-                unanswered.append(index)
+            if cacheable is not None:
+                result = found.get(cacheable.key, _MISSING)
+                if result is not _MISSING:
+                    results[index] = result
+                    hits.append(calls[index])
+                    continue
+            unanswered.append(index)
         self.record_cache_hits(hits)
         return results, unanswered
 
@@ -512,15 +610,19 @@ class NodeCore:
         now = datetime.now(UTC)
         label = self.endpoint.label
         entries: dict[str, Entry] = {}  # one immutable entry per method, shared by its hits
+        recorded = []
         for call in calls:
-            if call.method not in entries:
-                entries[call.method] = Entry(
-                    now, label, call.method, 0, 0.0, "ok", cache_hit=True, note=CACHE_HIT_NOTE
+            method = call.bound.method.name
+            entry = entries.get(method)
+            if entry is None:
+                entry = entries[method] = Entry(
+                    now, label, method, 0, 0.0, "ok", cache_hit=True, note=CACHE_HIT_NOTE
                 )
-        self.meter.ledger.record_many(entries[call.method] for call in calls)
-        for call in calls:
-            call.receipt.cache_hit = True
-            call.receipt.status = "ok"
+            recorded.append(entry)
+            receipt = call.receipt
+            receipt.cache_hit = True
+            receipt.status = "ok"
+        self.meter.ledger.record_many(recorded)
 
     def remember(self, answers: list[tuple[Cacheable, BoundCall, Any]]) -> Steps:
         """Store the answers that are final now (see `_cache` for the policy)."""
@@ -536,6 +638,10 @@ class NodeCore:
             for cacheable, bound, result in answers
             if final(cacheable.block)
         )
+
+
+_MISSING = object()
+_BLOCK_TYPES = frozenset((str, int, type(None)))  # block arguments an estimate is kept for
 
 
 def _catalog_method(name: str) -> Method | None:
@@ -624,6 +730,12 @@ class _BaseNode:
     def in_cache(self, calls: Sequence[PreparedCall]) -> list[bool]:
         """Which of `calls` the response cache answers now, at 0 RU (asks nothing of the node)."""
         return self._core.in_cache(calls)
+
+    def price_known(self, calls: Iterable[PreparedCall]) -> list[Estimate]:
+        """Price calls with the head this client knows, fetching nothing: ``price(call,
+        fetch_head=False)`` for each (without a head, an archive-rule call is priced as a
+        range); each call carries its `estimate` after."""
+        return self._core.price_many(calls, fetch=False)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} chain={self.chain.name}>"
@@ -798,10 +910,11 @@ class AsyncNode(_BaseNode):
         unanswered (`call.receipt.cache_hit` is False) and their results are None."""
         for call in calls:
             call.receipt = Receipt()
-        if self._core.cache is None:
+        core = self._core
+        if core.cache is None:
             return [None] * len(calls)
-        cacheables = [self._core.cacheable(call.bound) for call in calls]
-        results, _ = self._core.from_cache(calls, cacheables)
+        cacheable = core.cacheable
+        results, _ = core.from_cache(calls, [cacheable(call.bound) for call in calls])
         return results
 
     async def call(self, name: str, *args: Any, **kwargs: Any) -> Any:

@@ -43,7 +43,7 @@ from .._errors import (
 from .._json import MAX_DEPTH, NestedTooDeep, load_bounded
 from .._redact import redact_url, register_secret, register_url, scrub, scrub_logs
 from ..catalog import Fate, charge, fate_of_status
-from ._ledger import Meter
+from ._ledger import Entry, Meter
 from ._ratelimit import RateLimiter
 
 DEFAULT_TIMEOUT = 30.0  # seconds for a whole call: connect, send, read and every retry
@@ -504,22 +504,33 @@ class Exchange:
     def _record(self, status: str, result: Any, retries: int, latency: float) -> None:
         likely = self.ru if self.ru_likely is None else self.ru_likely
         parts = self.parts or ((self.method, likely, self.ru, self.archive),)
-        for (method, part_likely, price, archive), part_status in zip(
-            parts, self._statuses(status, result, len(parts)), strict=True
-        ):
-            billed, unconfirmed = self.cost(part_likely, price)
-            self.meter.record(
-                node=self.endpoint.label,
-                method=method,
-                ru=billed,
-                unconfirmed_ru=unconfirmed,
-                latency_s=latency,
-                status=part_status,
-                retries=retries,
-                archive=archive,
-                note=self.note,
-                sent=self.answered_attempts + self.unanswered_attempts > 0,
-            )
+        now = datetime.now(UTC)
+        sent = self.answered_attempts + self.unanswered_attempts > 0
+        # One entry per call; calls of a batch that read alike share one immutable entry (a
+        # batch of 100 balances at archive blocks is 100 rows of one entry, made once).
+        made: dict[tuple[Any, ...], Entry] = {}
+        entries = []
+        statuses = self._statuses(status, result, len(parts))
+        for part, part_status in zip(parts, statuses, strict=True):
+            entry = made.get((part, part_status))
+            if entry is None:
+                method, part_likely, price, archive = part
+                billed, unconfirmed = self.cost(part_likely, price)
+                entry = made[(part, part_status)] = Entry(
+                    time=now,
+                    node=self.endpoint.label,
+                    method=method,
+                    ru=billed,
+                    unconfirmed_ru=unconfirmed,
+                    latency_s=latency,
+                    status=part_status,
+                    retries=retries,
+                    archive=archive,
+                    note=self.note,
+                    sent=sent,
+                )
+            entries.append(entry)
+        self.meter.ledger.record_many(entries)
 
     @staticmethod
     def _statuses(status: str, result: Any, count: int) -> list[str]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._errors import BatchRefused, BudgetExceeded, GatewayError, ValidationError
@@ -47,22 +46,35 @@ RESULT_COLUMNS = (
 )
 
 
-@dataclass(eq=False)
+# Receipts shared by many items and never changed: an item not sent (yet) has spent nothing, and
+# every item the cache answered spent nothing the same way. `Item.tally` gives a sent item its own.
+_UNSENT = Receipt()
+_CACHE_HIT = Receipt(cache_hit=True, status="ok")
+
+
 class Item:
     """One call of the run and what became of it."""
 
-    node: Node
-    call: PreparedCall
-    batch_retries: int = 0
-    done: bool = False
-    result: Any = None
-    error: BaseException | None = None
-    # What every send of this call cost: a batch item retried, or a refused batch's calls sent
-    # again one by one, are sent more than once, and each send's receipt starts afresh.
-    receipt: Receipt = field(default_factory=Receipt)
+    __slots__ = ("batch_retries", "call", "done", "error", "node", "receipt", "result")
+
+    def __init__(self, node: Node, call: PreparedCall):
+        self.node = node
+        self.call = call
+        self.batch_retries = 0
+        self.done = False
+        self.result: Any = None
+        self.error: BaseException | None = None
+        # What every send of this call cost: a batch item retried, or a refused batch's calls
+        # sent again one by one, are sent more than once, and each send's receipt starts afresh.
+        self.receipt: Receipt = _UNSENT
+
+    def __repr__(self) -> str:
+        return f"<Item {self.call.method} on {self.node.name} done={self.done}>"
 
     def tally(self) -> None:
         sent = self.call.receipt
+        if self.receipt is _UNSENT or self.receipt is _CACHE_HIT:
+            self.receipt = Receipt()
         self.receipt.add(sent.ru, sent.unconfirmed_ru, False)
         self.receipt.answered += sent.answered
         self.receipt.cache_hit |= sent.cache_hit
@@ -109,7 +121,10 @@ class BulkRun:
 
     async def run(self) -> list[Item]:
         self.answer_from_cache()
-        for unit in self._units(self._to_send):
+        units = self._units(self._to_send)
+        if not units:  # the cache answered every call: nothing to send, nothing to store
+            return self.items
+        for unit in units:
             self._queue.put_nowait(unit)
         workers = [asyncio.create_task(self._work()) for _ in range(self.concurrency)]
         try:
@@ -118,7 +133,8 @@ class BulkRun:
             for worker in workers:
                 worker.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
-        caches = {id(item.node.cache): item.node.cache for item in self.items}
+        nodes = {id(item.node): item.node for item in self._to_send}
+        caches = {id(node.cache): node.cache for node in nodes.values()}
         for cache in caches.values():
             if cache is not None:
                 cache.flush()  # the run's answers are on disk when it returns
@@ -134,8 +150,7 @@ class BulkRun:
             answered = []
             for item, result in zip(items, results, strict=True):
                 if item.call.receipt.cache_hit:  # 0 RU: nothing else to tally
-                    item.receipt.cache_hit, item.receipt.status = True, "ok"
-                    item.succeed(result)
+                    item.receipt, item.done, item.result = _CACHE_HIT, True, result
                     answered.append(item)
             self._done(answered)
         return [item for item in self.items if not item.done]
@@ -303,7 +318,8 @@ def results_frame(items: Sequence[Item]) -> pd.DataFrame:
 
     ``result`` and ``value`` are Python objects whatever they hold: exact ints past 2**63 as
     well as below, and one type per column from run to run (pandas would infer int64 or str
-    from the values).
+    from the values). The text columns are Arrow strings made straight from the texts (the
+    ``string`` dtype's own storage), skipping pandas' check of each value.
     """
     import numpy as np
     import pandas as pd
@@ -312,32 +328,64 @@ def results_frame(items: Sequence[Item]) -> pd.DataFrame:
     results, values = np.empty(n, dtype=object), np.empty(n, dtype=object)
     errors: list[str | None] = [None] * n
     messages: list[str | None] = [None] * n
+    failed = False
     converters: dict[str, Any] = {}
+    bounds = [item.call.bound for item in items]
+    names: dict[int, str] = {}  # node names, asked once per node
+    nodes = []
     for index, item in enumerate(items):
+        node = item.node
+        name = names.get(id(node))
+        if name is None:
+            name = names[id(node)] = node.name
+        nodes.append(name)
         if item.error is not None:
             errors[index] = type(item.error).__name__
             messages[index] = str(item.error)
+            failed = True
             continue
-        results[index] = item.result
-        kind = item.call.bound.method.result
+        result = results[index] = item.result
+        kind = bounds[index].method.result
         convert = converters.get(kind, _UNKNOWN)
         if convert is _UNKNOWN:
             convert = converters[kind] = TYPED_VALUES.get(kind)
-        values[index] = item.result if convert is None else _typed(convert, item.result)
+        values[index] = result if convert is None else _typed(convert, result)
     receipts = [item.receipt for item in items]
     columns = {
-        "node": pd.array([item.node.name for item in items], dtype="string"),
-        "method": pd.array([item.call.method for item in items], dtype="string"),
-        "params": pd.array([item.call.bound.wire_json for item in items], dtype="string"),
+        "node": _strings(nodes),
+        "method": _strings([bound.method.name for bound in bounds]),
+        "params": _strings([bound.wire_json for bound in bounds]),
         "result": results,
         "value": values,
-        "error": pd.array(errors, dtype="string"),
-        "message": pd.array(messages, dtype="string"),
+        "error": _strings(errors) if failed else _no_strings(n),
+        "message": _strings(messages) if failed else _no_strings(n),
         "ru": np.fromiter((r.ru for r in receipts), dtype=np.int64, count=n),
         "unconfirmed_ru": np.fromiter((r.unconfirmed_ru for r in receipts), np.int64, count=n),
         "cache_hit": np.fromiter((r.cache_hit for r in receipts), dtype=bool, count=n),
     }
     return pd.DataFrame(columns, columns=list(RESULT_COLUMNS), copy=False)
+
+
+def _strings(texts: list[str | None]) -> Any:
+    """A pandas ``string`` array (Arrow storage) of `texts`: what ``pd.array(texts,
+    dtype="string")`` makes, without checking each value again (they are str or None)."""
+    import pandas as pd
+
+    if pd.StringDtype().storage != "pyarrow":
+        return pd.array(texts, dtype="string")
+    import pyarrow as pa
+
+    return pd.arrays.ArrowStringArray(pa.array(texts, type=pa.large_string()))
+
+
+def _no_strings(n: int) -> Any:
+    import pandas as pd
+
+    if pd.StringDtype().storage != "pyarrow":
+        return pd.array([None] * n, dtype="string")
+    import pyarrow as pa
+
+    return pd.arrays.ArrowStringArray(pa.nulls(n, type=pa.large_string()))
 
 
 _UNKNOWN = object()
