@@ -1,4 +1,5 @@
-"""JSON decoding with a depth bound, safe whatever the recursion limit.
+"""JSON decoding with a depth bound, safe whatever the recursion limit; and the one compact
+encoder every layer writes with (`COMPACT_JSON`).
 
 One reader for every JSON text that comes from outside: the client's answers, the sandbox's
 requests and the widgets' JSON fields. Python's decoder recurses once per nesting level and its
@@ -13,6 +14,10 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+
+# One encoder, made once: json.dumps with options builds a new encoder on every call, which shows
+# on the bulk path (call keys, wire JSON, cached answers).
+COMPACT_JSON = json.JSONEncoder(separators=(",", ":"))
 
 MAX_DEPTH = 128
 """No answer or request of the spec nests beyond a dozen levels."""

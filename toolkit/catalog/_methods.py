@@ -26,6 +26,7 @@ from enum import StrEnum
 from typing import Any
 
 from .._errors import ValidationError
+from .._json import COMPACT_JSON
 from .._redact import clip, scrub
 from . import encoding as enc
 from ._pricing import PUBLIC, SPEC, ArchiveByBlock, Fixed, Rule
@@ -537,7 +538,6 @@ _CHECKED: dict[tuple[int, type, Any], tuple[Param, Any]] = {}
 _CHECKED_MAX = 100_000
 # JSON as compact as httpx sends it; one encoder, not one per call (json.dumps with options
 # builds a new encoder each time, which costs more than the encoding of a short call).
-COMPACT_JSON = json.JSONEncoder(separators=(",", ":"))
 _json_text = json.encoder.encode_basestring_ascii  # a str as JSON, as COMPACT_JSON writes it
 
 

@@ -43,9 +43,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._errors import ValidationError
+from .._json import COMPACT_JSON
 from .._redact import warn
 from ..catalog import ALWAYS
-from ..catalog._methods import COMPACT_JSON
 from ..catalog.encoding import is_hex_quantity
 
 if TYPE_CHECKING:
