@@ -43,4 +43,10 @@ def test_main_prints_a_markdown_table(bench, capsys):
     lines = table.splitlines()
     assert lines[0] == "500 transaction info records, best of 1 runs"
     assert lines[2].startswith("| builder | best time (s) |")
-    assert len(lines) == 6
+    assert len(lines[2:6]) == 4 and lines[6] == ""  # header, rule, toolkit, json_normalize
+    assert lines[7].startswith("The same 500 records into a Parquet file")
+    assert lines[9].startswith("| writer | best time (s) |")
+    assert [line.split(" | ")[0] for line in lines[11:]] == [
+        "| toolkit `tron_transaction_infos` + `toolkit.to_parquet`",
+        "| `pandas.json_normalize` + `DataFrame.to_parquet`",
+    ]

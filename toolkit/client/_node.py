@@ -194,8 +194,6 @@ class NodeCore:
 
     def needs_head(self, call: PreparedCall) -> bool:
         """Whether pricing the call needs the chain head (an archive rule on a block number)."""
-        if self.chain.family != "evm":
-            return False
         method = call.bound.method
         rule = self.rule(method.name, method.ru)
         if not isinstance(rule, ArchiveByBlock):
@@ -272,7 +270,6 @@ class NodeCore:
         pricing = self.meter.pricing
         rules: dict[int, tuple[Method, Rule]] = {}
         moment: tuple[int | None, int] | None = None  # (head, drift), read when first needed
-        evm = self.chain.family == "evm"
         estimates: list[Estimate | None] = []
         for call in calls:
             bound = call.bound
@@ -285,7 +282,7 @@ class NodeCore:
                 estimate = self._memo_estimate(rule, None, None, 0)
             else:
                 block = block_argument(rule, bound.wire_params, method.param_names)
-                if not (evm and self._prices_by_head(block)):
+                if not self._prices_by_head(block):
                     estimate = self._memo_estimate(rule, block, None, 0)
                 else:
                     if moment is None:
