@@ -346,6 +346,14 @@ def test_a_bad_async_transport_is_refused_when_the_client_is_made():
     assert (caught.value.param, caught.value.rule) == ("async_transport", "choice")
 
 
+@pytest.mark.parametrize("value", ["no", 0, None])
+def test_trust_env_must_be_a_bool(value):
+    # "no" would be truthy: refused rather than read as True.
+    with pytest.raises(toolkit.ValidationError) as caught:
+        toolkit.connect("https://api.example", "k" * 32, trust_env=value)
+    assert (caught.value.param, caught.value.rule) == ("trust_env", "type")
+
+
 @pytest.mark.parametrize(
     ("options", "param"),
     [
