@@ -263,6 +263,7 @@ def test_a_failed_read_is_a_miss(make_gateway, cache_path):
         def execute(self, *args):
             raise sqlite3.DatabaseError("database disk image is malformed")
 
+    gateway.cache._forget_recent()  # as in a new process: only the file holds the answer
     gateway.cache._db = FailingReads(gateway.cache._db)
     with pytest.warns(RuntimeWarning, match="could not be read"):
         assert eth.get_balance(ALICE, block) == first
@@ -312,3 +313,86 @@ def test_a_prepared_calls_params_are_a_copy(make_gateway):
     shown.append("oops")
     assert "oops" not in call.params
     assert "oops" not in eth.prepare("eth_getBalance", ALICE, 12).bound.wire_json
+
+
+# --- the answers kept in memory in front of the file ----------------------------------------------
+
+
+class CountingReads(FailingWrites):
+    """A cache database that counts the queries sent to it (writes fail: none are expected)."""
+
+    def __init__(self, db):
+        super().__init__(db)
+        self.queries = 0
+
+    def execute(self, *args):
+        self.queries += 1
+        return self.db.execute(*args)
+
+
+def test_a_rerun_in_the_same_process_reads_nothing_from_disk(make_gateway, cache_path, sandbox):
+    gateway = make_gateway(cache=cache_path)
+    work = research(gateway)
+    first = work.run(progress=False)
+    gateway.cache.flush()
+    gateway.cache._db = counting = CountingReads(gateway.cache._db)
+    try:
+        again = work.run(progress=False)
+        assert counting.queries == 0
+    finally:
+        gateway.cache._db = counting.db
+    assert again["cache_hit"].all() and again["result"].tolist() == first["result"].tolist()
+    # A new handle on the same file has nothing in memory: it reads the answers from disk.
+    other = make_gateway(cache=cache_path)
+    other.cache._db = counting = CountingReads(other.cache._db)
+    try:
+        assert research(other).run(progress=False)["cache_hit"].all()
+        assert counting.queries > 0
+    finally:
+        other.cache._db = counting.db
+
+
+def test_each_reader_gets_its_own_result_objects(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    key = b"k" * 32
+    cache.store([(key, "node", "m", {"log": [1, 2]})])
+    for flushed in (False, True):  # waiting to be written, then written and kept in memory
+        if flushed:
+            cache.flush()
+        mine = cache.lookup([key])[key]
+        mine["log"].append(3)
+        assert cache.lookup([key])[key] == {"log": [1, 2]}
+    cache.close()
+
+
+def test_memory_is_bounded_and_the_oldest_answers_are_read_from_disk(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite", max_bytes=8 * 50_000)  # 50 kB in memory
+    answers = [(i.to_bytes(32, "big"), "node", "m", "x" * 300) for i in range(300)]
+    cache.store(answers)
+    cache.flush()
+    assert len(cache) == 300  # all on disk (short answers: nothing evicted)
+    assert cache._recent_bytes <= cache.memory_bytes == 50_000
+    in_memory, on_disk = cache._in_memory([key for key, *_ in answers])
+    assert answers[-1][0] in in_memory and answers[0][0] in on_disk  # the newest are kept
+    assert len(cache.lookup(key for key, *_ in answers)) == 300
+    cache.close()
+
+
+def test_clear_and_eviction_empty_the_memory_too(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite", max_bytes=200_000)
+    first = [(i.to_bytes(32, "big"), "node", "m", "x" * 2000) for i in range(10)]
+    cache.store(first)
+    cache.flush()
+    assert cache.contains(key for key, *_ in first) == {key for key, *_ in first}
+    cache.clear()
+    assert cache.lookup(key for key, *_ in first) == {}
+    cache.store(first)
+    cache.flush()
+    for start in range(100, 400, 20):  # enough to evict the first ten from the file
+        cache.store(
+            (i.to_bytes(32, "big"), "node", "m", "x" * 2000) for i in range(start, start + 20)
+        )
+        cache.flush()
+    assert not cache.contains(key for key, *_ in first)
+    assert cache.lookup(key for key, *_ in first) == {}
+    cache.close()

@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import httpx
-
 from .._errors import BatchRefused, GatewayError, MalformedResponse, RateLimited
 from .._redact import clip
 from ..catalog import RESULT_KINDS, BoundCall, Chain, Method, Surface
 from ._transport import (
+    Answer,
     Endpoint,
     HTTPRequest,
+    Interpret,
     check_status,
     explain_platform,
     id_key,
@@ -26,8 +26,6 @@ from ._transport import (
     next_request_id,
     parse_json,
 )
-
-Interpret = Callable[[httpx.Response], Any]
 
 
 def url_for(endpoint: Endpoint, chain: Chain, method: Method) -> str:
@@ -80,7 +78,7 @@ def platform_request(
     return HTTPRequest("GET", url, params=params, headers=headers)
 
 
-def read_platform(response: httpx.Response) -> Any:
+def read_platform(response: Answer) -> Any:
     check_status(response, explain=explain_platform)
     return checked_result(parse_json(response), "node-page")
 
@@ -95,7 +93,7 @@ def checked_result(result: Any, kind: str | None) -> Any:
 
 
 def read_rpc(
-    response: httpx.Response, request_id: int, kind: str | None, *, toncenter: bool = False
+    response: Answer, request_id: int, kind: str | None, *, toncenter: bool = False
 ) -> Any:
     explain = interpret_ton if toncenter else None
     check_status(response, explain=explain)
@@ -105,7 +103,7 @@ def read_rpc(
     return checked_result(interpret_rpc(body, request_id, response.status_code), kind)
 
 
-def read_rest(response: httpx.Response, kind: str, unwrap: Callable[..., Any]) -> Any:
+def read_rest(response: Answer, kind: str, unwrap: Callable[..., Any]) -> Any:
     check_status(response, explain=unwrap)
     return checked_result(unwrap(parse_json(response), response.status_code), kind)
 
@@ -124,7 +122,7 @@ def batch_request(
     body = [envelope(b.rpc_method, b.wire_params, i) for b, i in zip(bounds, ids, strict=True)]
     kinds = [b.method.result for b in bounds]
 
-    def interpret(response: httpx.Response) -> list[Any]:
+    def interpret(response: Answer) -> list[Any]:
         refuse_batch_status(response)
         check_status(response)
         answers = parse_json(response)
@@ -149,7 +147,7 @@ def batch_request(
     return HTTPRequest("POST", url, json=body, headers=headers), interpret
 
 
-def refuse_batch_status(response: httpx.Response) -> None:
+def refuse_batch_status(response: Answer) -> None:
     """A 4xx to a batch is the node refusing batches, unless it is about the key, the path or
     the rate (those would refuse single calls just the same)."""
     status = response.status_code

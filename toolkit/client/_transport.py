@@ -1,7 +1,7 @@
 """HTTP beneath the clients: one exchange protocol, two drivers, and the error boundary.
 
 A call is written once, as a generator (`Exchange.run`) that yields what it needs done: an
-`HTTPRequest` to send (it receives the `httpx.Response`, or the `httpx` exception) or a `Sleep`.
+`HTTPRequest` to send (it receives the `Answer`, or the `httpx` exception) or a `Sleep`.
 `drive_sync` runs such a generator with an `httpx.Client`, `drive_async` with an
 `httpx.AsyncClient`: retries, backoff, metering and error translation exist only once.
 
@@ -43,6 +43,7 @@ from .._errors import (
 from .._json import MAX_DEPTH, NestedTooDeep, load_bounded
 from .._redact import redact_url, register_secret, register_url, scrub, scrub_logs
 from ..catalog import Fate, charge, fate_of_status
+from ._http import Answer
 from ._ledger import Entry, Meter
 from ._ratelimit import RateLimiter
 
@@ -138,7 +139,7 @@ _SNIPPET = 160
 _SNIPPET_WINDOW = 64 * 1024  # bytes read to make a snippet: far more than any key is long
 
 
-def _snippet(response: httpx.Response) -> str:
+def _snippet(response: Answer) -> str:
     """The start of a body for an error message, scrubbed before it is cut (a key straddling the
     cut would otherwise leave its first characters in the message)."""
     text = response.content[:_SNIPPET_WINDOW].decode("utf-8", "replace")
@@ -147,7 +148,7 @@ def _snippet(response: httpx.Response) -> str:
     return text[:_SNIPPET] + ("..." if cut else "")
 
 
-def parse_json(response: httpx.Response, max_depth: int = MAX_DEPTH) -> Any:
+def parse_json(response: Answer, max_depth: int = MAX_DEPTH) -> Any:
     """The body as JSON, whatever the content type says; otherwise MalformedResponse.
 
     Arrays and objects nested deeper than `max_depth` are a MalformedResponse too: no answer of
@@ -170,7 +171,7 @@ def parse_json(response: httpx.Response, max_depth: int = MAX_DEPTH) -> Any:
         ) from None
 
 
-def _error_body(response: httpx.Response) -> Any:
+def _error_body(response: Answer) -> Any:
     """An error answer's body as JSON, or None when it is not JSON (an HTML page, too deep)."""
     try:
         return parse_json(response)
@@ -235,7 +236,7 @@ def parse_duration(value: Any) -> float | None:
 Explain = Callable[[Any, int], None]
 
 
-def check_status(response: httpx.Response, *, explain: Explain | None = None) -> None:
+def check_status(response: Answer, *, explain: Explain | None = None) -> None:
     """Raise the typed error for a non-2xx answer.
 
     `explain` reads a JSON error body in a surface's own shape (the platform's ``error`` object,
@@ -270,7 +271,7 @@ def check_status(response: httpx.Response, *, explain: Explain | None = None) ->
     raise HTTPStatusError(f"HTTP {status} ({_snippet(response) or 'no body'})", status=status)
 
 
-def _redirect_message(response: httpx.Response) -> str:
+def _redirect_message(response: Answer) -> str:
     """Why a redirect is an error: following it would re-send the key-bearing path (and the
     API key header) wherever the answer points, another origin included. Both drivers refuse
     every redirect, so a sync and an async call behave the same."""
@@ -355,7 +356,7 @@ def interpret_ton(body: Any, status: int = 200) -> Any:
 # --- one logical exchange, with retries, the deadline and billing ------------------------------
 
 
-Interpret = Callable[[httpx.Response], Any]
+Interpret = Callable[[Answer], Any]
 
 
 @dataclass(frozen=True)
@@ -384,9 +385,9 @@ NOT_SENT_ERRORS = (
 )
 
 
-def attempt_fate(outcome: httpx.Response | BaseException) -> Fate:
+def attempt_fate(outcome: Answer | BaseException) -> Fate:
     """The billing fate of one attempt (see `toolkit.catalog.billing`)."""
-    if isinstance(outcome, httpx.Response):
+    if not isinstance(outcome, BaseException):  # an Answer, or httpx's own (`_http`)
         return fate_of_status(outcome.status_code)
     return Fate.NOT_SENT if isinstance(outcome, NOT_SENT_ERRORS) else Fate.UNANSWERED
 
@@ -539,13 +540,18 @@ class Exchange:
             return [type(r).__name__ if isinstance(r, GatewayError) else status for r in result]
         return [status] * count
 
-    def _read(self, outcome: httpx.Response | Exception) -> Any:
+    def _read(self, outcome: Answer | Exception) -> Any:
         if isinstance(outcome, DeadlinePassed):
             raise Timeout(f"no answer within the call's {self.timeout_s:g} s deadline")
         if isinstance(outcome, httpx.TimeoutException):
             raise Timeout(
                 f"no answer within the call's {self.timeout_s:g} s deadline "
                 f"({type(outcome).__name__})"
+            )
+        if isinstance(outcome, httpx.DecodingError):
+            raise MalformedResponse(
+                f"the body does not decode as its Content-Encoding says ({outcome})",
+                retryable=True,  # a body cut or garbled on the way may pass next time
             )
         if isinstance(outcome, httpx.HTTPError):
             untrusted = _certificate_refusal(outcome)
@@ -624,7 +630,7 @@ def _sleep_sync(step: Sleep) -> None:
     time.sleep(step.seconds)
 
 
-def _send_sync(client: httpx.Client, step: Send) -> httpx.Response | httpx.HTTPError | Exception:
+def _send_sync(client: httpx.Client, step: Send) -> Answer | httpx.HTTPError | Exception:
     """Send with a deadline for the whole exchange: httpx's timeouts are per read, so a server
     that drips bytes is cut off between chunks when the deadline passes."""
     request, deadline = step.request, step.deadline
@@ -641,18 +647,16 @@ def _send_sync(client: httpx.Client, step: Send) -> httpx.Response | httpx.HTTPE
             timeout=httpx.Timeout(remaining),
         ) as response:
             chunks = []
-            for chunk in response.iter_raw():
+            for chunk in response.iter_bytes():  # decoded from gzip or deflate
                 chunks.append(chunk)
                 if time.monotonic() > deadline:
                     raise httpx.ReadTimeout("the call's deadline passed while reading")
-            return httpx.Response(
-                response.status_code, headers=response.headers, content=b"".join(chunks)
-            )
+            return Answer(response.status_code, response.headers, b"".join(chunks))
     except httpx.HTTPError as error:
         return error
 
 
-async def _send_async(client: Any, step: Send) -> httpx.Response | httpx.HTTPError | Exception:
+async def _send_async(client: Any, step: Send) -> Answer | httpx.HTTPError | Exception:
     request = step.request
     remaining = step.deadline - time.monotonic()
     if remaining <= 0:
@@ -688,6 +692,7 @@ def bearer(api_key: str) -> dict[str, str]:
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "Answer",
     "BatchRefused",
     "Endpoint",
     "Exchange",

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from .._errors import BatchRefused, BudgetExceeded, GatewayError, ValidationError
@@ -110,14 +111,17 @@ class BulkRun:
         self._queue: asyncio.Queue[list[Item]] = asyncio.Queue()
         self._batch_verdicts: dict[int, asyncio.Event] = {}  # per node: first batch answered
         self._to_send: list[Item] | None = None  # what the cache did not answer
+        self._answered: list[int] = []  # ... and the positions of what it did
 
     def answer_from_cache(self) -> set[int]:
         """Answer what the response cache holds, now, in one pass per node (the check each call
         and batch would make anyway, done for all at once); return the positions answered. `run`
         does it first unless it was done already."""
         if self._to_send is None:
-            self._to_send = self._answer_from_cache()
-        return {index for index, item in enumerate(self.items) if item.done}
+            self._answered = self._answer_from_cache()
+            answered = set(self._answered)
+            self._to_send = [item for i, item in enumerate(self.items) if i not in answered]
+        return set(self._answered)
 
     async def run(self) -> list[Item]:
         self.answer_from_cache()
@@ -140,20 +144,30 @@ class BulkRun:
                 cache.flush()  # the run's answers are on disk when it returns
         return self.items
 
-    def _answer_from_cache(self) -> list[Item]:
-        by_node: dict[int, list[Item]] = {}
-        for item in self.items:
-            if item.node.cache is not None:
-                by_node.setdefault(id(item.node), []).append(item)
-        for items in by_node.values():
-            results = items[0].node.aio.answered_from_cache([item.call for item in items])
+    def _answer_from_cache(self) -> list[int]:
+        """The positions of the items the cache answered (0 RU: nothing else to tally)."""
+        items = self.items
+        by_node: dict[int, list[int]] = {}
+        for index, item in enumerate(items):
+            by_node.setdefault(id(item.node), []).append(index)
+        hits = []
+        for indexes in by_node.values():
+            node = items[indexes[0]].node
+            if node.cache is None:
+                continue
+            results, unanswered = node.aio.answered_from_cache([items[i].call for i in indexes])
+            if len(unanswered) == len(indexes):
+                continue
+            missed = set(unanswered)
             answered = []
-            for item, result in zip(items, results, strict=True):
-                if item.call.receipt.cache_hit:  # 0 RU: nothing else to tally
+            for position, (index, result) in enumerate(zip(indexes, results, strict=True)):
+                if position not in missed:
+                    item = items[index]
                     item.receipt, item.done, item.result = _CACHE_HIT, True, result
                     answered.append(item)
+                    hits.append(index)
             self._done(answered)
-        return [item for item in self.items if not item.done]
+        return hits
 
     def _units(self, items: Sequence[Item]) -> list[list[Item]]:
         """Batches of JSON-RPC calls per node and endpoint, then single calls."""
@@ -319,51 +333,87 @@ def results_frame(items: Sequence[Item]) -> pd.DataFrame:
     ``result`` and ``value`` are Python objects whatever they hold: exact ints past 2**63 as
     well as below, and one type per column from run to run (pandas would infer int64 or str
     from the values). The text columns are Arrow strings made straight from the texts (the
-    ``string`` dtype's own storage), skipping pandas' check of each value.
+    ``string`` dtype's own storage), skipping pandas' check of each value. Each column is one
+    pass in C over the items where it can be (`map`, `attrgetter`): a Python loop over the
+    items with a branch per column cost more than all the rest of a cached re-run.
     """
     import numpy as np
     import pandas as pd
 
     n = len(items)
-    results, values = np.empty(n, dtype=object), np.empty(n, dtype=object)
-    errors: list[str | None] = [None] * n
-    messages: list[str | None] = [None] * n
-    failed = False
+    bounds = list(map(_BOUND_OF, items))
+    results = list(map(_RESULT_OF, items))
+    failures = list(map(_ERROR_OF, items))
+    failed = failures.count(None) != n
+    receipts = list(map(_RECEIPT_OF, items))
+    columns = {
+        "node": _strings(_node_names(items)),
+        "method": _strings(list(map(_METHOD_NAME_OF, bounds))),
+        "params": _strings(list(map(_WIRE_JSON_OF, bounds))),
+        "result": np.fromiter(results, dtype=object, count=n),
+        "value": np.fromiter(_values(bounds, results, failures, failed), dtype=object, count=n),
+        "error": _strings([_error_name(e) for e in failures]) if failed else _no_strings(n),
+        "message": _strings([_error_text(e) for e in failures]) if failed else _no_strings(n),
+        "ru": np.fromiter(map(_RU_OF, receipts), dtype=np.int64, count=n),
+        "unconfirmed_ru": np.fromiter(map(_UNCONFIRMED_OF, receipts), np.int64, count=n),
+        "cache_hit": np.fromiter(map(_CACHE_HIT_OF, receipts), dtype=bool, count=n),
+    }
+    return pd.DataFrame(columns, copy=False)  # in `RESULT_COLUMNS` order (a test checks)
+
+
+_BOUND_OF = attrgetter("call.bound")
+_RESULT_OF = attrgetter("result")
+_ERROR_OF = attrgetter("error")
+_RECEIPT_OF = attrgetter("receipt")
+_METHOD_NAME_OF = attrgetter("method.name")
+_RESULT_KIND_OF = attrgetter("method.result")
+_WIRE_JSON_OF = attrgetter("wire_json")
+_RU_OF = attrgetter("ru")
+_UNCONFIRMED_OF = attrgetter("unconfirmed_ru")
+_CACHE_HIT_OF = attrgetter("cache_hit")
+
+
+def _node_names(items: Sequence[Item]) -> list[str]:
+    """Each item's node name, asked once per node (a name is a property of the node's core)."""
+    nodes = list(map(attrgetter("node"), items))
+    names = {id(node): node.name for node in {id(node): node for node in nodes}.values()}
+    if len(names) == 1:
+        return [next(iter(names.values()))] * len(nodes)
+    return [names[id(node)] for node in nodes]
+
+
+def _values(bounds: list[Any], results: list[Any], failures: list[Any], failed: bool) -> list[Any]:
+    """The typed values (ints for quantities, like the helpers return); None for a failed call
+    and for a result its kind's conversion refuses."""
+    kinds = set(map(_RESULT_KIND_OF, bounds))
+    if len(kinds) == 1 and not failed:
+        convert = TYPED_VALUES.get(next(iter(kinds)))
+        if convert is None:
+            return results
+        try:
+            return list(map(convert, results))
+        except (TypeError, ValueError):
+            pass  # one result the conversion refuses: convert each on its own below
+    values: list[Any] = []
     converters: dict[str, Any] = {}
-    bounds = [item.call.bound for item in items]
-    names: dict[int, str] = {}  # node names, asked once per node
-    nodes = []
-    for index, item in enumerate(items):
-        node = item.node
-        name = names.get(id(node))
-        if name is None:
-            name = names[id(node)] = node.name
-        nodes.append(name)
-        if item.error is not None:
-            errors[index] = type(item.error).__name__
-            messages[index] = str(item.error)
-            failed = True
+    for bound, result, failure in zip(bounds, results, failures, strict=True):
+        if failure is not None:
+            values.append(None)
             continue
-        result = results[index] = item.result
-        kind = bounds[index].method.result
+        kind = bound.method.result
         convert = converters.get(kind, _UNKNOWN)
         if convert is _UNKNOWN:
             convert = converters[kind] = TYPED_VALUES.get(kind)
-        values[index] = result if convert is None else _typed(convert, result)
-    receipts = [item.receipt for item in items]
-    columns = {
-        "node": _strings(nodes),
-        "method": _strings([bound.method.name for bound in bounds]),
-        "params": _strings([bound.wire_json for bound in bounds]),
-        "result": results,
-        "value": values,
-        "error": _strings(errors) if failed else _no_strings(n),
-        "message": _strings(messages) if failed else _no_strings(n),
-        "ru": np.fromiter((r.ru for r in receipts), dtype=np.int64, count=n),
-        "unconfirmed_ru": np.fromiter((r.unconfirmed_ru for r in receipts), np.int64, count=n),
-        "cache_hit": np.fromiter((r.cache_hit for r in receipts), dtype=bool, count=n),
-    }
-    return pd.DataFrame(columns, columns=list(RESULT_COLUMNS), copy=False)
+        values.append(result if convert is None else _typed(convert, result))
+    return values
+
+
+def _error_name(error: BaseException | None) -> str | None:
+    return None if error is None else type(error).__name__
+
+
+def _error_text(error: BaseException | None) -> str | None:
+    return None if error is None else str(error)
 
 
 def _strings(texts: list[str | None]) -> Any:

@@ -71,15 +71,16 @@ class Workload:
     ) -> Workload:
         """Plan `method(address, block)` for every address at every block (balances, history)."""
         blocks = list(blocks)
-        for address in addresses:
-            for block in blocks:
-                self.add(node, method, address, block)
-        return self
+        calls = (((address, block), {}) for address in addresses for block in blocks)
+        return self._extend(node, node.prepare_many(method, calls))
 
     def each(self, node: Node, method: str, values: Iterable[Any], *, param: str) -> Workload:
         """Plan `method` once per value of one keyword parameter (a TRON block range, names...)."""
-        for value in values:
-            self.add(node, method, **{param: value})
+        return self._extend(node, node.prepare_many(method, (((), {param: v}) for v in values)))
+
+    def _extend(self, node: Node, prepared: list[PreparedCall]) -> Workload:
+        # Validated as a whole first: a bad value adds none of the calls, as `add` adds none.
+        self.calls.extend([PlannedCall(node, call) for call in prepared])
         return self
 
     def __len__(self) -> int:
