@@ -1,12 +1,15 @@
 """Benchmark: bulk workloads, ours against the usual ways, measured side by side in one run.
 
-1. 1,000 ``eth_getBalance`` against Anvil (a real EVM node): ``Workload.run`` (the async engine,
-   batches of 100) against web3.py sync, web3.py ``AsyncWeb3`` + ``asyncio.gather``, and one raw
-   JSON-RPC batch of 1,000 sent with httpx (the lower bound: no validation, pricing or ledger).
+1. 1,000 ``eth_getBalance`` against Anvil (a real EVM node), 50 addresses at 20 old blocks:
+   ``Workload.grid`` + ``run`` (the async engine, batches of 100) against web3.py sync, web3.py
+   ``AsyncWeb3`` + ``asyncio.gather``, and one raw JSON-RPC batch of 1,000 sent with httpx (the
+   lower bound: no validation, pricing or ledger).
 2. 1,000 TRON REST calls (``wallet/gettransactioninfobyblocknum``) against the sandbox, served by
    its own process so that client and server do not share a core: ``Workload.run`` against a
    plain httpx sync loop and raw aiohttp at the same concurrency (32).
-3. The same two workloads re-run from the response cache.
+3. The same two workloads re-run from the response cache: in the same process (the answers
+   this process read or stored lately are in memory) and through a new handle on the cache file
+   (what a new kernel sees: every answer read from SQLite).
 
 Times are the best of `--repeats` rounds in which the contenders take turns, after a warm-up
 round (ours starts each first run from an empty cache). Memory is the peak of Python allocations
@@ -166,28 +169,26 @@ def evm_section(calls: int, repeats: int, workdir: str) -> tuple[str, str]:
     try:
         rpc(url, "anvil_mine", hex(400))
         head = int(rpc(url, "eth_blockNumber"), 16)
-        addresses = [rpc(url, "eth_accounts")[0]] + [f"0x{i:040x}" for i in range(1, 100)]
+        # 50 addresses x 20 old blocks (the node is not the bottleneck), as issue 17 states.
+        addresses = [rpc(url, "eth_accounts")[0]] + [f"0x{i:040x}" for i in range(1, 50)]
         blocks = [head - 300 + i for i in range(max(1, calls // len(addresses)))]
-        pairs = [(a, b) for a in addresses for b in blocks][:calls]
-        return evm_rows(url, pairs, repeats, workdir)
+        return evm_rows(url, addresses, blocks, repeats, workdir)
     finally:
         process.terminate()
         process.wait(timeout=10)
 
 
-def evm_rows(url: str, pairs: list[tuple[str, int]], repeats: int, workdir: str):
+def evm_rows(url: str, addresses: list[str], blocks: list[int], repeats: int, workdir: str):
     from web3 import AsyncHTTPProvider, AsyncWeb3, HTTPProvider, Web3
 
+    pairs = [(address, block) for address in addresses for block in blocks]
     n = len(pairs)
     cache_file = Path(workdir) / "evm-cache.sqlite"
     eth = toolkit.node(url, chain="ethereum", name="anvil", cache=cache_file)
     w3 = Web3(HTTPProvider(url))
 
     def ours(batch_size: int = 100, node: toolkit.Node | None = None) -> None:
-        node = node or eth
-        work = Workload()
-        for address, block in pairs:
-            work.add(node, "eth_getBalance", address, block)
+        work = Workload().grid(node or eth, "eth_getBalance", addresses, blocks)
         frame = work.run(progress=False, batch_size=batch_size, concurrency=CONCURRENCY)
         assert frame["error"].isna().all(), frame["message"].dropna().head()
 
@@ -269,24 +270,71 @@ def evm_rows(url: str, pairs: list[tuple[str, int]], repeats: int, workdir: str)
     ours()  # a clean first run fills the cache for section 3
     spent_first = eth.ledger.total_ru - ru_before
     ru_before = eth.ledger.total_ru
-    cached = measure([Contender("cached", ours)], n, repeats)["cached"]
-    spent_again = eth.ledger.total_ru - ru_before
-    title = f"1. {n:,} eth_getBalance on Anvil"
+    cached, from_disk, spent_from_disk = cached_reruns(
+        ours,
+        lambda cache: toolkit.node(url, chain="ethereum", name="anvil", cache=cache),
+        n,
+        repeats,
+        cache_file,
+    )
+    spent_again = eth.ledger.total_ru - ru_before + spent_from_disk
+    title = f"1. {n:,} eth_getBalance on Anvil ({len(addresses)} addresses x {len(blocks)} blocks)"
     text = table(title, rows, reference=web3_gather)
     text += (
         f"\n\nours / lower bound: {first.rate / bound.rate:.2f} (target 0.8); "
         f"ours / AsyncWeb3+gather: {first.rate / web3_gather.rate:.1f}x (target 10x); "
         f"cached re-run / lower bound's time: {cached.seconds / bound.seconds:.2f} "
-        "(target 0.25 or less)"
+        f"(target 0.25 or less; {from_disk.seconds / bound.seconds:.2f} through a new handle "
+        "on the file)"
     )
-    cache_row = (
-        f"| 1,000 eth_getBalance (Anvil) | {first.seconds:.3f} | {cached.seconds:.4f} "
-        f"| {first.seconds / cached.seconds:.0f}x | {spent_first:,} | {spent_again} "
-        f"| {cached.peak_kib:,.0f} |"
+    cache_row = cache_table_row(
+        f"{n:,} eth_getBalance (Anvil)", first, cached, from_disk, spent_first, spent_again
     )
     for client in (eth, plain, unbatched):
         client.close()
     return text, cache_row
+
+
+def cached_reruns(
+    run: Callable[..., None],
+    open_node: Callable[[object], toolkit.Node],
+    n: int,
+    repeats: int,
+    cache_file: Path,
+) -> tuple[Row, Row, int]:
+    """The cached re-run in this process (answers in memory), and through a new handle on the
+    same cache file each round (every answer read from SQLite, as in a new kernel); and the RU
+    the second kind spent (the first's is in its node's ledger)."""
+    from toolkit.client._cache import ResponseCache
+
+    handles: list[toolkit.Node] = []
+
+    def new_handle() -> None:
+        handles.append(open_node(ResponseCache(cache_file)))
+
+    rows = measure(
+        [
+            Contender("cached", run),
+            Contender("from disk", lambda: run(node=handles[-1]), new_handle),
+        ],
+        n,
+        repeats,
+    )
+    spent = sum(handle.ledger.total_ru for handle in handles)
+    for handle in handles:
+        handle.cache.close()
+        handle.close()
+    return rows["cached"], rows["from disk"], spent
+
+
+def cache_table_row(
+    name: str, first: Row, cached: Row, from_disk: Row, spent_first: int, spent_again: int
+) -> str:
+    return (
+        f"| {name} | {first.seconds:.3f} | {cached.seconds:.4f} "
+        f"| {first.seconds / cached.seconds:.0f}x | {from_disk.seconds:.4f} | {spent_first:,} "
+        f"| {spent_again} | {cached.peak_kib:,.0f} |"
+    )
 
 
 def aiohttp_session():
@@ -324,11 +372,9 @@ def tron_rows(info: dict, n: int, repeats: int, workdir: str):
     import aiohttp
 
     base = info["nodes"]["tron-mainnet"]
+    cache_file = Path(workdir) / "tron-cache.sqlite"
     gateway = toolkit.Gateway(
-        info["platform_url"],
-        info["api_key"],
-        nodes=info["nodes"],
-        cache=Path(workdir) / "tron-cache.sqlite",
+        info["platform_url"], info["api_key"], nodes=info["nodes"], cache=cache_file
     )
     tron = gateway.node("tron-mainnet")
     head = tron.head()
@@ -336,8 +382,8 @@ def tron_rows(info: dict, n: int, repeats: int, workdir: str):
     url = base + "/wallet/gettransactioninfobyblocknum"
     httpx.post(base + "/wallet/getblockbylatestnum", json={"num": 1})  # server warm
 
-    def ours() -> None:
-        work = Workload().each(tron, "wallet/gettransactioninfobyblocknum", numbers, param="num")
+    def ours(node: toolkit.Node = tron) -> None:
+        work = Workload().each(node, "wallet/gettransactioninfobyblocknum", numbers, param="num")
         frame = work.run(progress=False, concurrency=CONCURRENCY)
         assert frame["error"].isna().all(), frame["message"].dropna().head()
 
@@ -379,14 +425,25 @@ def tron_rows(info: dict, n: int, repeats: int, workdir: str):
     ours()  # a clean first run fills the cache for section 3
     spent_first = gateway.ledger.total_ru - ru_before
     ru_before = gateway.ledger.total_ru
-    cached = measure([Contender("cached", ours)], n, repeats)["cached"]
-    spent_again = gateway.ledger.total_ru - ru_before
+    cached, from_disk, spent_from_disk = cached_reruns(
+        ours,
+        lambda cache: toolkit.Gateway(
+            info["platform_url"], info["api_key"], nodes=info["nodes"], cache=cache
+        ).node("tron-mainnet"),
+        n,
+        repeats,
+        cache_file,
+    )
+    spent_again = gateway.ledger.total_ru - ru_before + spent_from_disk
     text = table(f"2. {n:,} TRON REST calls on the sandbox", rows, reference=bound)
     text += f"\n\nours / raw aiohttp: {first.rate / bound.rate:.2f} (target 0.8)"
-    cache_row = (
-        f"| 1,000 TRON gettransactioninfobyblocknum (sandbox) | {first.seconds:.3f} "
-        f"| {cached.seconds:.4f} | {first.seconds / cached.seconds:.0f}x | {spent_first:,} "
-        f"| {spent_again} | {cached.peak_kib:,.0f} |"
+    cache_row = cache_table_row(
+        f"{n:,} TRON gettransactioninfobyblocknum (sandbox)",
+        first,
+        cached,
+        from_disk,
+        spent_first,
+        spent_again,
     )
     gateway.close()
     return text, cache_row
@@ -416,9 +473,9 @@ def main(argv: list[str] | None = None) -> str:
             [
                 "**3. The same workloads re-run from the response cache**",
                 "",
-                "| workload | first run s | cached re-run s | speed-up | RU first | RU re-run "
-                "| peak KiB re-run |",
-                "|---|---:|---:|---:|---:|---:|---:|",
+                "| workload | first run s | cached re-run s | speed-up | re-run, new handle s "
+                "| RU first | RU re-runs | peak KiB re-run |",
+                "|---|---:|---:|---:|---:|---:|---:|---:|",
                 *cache_rows,
             ]
         )
