@@ -21,16 +21,41 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import importlib
 import json
 import os
 import ssl
-import urllib.request
 import weakref
-from typing import Any, Literal
-
-import httpx
+from typing import TYPE_CHECKING, Any, Literal
 
 from .._redact import register_secret
+
+
+class LazyModule:
+    """Stands in for a module until its first attribute is read: that read imports the module and
+    puts it in place of the stand-in in `namespace` (the globals of the module that made it), so
+    every later use there is the plain module's, at no cost. `import toolkit` then does not pay
+    for httpx (about a fifth of its time, click for httpx's command line included) before a
+    client is made. Type checkers see the real import, under `TYPE_CHECKING`."""
+
+    def __init__(self, name: str, namespace: dict[str, Any]) -> None:
+        self._name = name
+        self._namespace = namespace
+
+    def __getattr__(self, attribute: str) -> Any:
+        module = importlib.import_module(self._name)
+        if self._namespace.get(self._name) is self:
+            self._namespace[self._name] = module
+        return getattr(module, attribute)
+
+    def __repr__(self) -> str:
+        return f"<{self._name}, imported on first use>"
+
+
+if TYPE_CHECKING:
+    import httpx
+else:
+    httpx = LazyModule("httpx", globals())
 
 AsyncTransportKind = Literal["auto", "aiohttp", "httpx"]
 ASYNC_TRANSPORTS = ("auto", "aiohttp", "httpx")
@@ -39,6 +64,8 @@ ASYNC_TRANSPORTS = ("auto", "aiohttp", "httpx")
 def env_proxy(url: str) -> str | None:
     """The proxy the environment names for `url` (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY,
     either case, read as the standard library reads them), or None."""
+    import urllib.request  # only now: httpx, which needs it too, is loaded on first use as well
+
     target = httpx.URL(url)
     host = target.host if target.port is None else f"{target.host}:{target.port}"
     if urllib.request.proxy_bypass(host):

@@ -25,9 +25,7 @@ import weakref
 from collections.abc import Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from .._errors import GatewayError, MalformedResponse, ValidationError
 from .._redact import clip
@@ -46,7 +44,7 @@ from ..catalog import (
     lookup,
 )
 from ._cache import Cacheable, ResponseCache, is_final
-from ._http import async_client, sync_client
+from ._http import LazyModule, async_client, sync_client
 from ._ledger import Entry, Meter
 from ._protocol import (
     Interpret,
@@ -68,6 +66,11 @@ from ._transport import (
     drive_async,
     drive_sync,
 )
+
+if TYPE_CHECKING:
+    import httpx
+else:
+    httpx = LazyModule("httpx", globals())  # imported on first use: see `_http.LazyModule`
 
 Steps = Generator[Any, Any, Any]
 HEAD_NOTE = "chain head, fetched to price archive calls"

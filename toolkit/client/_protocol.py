@@ -7,13 +7,12 @@ Pure functions of a bound call and a response; nothing here sends, retries or bi
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from .._errors import BatchRefused, GatewayError, MalformedResponse, RateLimited
 from .._redact import clip
 from ..catalog import RESULT_KINDS, BoundCall, Chain, Method, Surface
+from ._http import LazyModule
 from ._transport import (
     Endpoint,
     HTTPRequest,
@@ -27,7 +26,12 @@ from ._transport import (
     parse_json,
 )
 
-Interpret = Callable[[httpx.Response], Any]
+if TYPE_CHECKING:
+    import httpx
+else:
+    httpx = LazyModule("httpx", globals())  # imported on first use: see `_http.LazyModule`
+
+Interpret = Callable[["httpx.Response"], Any]
 
 
 def url_for(endpoint: Endpoint, chain: Chain, method: Method) -> str:

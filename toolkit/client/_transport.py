@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import functools
 import itertools
 import random
 import re
@@ -20,9 +21,7 @@ import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from .._errors import (
     AmbiguousAssetName,
@@ -43,8 +42,14 @@ from .._errors import (
 from .._json import MAX_DEPTH, NestedTooDeep, load_bounded
 from .._redact import redact_url, register_secret, register_url, scrub, scrub_logs
 from ..catalog import Fate, charge, fate_of_status
+from ._http import LazyModule
 from ._ledger import Entry, Meter
 from ._ratelimit import RateLimiter
+
+if TYPE_CHECKING:
+    import httpx
+else:
+    httpx = LazyModule("httpx", globals())  # imported on first use: see `_http.LazyModule`
 
 DEFAULT_TIMEOUT = 30.0  # seconds for a whole call: connect, send, read and every retry
 
@@ -355,7 +360,7 @@ def interpret_ton(body: Any, status: int = 200) -> Any:
 # --- one logical exchange, with retries, the deadline and billing ------------------------------
 
 
-Interpret = Callable[[httpx.Response], Any]
+Interpret = Callable[["httpx.Response"], Any]
 
 
 @dataclass(frozen=True)
@@ -373,22 +378,25 @@ class DeadlinePassed(Exception):
     """The call's deadline passed before this attempt could be sent (so it was not)."""
 
 
-# httpx failures that prove the request never reached the gateway; any other may have.
-NOT_SENT_ERRORS = (
-    httpx.ConnectError,
-    httpx.ConnectTimeout,
-    httpx.PoolTimeout,
-    httpx.ProxyError,
-    httpx.UnsupportedProtocol,
-    DeadlinePassed,
-)
+@functools.cache
+def not_sent_errors() -> tuple[type[BaseException], ...]:
+    """httpx failures that prove the request never reached the gateway; any other may have (a
+    function, so that httpx is imported on first use, not with the module)."""
+    return (
+        httpx.ConnectError,
+        httpx.ConnectTimeout,
+        httpx.PoolTimeout,
+        httpx.ProxyError,
+        httpx.UnsupportedProtocol,
+        DeadlinePassed,
+    )
 
 
 def attempt_fate(outcome: httpx.Response | BaseException) -> Fate:
     """The billing fate of one attempt (see `toolkit.catalog.billing`)."""
     if isinstance(outcome, httpx.Response):
         return fate_of_status(outcome.status_code)
-    return Fate.NOT_SENT if isinstance(outcome, NOT_SENT_ERRORS) else Fate.UNANSWERED
+    return Fate.NOT_SENT if isinstance(outcome, not_sent_errors()) else Fate.UNANSWERED
 
 
 @dataclass
