@@ -19,12 +19,10 @@ certifi's roots.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import importlib
 import json
 import os
-import ssl
 import weakref
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -35,8 +33,9 @@ class LazyModule:
     """Stands in for a module until its first attribute is read: that read imports the module and
     puts it in place of the stand-in in `namespace` (the globals of the module that made it), so
     every later use there is the plain module's, at no cost. `import toolkit` then does not pay
-    for httpx (about a fifth of its time, click for httpx's command line included) before a
-    client is made. Type checkers see the real import, under `TYPE_CHECKING`."""
+    for httpx (about a third of its time, click for httpx's command line included) nor asyncio
+    and ssl (a fifth) before a call is made. Type checkers see the real import, under
+    `TYPE_CHECKING`."""
 
     def __init__(self, name: str, namespace: dict[str, Any]) -> None:
         self._name = name
@@ -53,9 +52,14 @@ class LazyModule:
 
 
 if TYPE_CHECKING:
+    import asyncio
+    import ssl
+
     import httpx
 else:
+    asyncio = LazyModule("asyncio", globals())
     httpx = LazyModule("httpx", globals())
+    ssl = LazyModule("ssl", globals())
 
 AsyncTransportKind = Literal["auto", "aiohttp", "httpx"]
 ASYNC_TRANSPORTS = ("auto", "aiohttp", "httpx")

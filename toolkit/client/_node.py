@@ -16,7 +16,6 @@ in `_chains` are written once for both. Workloads, widgets and provenance use on
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import math
 import threading
@@ -68,8 +67,11 @@ from ._transport import (
 )
 
 if TYPE_CHECKING:
+    import asyncio
+
     import httpx
 else:
+    asyncio = LazyModule("asyncio", globals())
     httpx = LazyModule("httpx", globals())  # imported on first use: see `_http.LazyModule`
 
 Steps = Generator[Any, Any, Any]

@@ -10,13 +10,10 @@ This module is the one place where httpx and json errors become the toolkit's ex
 
 from __future__ import annotations
 
-import asyncio
-import email.utils
 import functools
 import itertools
 import random
 import re
-import ssl
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
@@ -47,8 +44,13 @@ from ._ledger import Entry, Meter
 from ._ratelimit import RateLimiter
 
 if TYPE_CHECKING:
+    import asyncio
+    import ssl
+
     import httpx
 else:
+    asyncio = LazyModule("asyncio", globals())
+    ssl = LazyModule("ssl", globals())
     httpx = LazyModule("httpx", globals())  # imported on first use: see `_http.LazyModule`
 
 DEFAULT_TIMEOUT = 30.0  # seconds for a whole call: connect, send, read and every retry
@@ -191,6 +193,8 @@ def parse_retry_after(value: str | None) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         pass
+    import email.utils  # only here: a date in Retry-After is rare
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
