@@ -5,9 +5,11 @@ cannot slip back unnoticed. These check which modules are loaded, never how long
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import toolkit
 
@@ -78,3 +80,27 @@ def test_the_lazy_names_are_the_public_ones():
     lazy = {name for name in toolkit.__all__ if name not in vars(toolkit)}
     # Whatever is not bound at import comes from a module loaded on first use, by name.
     assert lazy <= set(toolkit._LAZY_NAMES)
+
+
+def test_the_start_up_bench_reports_both_targets():
+    """`bench/bench_startup.py` (run by `make bench`) turns its timings into the table and the
+    two verdicts; fed made-up timings here, so no process is started and nothing is timed."""
+    path = Path(__file__).resolve().parents[2] / "bench" / "bench_startup.py"
+    spec = importlib.util.spec_from_file_location("bench_startup", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    times = {
+        "pass": {"wall": [0.03, 0.04]},
+        "pandas": {"wall": [0.45, 0.5]},
+        "toolkit": {"wall": [0.1, 0.2]},
+        "source": {"wall": [0.15, 0.2]},
+        "sandbox": {"json": [0.25, 0.3], "wall": [0.26, 0.3]},
+        "connect": {"wall": [0.3, 0.4], "connect": [0.2, 0.2]},
+    }
+    text = bench.report(times, rounds=2)
+    assert '| `python -c "import toolkit"` | 0.100 | 0.150 | 0.070 |' in text
+    assert "`import toolkit` / `import pandas`: 0.22 on the raw wall times" in text
+    assert "(target under 0.5: **met**" in text
+    assert (
+        "Sandbox ready (launch to first HTTP answer): 0.260 s (target under 1 s: **met**)" in text
+    )
