@@ -18,6 +18,7 @@ HERE = Path(__file__).resolve().parent
 
 # (script, title, its arguments at full size, its arguments with --quick)
 BENCHMARKS = [
+    ("bench_startup.py", "Start-up", [], ["--quick"]),
     ("bench_bulk.py", "Bulk workloads", [], ["--quick"]),
     ("bench_frames.py", "Frames", [], ["--records", "10000", "--runs", "2"]),
     ("load.py", "Load on the sandbox", [], ["--seconds", "3", "--threads", "4"]),

@@ -7,13 +7,14 @@
     gw.ledger.frame                           # what was spent, in RU
 
 Heavy parts load on first use: `toolkit.frames`, `toolkit.plots`, `toolkit.widgets`,
-`toolkit.sandbox`, `toolkit.solana_tx`.
+`toolkit.sandbox`, `toolkit.solana_tx`, `toolkit.workloads` (`Workload` and its kin), and httpx
+(when a client is first made). `tests/architecture/test_startup.py` keeps it so.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._errors import (
     AmbiguousAssetName,
@@ -83,19 +84,29 @@ from .client import (
     platform,
     web3,
 )
-from .workloads import Preview, Provenance, Workload, provenance, read_dataset
 
-_LAZY_MODULES = ("frames", "plots", "widgets", "sandbox", "solana_tx", "examples")
-# Functions that load pandas (and pyarrow) on first use, from the module that holds them.
-_LAZY_FUNCTIONS = {"to_parquet": "frames", "read_parquet": "frames"}
+if TYPE_CHECKING:
+    from .frames import read_parquet, to_parquet
+    from .workloads import Preview, Provenance, Workload, provenance, read_dataset
+
+_LAZY_MODULES = ("frames", "plots", "widgets", "sandbox", "solana_tx", "examples", "workloads")
+# Names loaded on first use, from the module that holds them: the frames' functions load pandas
+# (and pyarrow); the workloads, a rarer need than a node's calls, cost a tenth of the import.
+_LAZY_NAMES = {
+    "to_parquet": "frames",
+    "read_parquet": "frames",
+    **dict.fromkeys(
+        ("Preview", "Provenance", "Workload", "provenance", "read_dataset"), "workloads"
+    ),
+}
 
 
 def __getattr__(name: str) -> Any:
     # Submodules that import pandas, matplotlib, ipywidgets or solders load on first use.
     if name in _LAZY_MODULES:
         return importlib.import_module(f"{__name__}.{name}")
-    if name in _LAZY_FUNCTIONS:
-        return getattr(importlib.import_module(f"{__name__}.{_LAZY_FUNCTIONS[name]}"), name)
+    if name in _LAZY_NAMES:
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY_NAMES[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -15,7 +15,6 @@ call first (web3.py's ``eth_chainId``, tronpy's ``wallet/getnowblock``, ...), ma
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import numbers
@@ -476,6 +475,8 @@ def _close_matches(word: Any, possibilities: Any, n: int) -> list[str]:
     """difflib's suggestions, for a short string only: they cost time quadratic in its length."""
     if not isinstance(word, str) or len(word) > 64:
         return []
+    import difflib  # only for a mistake's suggestions: not paid by `import toolkit`
+
     return difflib.get_close_matches(word, possibilities, n=n)
 
 

@@ -22,9 +22,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from .._errors import ValidationError
 from .._redact import clip, register_secret, register_url
@@ -32,13 +30,18 @@ from .._reprs import key_values_html
 from ..catalog import DEFAULT_PRICING, Chain, PricingTable
 from ..catalog.encoding import is_loopback_host
 from ._cache import CacheSetting, ResponseCache
-from ._http import AsyncTransportKind
+from ._http import AsyncTransportKind, LazyModule
 from ._ledger import Ledger
 from ._node import Node, NodeCore, NodeSpec, resolve_chain
 from ._platform import Platform, platform_core
 from ._ratelimit import RateLimiter
 from ._settings import RateLimitSetting, Settings, Shared
 from ._transport import DEFAULT_TIMEOUT, RetryPolicy
+
+if TYPE_CHECKING:
+    import httpx
+else:
+    httpx = LazyModule("httpx", globals())  # imported on first use: see `_http.LazyModule`
 
 ENV_PLATFORM_URL = "NODE_GATEWAY_PLATFORM_URL"
 ENV_API_KEY = "NODE_GATEWAY_API_KEY"

@@ -25,21 +25,51 @@ certifi's roots.
 
 from __future__ import annotations
 
-import asyncio
 import functools
+import importlib
 import json
 import os
-import ssl
-import urllib.request
 import weakref
 from collections.abc import Mapping
-from typing import Any, Literal, NamedTuple
-
-import httpx
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from .._redact import register_secret
 
+
+class LazyModule:
+    """Stands in for a module until its first attribute is read: that read imports the module and
+    puts it in place of the stand-in in `namespace` (the globals of the module that made it), so
+    every later use there is the plain module's, at no cost. `import toolkit` then does not pay
+    for httpx (about a third of its time, click for httpx's command line included) nor asyncio
+    and ssl (a fifth) before a call is made. Type checkers see the real import, under
+    `TYPE_CHECKING`."""
+
+    def __init__(self, name: str, namespace: dict[str, Any]) -> None:
+        self._name = name
+        self._namespace = namespace
+
+    def __getattr__(self, attribute: str) -> Any:
+        module = importlib.import_module(self._name)
+        if self._namespace.get(self._name) is self:
+            self._namespace[self._name] = module
+        return getattr(module, attribute)
+
+    def __repr__(self) -> str:
+        return f"<{self._name}, imported on first use>"
+
+
+if TYPE_CHECKING:
+    import asyncio
+    import ssl
+
+    import httpx
+else:
+    asyncio = LazyModule("asyncio", globals())
+    httpx = LazyModule("httpx", globals())
+    ssl = LazyModule("ssl", globals())
+
 AsyncTransportKind = Literal["auto", "aiohttp", "httpx"]
+ASYNC_TRANSPORTS = ("auto", "aiohttp", "httpx")
 
 
 class Answer(NamedTuple):
@@ -50,12 +80,11 @@ class Answer(NamedTuple):
     content: bytes  # the body, content-encoding decoded
 
 
-ASYNC_TRANSPORTS = ("auto", "aiohttp", "httpx")
-
-
 def env_proxy(url: str) -> str | None:
     """The proxy the environment names for `url` (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY,
     either case, read as the standard library reads them), or None."""
+    import urllib.request  # only now: httpx, which needs it too, is loaded on first use as well
+
     target = httpx.URL(url)
     host = target.host if target.port is None else f"{target.host}:{target.port}"
     if urllib.request.proxy_bypass(host):

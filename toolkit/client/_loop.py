@@ -11,11 +11,17 @@ as the async HTTP clients and their open connections, alive and warm between cal
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import threading
 from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ._http import LazyModule
+
+if TYPE_CHECKING:
+    import asyncio
+else:
+    asyncio = LazyModule("asyncio", globals())  # imported on first use: see `_http.LazyModule`
 
 T = TypeVar("T")
 

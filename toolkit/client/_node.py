@@ -16,7 +16,6 @@ in `_chains` are written once for both. Workloads, widgets and provenance use on
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import math
 import threading
@@ -26,9 +25,7 @@ from collections.abc import Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from operator import attrgetter
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from .._errors import GatewayError, MalformedResponse, ValidationError
 from .._redact import clip
@@ -47,7 +44,7 @@ from ..catalog import (
     lookup,
 )
 from ._cache import Cacheable, ResponseCache, is_final
-from ._http import async_client, sync_client
+from ._http import LazyModule, async_client, sync_client
 from ._ledger import Entry, Meter
 from ._protocol import (
     Interpret,
@@ -69,6 +66,14 @@ from ._transport import (
     drive_async,
     drive_sync,
 )
+
+if TYPE_CHECKING:
+    import asyncio
+
+    import httpx
+else:
+    asyncio = LazyModule("asyncio", globals())
+    httpx = LazyModule("httpx", globals())  # imported on first use: see `_http.LazyModule`
 
 Steps = Generator[Any, Any, Any]
 HEAD_NOTE = "chain head, fetched to price archive calls"

@@ -9,17 +9,21 @@ read (a loop) or more than `MAX_PAGES` pages is a `MalformedResponse`, never an 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from .._errors import MalformedResponse, ValidationError
 from .._redact import hide_credentials
 from ..catalog import CHAINS
 from ..catalog.encoding import is_loopback_host
+from ._http import LazyModule
 from ._node import AsyncNode, Node, NodeCore
 from ._settings import Settings, Shared
 from ._transport import bearer
+
+if TYPE_CHECKING:
+    import httpx
+else:
+    httpx = LazyModule("httpx", globals())  # imported on first use: see `_http.LazyModule`
 
 NODES = "v2/nodes/"
 MAX_PAGES = 10_000  # a million nodes at 100 a page: a guard against a server's loop, not a limit

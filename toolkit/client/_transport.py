@@ -10,19 +10,15 @@ This module is the one place where httpx and json errors become the toolkit's ex
 
 from __future__ import annotations
 
-import asyncio
-import email.utils
+import functools
 import itertools
 import random
 import re
-import ssl
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from .._errors import (
     AmbiguousAssetName,
@@ -43,9 +39,19 @@ from .._errors import (
 from .._json import MAX_DEPTH, NestedTooDeep, load_bounded
 from .._redact import redact_url, register_secret, register_url, scrub, scrub_logs
 from ..catalog import Fate, charge, fate_of_status
-from ._http import Answer
+from ._http import Answer, LazyModule
 from ._ledger import Entry, Meter
 from ._ratelimit import RateLimiter
+
+if TYPE_CHECKING:
+    import asyncio
+    import ssl
+
+    import httpx
+else:
+    asyncio = LazyModule("asyncio", globals())
+    ssl = LazyModule("ssl", globals())
+    httpx = LazyModule("httpx", globals())  # imported on first use: see `_http.LazyModule`
 
 DEFAULT_TIMEOUT = 30.0  # seconds for a whole call: connect, send, read and every retry
 
@@ -187,6 +193,8 @@ def parse_retry_after(value: str | None) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         pass
+    import email.utils  # only here: a date in Retry-After is rare
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
@@ -374,22 +382,25 @@ class DeadlinePassed(Exception):
     """The call's deadline passed before this attempt could be sent (so it was not)."""
 
 
-# httpx failures that prove the request never reached the gateway; any other may have.
-NOT_SENT_ERRORS = (
-    httpx.ConnectError,
-    httpx.ConnectTimeout,
-    httpx.PoolTimeout,
-    httpx.ProxyError,
-    httpx.UnsupportedProtocol,
-    DeadlinePassed,
-)
+@functools.cache
+def not_sent_errors() -> tuple[type[BaseException], ...]:
+    """httpx failures that prove the request never reached the gateway; any other may have (a
+    function, so that httpx is imported on first use, not with the module)."""
+    return (
+        httpx.ConnectError,
+        httpx.ConnectTimeout,
+        httpx.PoolTimeout,
+        httpx.ProxyError,
+        httpx.UnsupportedProtocol,
+        DeadlinePassed,
+    )
 
 
 def attempt_fate(outcome: Answer | BaseException) -> Fate:
     """The billing fate of one attempt (see `toolkit.catalog.billing`)."""
     if not isinstance(outcome, BaseException):  # an Answer, or httpx's own (`_http`)
         return fate_of_status(outcome.status_code)
-    return Fate.NOT_SENT if isinstance(outcome, NOT_SENT_ERRORS) else Fate.UNANSWERED
+    return Fate.NOT_SENT if isinstance(outcome, not_sent_errors()) else Fate.UNANSWERED
 
 
 @dataclass
