@@ -98,6 +98,19 @@ def test_a_budget_smaller_than_the_workload_is_never_crossed(make_gateway, sandb
     assert gateway.ledger.total_ru <= spent_before + 101
     assert gateway.ledger.total_ru == metered_ru(sandbox)
     assert frame.loc[~refused, "ru"].sum() >= 95  # the budget was used, not abandoned early
+    # The summary's price covers the calls sent and those the budget refused alike.
+    assert frame.attrs["summary"]["preview_ru_high"] == 240
+
+
+def test_the_summary_states_the_price_the_preview_gave(make_gateway, cache_path):
+    gateway = make_gateway(cache=cache_path)
+    work = balances_and_blocks(gateway)
+    first = work.run(progress=False)
+    assert first.attrs["summary"]["preview_ru_high"] == 240 == first["ru"].sum()
+    again = work.run(progress=False)  # the cache answers the final blocks: not priced again
+    sent = ~again["cache_hit"]
+    assert 0 < sent.sum() < len(work)  # TRON's newest blocks were not final: sent again
+    assert again.attrs["summary"]["preview_ru_high"] == again.loc[sent, "ru"].sum() > 0
 
 
 def test_refused_batches_fall_back_to_single_calls_and_the_node_remembers(

@@ -144,6 +144,24 @@ class BulkRun:
                 cache.flush()  # the run's answers are on disk when it returns
         return self.items
 
+    def priced_high(self) -> int:
+        """The high end of the RU the calls the cache did not answer were priced at: a sent call
+        at the estimate it was last sent with, a call never sent priced now (with the heads its
+        node knows, nothing fetched)."""
+        total = 0
+        unsent: dict[int, tuple[Node, list[PreparedCall]]] = {}
+        for item in self.items:
+            if item.receipt is _CACHE_HIT:
+                continue
+            estimate = item.call.estimate
+            if item.receipt is _UNSENT or estimate is None:
+                unsent.setdefault(id(item.node), (item.node, []))[1].append(item.call)
+            else:
+                total += estimate.high
+        for node, calls in unsent.values():
+            total += sum(estimate.high for estimate in node.price_known(calls))
+        return total
+
     def _answer_from_cache(self) -> list[int]:
         """The positions of the items the cache answered (0 RU: nothing else to tally)."""
         items = self.items

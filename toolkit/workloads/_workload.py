@@ -225,7 +225,8 @@ class Workload:
         Columns: node, method, params (JSON text), result (raw JSON), value (typed, like the
         helpers return: ints for quantities), error (type name) and message for a failed call,
         ru (billed for the call, retries included), cache_hit. ``frame.attrs["summary"]`` holds
-        the run's counts, RU and time, and the preview's RU.
+        the run's counts, RU and time, and ``preview_ru_high``: the high end of the RU the calls
+        were priced at before they were sent (what the budget reserved).
 
         `progress`: True for a progress bar counting calls (its rate is calls per second since
         the calls started), False for none, or your own object with ``update(n)`` (see
@@ -366,12 +367,6 @@ class Workload:
             # out only for the calls that will be sent.
             cached = run.answer_from_cache()
             await to_send._fetch_heads(cached)
-            # The run's summary needs only the preview's high end, not its rows.
-            preview_high = sum(
-                estimate.high
-                for estimate in to_send.estimates(fetch_heads=False, cached=cached)
-                if estimate is not CACHED
-            )
             # The bar's clock starts with the sending: the dataset's rows and the cache's
             # answers count as done, but not in the rate.
             answered = len(self) - len(to_send) + len(cached)
@@ -380,7 +375,9 @@ class Workload:
         finally:
             if writer is not None:
                 writer.close()  # what finished is kept, even when the run was interrupted
-        frame = _finish(results_frame(items), previous, done, preview_high, started)
+        # The summary's price: what the calls were priced at as they were sent (pricing them all
+        # again for it took as long as reading a tenth of the answers of a fast node).
+        frame = _finish(results_frame(items), previous, done, run.priced_high(), started)
         _record_run(writer, frame, self.calls)
         return frame
 
