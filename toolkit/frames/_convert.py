@@ -322,7 +322,10 @@ def int_column(values: Sequence[Any], field: str) -> pd.api.extensions.Extension
     Counts, block numbers and energy never exceed int64 on a real chain; keeping the exact value
     when a payload says otherwise beats raising or rounding.
     """
-    ints = _parse_ints(values, field)
+    return _int_array(values if isinstance(values, _Ints) else _parse_ints(values, field))
+
+
+def _int_array(ints: _Ints) -> pd.api.extensions.ExtensionArray | np.ndarray:
     if ints.int64 is None:
         return _exact_objects(ints)
     return pd.arrays.IntegerArray(ints.int64, ints.missing)
@@ -331,28 +334,48 @@ def int_column(values: Sequence[Any], field: str) -> pd.api.extensions.Extension
 def int_columns(
     table: np.ndarray, fields: Sequence[str]
 ) -> list[pd.api.extensions.ExtensionArray | np.ndarray]:
-    """`int_column` of each column of an object `table` (rows by fields), checked all at once.
+    """`int_column` of each column of an object `table` (rows by fields), checked all at once."""
+    return [_int_array(ints) for ints in IntBlock(table, fields).columns]
+
+
+class IntBlock:
+    """The columns of an object `table` (rows by `fields`) parsed as exact ints, all at once.
 
     One C pass over the whole table, row by row, visits each record's values together (they sit
-    together in memory), where a pass per column would visit every record once per field. When
-    a value is not a plain int below 2**53, each column goes its own way through `int_column`,
-    which decides for itself between ``Int64`` and exact ints.
+    together in memory), where a pass per column would visit every record once per field: at
+    100,000 records that is most of the cost. When some value is not a plain int below 2**53,
+    each column is parsed on its own, as the one-column builders do, and decides for itself
+    between ``Int64`` and exact ints. Build columns with `int_column`, `amount_columns` and
+    `utc_column` of ``block[field]``.
     """
-    block = np.ascontiguousarray(table, dtype=object)
-    if block.ndim == 2 and block.shape[1] == len(fields) and block.size:
+
+    def __init__(self, table: np.ndarray, fields: Sequence[str]) -> None:
+        block = np.ascontiguousarray(table, dtype=object)
+        if block.ndim != 2 or block.shape[1] != len(fields):
+            raise ValueError(f"expected a table of {len(fields)} columns, got {block.shape}")
+        self.fields = list(fields)
+        self.columns = self._fast(block) or [
+            _parse_ints(block[:, i], field) for i, field in enumerate(self.fields)
+        ]
+
+    def __getitem__(self, field: str) -> _Ints:
+        return self.columns[self.fields.index(field)]
+
+    @staticmethod
+    def _fast(block: np.ndarray) -> list[_Ints] | None:
         flat = block.ravel()
-        if infer_dtype(flat, skipna=True) in ("integer", "empty"):
-            floats = _floats_if_exact(flat)
-            if floats is not None:
-                # Column-major from here: each column's numbers contiguous, as IntegerArray keeps.
-                floats = np.asfortranarray(floats.reshape(block.shape))
-                missing = np.isnan(floats)
-                numbers = np.where(missing, 0, floats).astype(np.int64, order="F")
-                return [
-                    pd.arrays.IntegerArray(numbers[:, i], missing[:, i])
-                    for i in range(len(fields))
-                ]
-    return [int_column(block[:, i], field) for i, field in enumerate(fields)]
+        if not len(flat) or infer_dtype(flat, skipna=True) not in ("integer", "empty"):
+            return None
+        floats = _floats_if_exact(flat)
+        if floats is None:
+            return None
+        # Column-major from here: each column's numbers contiguous, as IntegerArray keeps them.
+        floats = np.asfortranarray(floats.reshape(block.shape))
+        missing = np.isnan(floats)
+        numbers = np.where(missing, 0, floats).astype(np.int64, order="F")
+        return [
+            _Ints(block[:, i], missing[:, i], numbers[:, i]) for i in range(block.shape[1])
+        ]
 
 
 def units_column(amounts: Sequence[Any], scale: int | None, field: str = "amount") -> np.ndarray:
@@ -364,7 +387,7 @@ def amount_columns(
     amounts: Sequence[Any], scale: int | None, field: str
 ) -> tuple[np.ndarray, np.ndarray]:
     """`big_int_column` and `units_column` of the same amounts, parsed once."""
-    ints = _parse_ints(amounts, field)
+    ints = amounts if isinstance(amounts, _Ints) else _parse_ints(amounts, field)
     return _exact_objects(ints), _units(ints, scale)
 
 
@@ -375,7 +398,7 @@ def utc_column(values: Sequence[Any], field: str, unit: str = "ms") -> pd.Dateti
     """
     factor = _MS_PER_UNIT[unit]
     low, high = _MIN_MS // factor, _MAX_MS // factor
-    objects, missing, numbers = _parse_ints(values, field)
+    objects, missing, numbers = values if isinstance(values, _Ints) else _parse_ints(values, field)
     if numbers is None:  # some value beyond int64, so certainly out of range: drop those first
         flags = (not m and low <= v <= high for v, m in zip(objects, missing, strict=True))
         in_range = np.fromiter(flags, dtype=bool, count=len(objects))
@@ -496,10 +519,13 @@ def decoded_text_column(
     values: Sequence[Any], field: str, decode: Callable[[str], str | None]
 ) -> pd.api.extensions.ExtensionArray:
     """A ``string`` column of `decode` applied to each present text value."""
-    texts = text_column(values, field).to_numpy(dtype=object)
-    present = ~pd.isna(texts)
-    texts[present] = np.fromiter(map(decode, texts[present]), dtype=object, count=present.sum())
-    return pd.arrays.StringArray(texts)
+    column = _objects(values)
+    present = ~pd.isna(column)
+    texts = column[present]  # often a few: TRON's resMessage is there only for failed calls
+    if not set(map(type, texts)) <= {str}:
+        texts = [text_value(v, field) for v in texts]
+    column[present] = np.fromiter(map(decode, texts), dtype=object, count=len(texts))
+    return pd.arrays.StringArray(column)  # missing values (None, NaN) become NA
 
 
 def _objects(values: Sequence[Any]) -> np.ndarray:

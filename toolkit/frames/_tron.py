@@ -15,6 +15,7 @@ import pandas as pd
 from ._convert import (
     SUN_PER_TRX,
     FrameError,
+    IntBlock,
     amount_columns,
     as_list,
     as_mapping,
@@ -30,12 +31,10 @@ from ._convert import (
     describe_keys,
     dict_table,
     exact_ints,
-    field_arrays,
     field_table,
     float_column,
     frame,
     int_column,
-    int_columns,
     int_value,
     looks_like_hex,
     text_column,
@@ -94,9 +93,11 @@ RECEIPT_FIELDS = (
     "net_usage",
     "net_fee",
 )
+_TRANSACTION_INFO_INT_KEYS = ("blockNumber", "blockTimeStamp", "fee")  # first: one block
 _TRANSACTION_INFO_KEYS = (
-    *("id", "fee", "blockNumber", "blockTimeStamp", "contractResult", "receipt", "log"),
-    *("contract_address", "result", "resMessage", "internal_transactions"),
+    *_TRANSACTION_INFO_INT_KEYS,
+    *("id", "contractResult", "receipt", "log", "contract_address", "result", "resMessage"),
+    "internal_transactions",
 )
 _TRANSACTION_INFO_FIELDS = frozenset(_TRANSACTION_INFO_KEYS)
 _RECEIPT_KEYS = (*RECEIPT_FIELDS, "result")
@@ -264,26 +265,32 @@ def tron_transaction_infos(payload: Any) -> pd.DataFrame:
     (string), log_count, internal_tx_count (Int64, 0 when absent), contract_result (string: the
     `contractResult` entries joined with ",").
     """
-    records = tron_records(
-        payload,
-        list_key=None,
-        record_fields=_TRANSACTION_INFO_FIELDS,
-        what="an array of TRON transaction info records",
-    )
     # Gather every field in one C-level pass, then build each typed column with whole-column
-    # numpy work: no per-row pandas calls. The int fields of the receipt are converted as one
-    # block, record by record (each record's values sit together in memory), which is what
-    # counts at 100,000 records (see bench/bench_frames.py).
-    raw = field_arrays(records, _TRANSACTION_INFO_KEYS)
+    # numpy work: no per-row pandas calls. Int fields are parsed as blocks, record by record:
+    # each record's values sit together in memory, so this visits them together rather than
+    # once per column, which is what counts at 100,000 records (see bench/bench_frames.py).
+    # TRON's bare array of exact dicts (the usual answer) needs no other check.
+    table = dict_table(payload, _TRANSACTION_INFO_KEYS) if type(payload) is list else None
+    if table is None:
+        records = tron_records(
+            payload,
+            list_key=None,
+            record_fields=_TRANSACTION_INFO_FIELDS,
+            what="an array of TRON transaction info records",
+        )
+        table = field_table(records, _TRANSACTION_INFO_KEYS)
+    raw = {field: table[:, i] for i, field in enumerate(_TRANSACTION_INFO_KEYS)}
+    ints = IntBlock(table[:, : len(_TRANSACTION_INFO_INT_KEYS)], _TRANSACTION_INFO_INT_KEYS)
     receipts = _receipt_table(raw["receipt"])
+    receipt_ints = IntBlock(receipts[:, : len(RECEIPT_FIELDS)], RECEIPT_FIELDS)
     columns = {
         "id": text_column(raw["id"], "id"),
-        "block_number": int_column(raw["blockNumber"], "blockNumber"),
-        "block_time": utc_column(raw["blockTimeStamp"], "blockTimeStamp"),
+        "block_number": int_column(ints["blockNumber"], "blockNumber"),
+        "block_time": utc_column(ints["blockTimeStamp"], "blockTimeStamp"),
     }
-    columns["fee_sun"], columns["fee_trx"] = amount_columns(raw["fee"], SUN_PER_TRX, "fee")
-    receipt_ints = int_columns(receipts[:, :-1], [f"receipt.{f}" for f in RECEIPT_FIELDS])
-    columns.update(zip(RECEIPT_FIELDS, receipt_ints, strict=True))
+    columns["fee_sun"], columns["fee_trx"] = amount_columns(ints["fee"], SUN_PER_TRX, "fee")
+    for field in RECEIPT_FIELDS:
+        columns[field] = int_column(receipt_ints[field], f"receipt.{field}")
     columns["receipt_result"] = text_column(receipts[:, -1], "receipt.result")
     columns["result"] = text_column(raw["result"], "result")
     columns["res_message"] = decoded_text_column(raw["resMessage"], "resMessage", decode_hex_text)
