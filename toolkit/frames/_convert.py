@@ -256,7 +256,7 @@ def field_table(records: Sequence[Mapping[str, Any]], fields: Sequence[str]) -> 
     """`field_arrays` as one C-contiguous object table: a row per record, a column per field.
 
     Fields next to each other in `fields` are next to each other in memory, so whole-table work
-    on a slice of columns (`int_columns`) walks each record's values together.
+    on a slice of columns (`IntBlock`) walks each record's values together.
     """
     table = dict_table(records, fields)
     if table is not None:
@@ -331,51 +331,46 @@ def _int_array(ints: _Ints) -> pd.api.extensions.ExtensionArray | np.ndarray:
     return pd.arrays.IntegerArray(ints.int64, ints.missing)
 
 
-def int_columns(
-    table: np.ndarray, fields: Sequence[str]
-) -> list[pd.api.extensions.ExtensionArray | np.ndarray]:
-    """`int_column` of each column of an object `table` (rows by fields), checked all at once."""
-    return [_int_array(ints) for ints in IntBlock(table, fields).columns]
-
-
 class IntBlock:
     """The columns of an object `table` (rows by `fields`) parsed as exact ints, all at once.
 
-    One C pass over the whole table, row by row, visits each record's values together (they sit
-    together in memory), where a pass per column would visit every record once per field: at
-    100,000 records that is most of the cost. When some value is not a plain int below 2**53,
-    each column is parsed on its own, as the one-column builders do, and decides for itself
-    between ``Int64`` and exact ints. Build columns with `int_column`, `amount_columns` and
-    `utc_column` of ``block[field]``.
+    The type check and the conversion to floats are one C pass each over the whole table, row by
+    row: each record's values sit together in memory, so they are visited together, where a
+    pass per column would go through every record once per field (at 100,000 records, memory
+    traffic is what these passes cost). When some value is not a plain int below 2**53,
+    each column is parsed on its own when it is asked for, as the one-column builders do: it
+    decides for itself between ``Int64`` and exact ints, and a bad value raises when (and as)
+    its column is built. Build columns with `int_column`, `amount_columns` and `utc_column` of
+    ``block[field]``; `fields` name the columns in error messages.
     """
 
     def __init__(self, table: np.ndarray, fields: Sequence[str]) -> None:
-        block = np.ascontiguousarray(table, dtype=object)
-        if block.ndim != 2 or block.shape[1] != len(fields):
-            raise ValueError(f"expected a table of {len(fields)} columns, got {block.shape}")
-        self.fields = list(fields)
-        self.columns = self._fast(block) or [
-            _parse_ints(block[:, i], field) for i, field in enumerate(self.fields)
-        ]
+        self._block = np.asarray(table, dtype=object)  # a slice of a field table: not copied
+        if self._block.ndim != 2 or self._block.shape[1] != len(fields):
+            shape = self._block.shape
+            raise ValueError(f"expected a table of {len(fields)} columns, got {shape}")
+        self._fields = list(fields)
+        self._parsed = self._fast(self._block)
 
     def __getitem__(self, field: str) -> _Ints:
-        return self.columns[self.fields.index(field)]
+        i = self._fields.index(field)
+        if self._parsed is not None:
+            return self._parsed[i]
+        return _parse_ints(self._block[:, i], field)
 
     @staticmethod
     def _fast(block: np.ndarray) -> list[_Ints] | None:
-        flat = block.ravel()
-        if not len(flat) or infer_dtype(flat, skipna=True) not in ("integer", "empty"):
+        # infer_dtype and astype walk a 2-d slice as it lies in memory, record by record.
+        if not block.size or infer_dtype(block, skipna=True) not in ("integer", "empty"):
             return None
-        floats = _floats_if_exact(flat)
+        floats = _floats_if_exact(block)
         if floats is None:
             return None
         # Column-major from here: each column's numbers contiguous, as IntegerArray keeps them.
-        floats = np.asfortranarray(floats.reshape(block.shape))
+        floats = np.asfortranarray(floats)
         missing = np.isnan(floats)
         numbers = np.where(missing, 0, floats).astype(np.int64, order="F")
-        return [
-            _Ints(block[:, i], missing[:, i], numbers[:, i]) for i in range(block.shape[1])
-        ]
+        return [_Ints(block[:, i], missing[:, i], numbers[:, i]) for i in range(block.shape[1])]
 
 
 def units_column(amounts: Sequence[Any], scale: int | None, field: str = "amount") -> np.ndarray:
@@ -444,7 +439,8 @@ def _floats_if_exact(column: np.ndarray) -> np.ndarray | None:
     except (OverflowError, TypeError):  # past float64, or pd.NA (which float() refuses)
         return None
     # fmax skips NaN; `<` rather than `<=` because 2**53 + 1 rounds down to 2**53.
-    return floats if np.fmax.reduce(np.abs(floats), initial=0.0) < _EXACT_FLOAT_INT else None
+    largest = np.fmax.reduce(np.abs(floats), axis=None, initial=0.0)
+    return floats if largest < _EXACT_FLOAT_INT else None
 
 
 def _exact_objects(ints: _Ints) -> np.ndarray:

@@ -100,7 +100,8 @@ _TRANSACTION_INFO_KEYS = (
     "internal_transactions",
 )
 _TRANSACTION_INFO_FIELDS = frozenset(_TRANSACTION_INFO_KEYS)
-_RECEIPT_KEYS = (*RECEIPT_FIELDS, "result")
+_RECEIPT_KEYS = (*RECEIPT_FIELDS, "result")  # the ints first: one block
+_RECEIPT_INT_NAMES = tuple(f"receipt.{field}" for field in RECEIPT_FIELDS)  # as errors say
 TRANSACTION_INFO_COLUMNS = (
     "id",
     "block_number",
@@ -280,9 +281,10 @@ def tron_transaction_infos(payload: Any) -> pd.DataFrame:
         )
         table = field_table(records, _TRANSACTION_INFO_KEYS)
     raw = {field: table[:, i] for i, field in enumerate(_TRANSACTION_INFO_KEYS)}
-    ints = IntBlock(table[:, : len(_TRANSACTION_INFO_INT_KEYS)], _TRANSACTION_INFO_INT_KEYS)
     receipts = _receipt_table(raw["receipt"])
-    receipt_ints = IntBlock(receipts[:, : len(RECEIPT_FIELDS)], RECEIPT_FIELDS)
+    # Columns are built in the order of the frame, so the first bad value is the one reported.
+    ints = IntBlock(table[:, : len(_TRANSACTION_INFO_INT_KEYS)], _TRANSACTION_INFO_INT_KEYS)
+    receipt_ints = IntBlock(receipts[:, : len(RECEIPT_FIELDS)], _RECEIPT_INT_NAMES)
     columns = {
         "id": text_column(raw["id"], "id"),
         "block_number": int_column(ints["blockNumber"], "blockNumber"),
@@ -290,7 +292,7 @@ def tron_transaction_infos(payload: Any) -> pd.DataFrame:
     }
     columns["fee_sun"], columns["fee_trx"] = amount_columns(ints["fee"], SUN_PER_TRX, "fee")
     for field in RECEIPT_FIELDS:
-        columns[field] = int_column(receipt_ints[field], f"receipt.{field}")
+        columns[field] = int_column(receipt_ints[f"receipt.{field}"], f"receipt.{field}")
     columns["receipt_result"] = text_column(receipts[:, -1], "receipt.result")
     columns["result"] = text_column(raw["result"], "result")
     columns["res_message"] = decoded_text_column(raw["resMessage"], "resMessage", decode_hex_text)
