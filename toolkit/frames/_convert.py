@@ -48,6 +48,7 @@ _EMPTY: Mapping[str, Any] = {}
 _MIN_MS = pd.Timestamp.min.value // 10**6 + 1
 _MAX_MS = pd.Timestamp.max.value // 10**6 - 1
 _MS_PER_UNIT = {"ms": 1, "s": 1000}
+_NAT = np.iinfo(np.int64).min  # NaT as a datetime64 integer
 # Every integer up to 2**53 is exact as a float, and so is every power of ten up to 10**22.
 _EXACT_FLOAT_INT = 2**53
 _EXACT_FLOAT_SCALE = 10**22
@@ -386,7 +387,7 @@ def amount_columns(
     return _exact_objects(ints), _units(ints, scale)
 
 
-def utc_column(values: Sequence[Any], field: str, unit: str = "ms") -> pd.DatetimeIndex:
+def utc_column(values: Sequence[Any], field: str, unit: str = "ms") -> pd.arrays.DatetimeArray:
     """UTC timestamps from epoch integers in `unit` ("ms" for TRON, "s" for EVM); NaT if missing.
 
     Values outside the range pandas can represent become NaT rather than raising.
@@ -400,8 +401,10 @@ def utc_column(values: Sequence[Any], field: str, unit: str = "ms") -> pd.Dateti
         missing = ~in_range
         numbers = np.where(in_range, objects, 0).astype(np.int64)
     missing = missing | (numbers < low) | (numbers > high)
-    millis = pd.arrays.IntegerArray(np.where(missing, 0, numbers) * factor, missing)
-    return pd.to_datetime(millis, unit="ms", utc=True)
+    # Microseconds (what pd.to_datetime(..., unit="ms") gives) with NaT where missing, made
+    # directly: to_datetime's checks cost more than the conversion on a few thousand rows.
+    micros = np.where(missing, _NAT, numbers * (factor * 1000))
+    return pd.array(micros.view("M8[us]")).tz_localize("UTC")
 
 
 class _Ints(NamedTuple):
