@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from toolkit.frames import FrameError
 from toolkit.frames._convert import (
+    IntBlock,
     big_int_column,
     decode_hex_text,
     exact_ints,
@@ -95,6 +96,40 @@ def test_int_column_is_int64_with_na_and_falls_back_to_exact_objects_beyond_int6
     assert big.dtype == object
     assert big[1] == 2**64 + 1 and type(big[1]) is int
     assert big[2] is pd.NA
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [[1, None, 7], [float("nan"), 5, -3], [2**53 - 1, 0, None]],  # the one-pass way
+        [[1, None, 7], [2**64 + 1, 5, "12"], [2**53, 0.0, None]],  # column by column
+        [[None, None, None]],
+    ],
+)
+def test_int_block_columns_are_the_one_column_builders(rows):
+    table = np.empty((len(rows), 3), dtype=object)
+    table[:] = rows
+    wide = np.empty((len(rows), 5), dtype=object)  # a slice of a wider field table, as TRON's
+    wide[:, 1:4] = table
+    block = IntBlock(wide[:, 1:4], ["a", "b", "c"])
+    for i, field in enumerate("abc"):
+        expected = int_column(table[:, i], field)
+        got = int_column(block[field], field)
+        assert type(got) is type(expected) and str(got.dtype) == str(expected.dtype)
+        assert [_none(v) for v in got] == [_none(v) for v in expected]
+        assert utc_column(block[field], field).equals(utc_column(table[:, i], field))
+
+
+def test_int_block_reports_a_bad_value_when_its_column_is_asked_for():
+    table = np.array([[1, True], [2, 3]], dtype=object)
+    block = IntBlock(table, ["good", "bad"])  # nothing raises yet
+    assert int_column(block["good"], "good").tolist() == [1, 2]
+    with pytest.raises(FrameError, match="bad: expected an integer, got bool"):
+        int_column(block["bad"], "bad")
+
+
+def _none(value):
+    return None if value is pd.NA else value
 
 
 def test_big_int_column_keeps_python_ints_exactly():

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+from types import MappingProxyType
+
 import pandas as pd
 import pytest
 
@@ -17,9 +21,12 @@ from toolkit.frames._tron import (
     ASSET_COLUMNS,
     BLOCK_COLUMNS,
     BLOCK_TRANSACTION_COLUMNS,
+    RECEIPT_FIELDS,
     TRANSACTION_COLUMNS,
     TRANSACTION_INFO_COLUMNS,
 )
+
+BENCH = Path(__file__).parents[2] / "bench" / "bench_frames.py"
 
 # --- asset issues ------------------------------------------------------------------------------
 
@@ -148,6 +155,74 @@ def test_transaction_info_fast_path_agrees_with_reading_each_record(load):
 
 def _na_to_none(value):
     return None if value is pd.NA else value
+
+
+def _bench_records(count: int) -> list[dict]:
+    spec = importlib.util.spec_from_file_location("bench_frames", BENCH)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench.generate_records(count)
+
+
+def _assert_rows_read_each_record(df: pd.DataFrame, records: list) -> None:
+    """Every int column cell is the record's value as an exact int (NA where it is absent)."""
+
+    def exact(value):
+        return None if value is None else int(value)
+
+    for row, record in zip(df.to_dict("records"), records, strict=True):
+        receipt = record.get("receipt") or {}
+        assert _na_to_none(row["block_number"]) == exact(record.get("blockNumber"))
+        fee = _na_to_none(row["fee_sun"])
+        assert fee == exact(record.get("fee")) and type(fee) in (int, type(None))
+        for field in RECEIPT_FIELDS:
+            value = _na_to_none(row[field])
+            assert value == exact(receipt.get(field)) and type(value) in (int, type(None))
+        assert _na_to_none(row["receipt_result"]) == receipt.get("result")
+        assert row["log_count"] == len(record.get("log", []))
+        assert row["internal_tx_count"] == len(record.get("internal_transactions", []))
+
+
+def test_transaction_info_bench_mix_is_read_record_by_record_with_int64_columns():
+    records = _bench_records(3_000)  # some records lack fee, receipt fields, logs, results
+    df = tron_transaction_infos(records)
+    _assert_rows_read_each_record(df, records)
+    assert df["fee_sun"].dtype == object
+    assert {str(df[field].dtype) for field in (*RECEIPT_FIELDS, "block_number")} == {"Int64"}
+    assert str(df["block_time"].dtype) == "datetime64[us, UTC]"
+
+
+def test_transaction_info_odd_values_in_a_big_mix_keep_exact_ints_column_by_column():
+    records = _bench_records(3_000)
+    records[5] = {**records[5], "fee": 2**64 + 7}  # past int64: still exact
+    records[9] = {**records[9], "receipt": {**records[9]["receipt"], "energy_fee": 2**63 + 5}}
+    records[11] = {**records[11], "receipt": None}  # JSON null
+    records[13] = {k: v for k, v in records[13].items() if k not in ("receipt", "blockTimeStamp")}
+    records[17] = {**records[17], "blockNumber": str(records[17]["blockNumber"])}
+    records[19] = {**records[19], "receipt": {**records[19]["receipt"], "net_usage": 268.0}}
+    df = tron_transaction_infos(records)
+    _assert_rows_read_each_record(df, records)
+    assert df["fee_sun"][5] == 2**64 + 7 and df["fee_trx"][5] == (2**64 + 7) / 10**6
+    assert df["energy_fee"].dtype == object and df["energy_fee"][9] == 2**63 + 5
+    other_ints = [f for f in RECEIPT_FIELDS if f != "energy_fee"] + ["block_number"]
+    assert {str(df[field].dtype) for field in other_ints} == {"Int64"}
+    assert pd.isna(df["block_time"][13]) and not pd.isna(df["block_time"][14])
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("energy_fee", 1.5), ("net_fee", True), ("energy_usage", "x")]
+)
+def test_transaction_info_a_bad_receipt_int_in_a_big_mix_names_its_field(field, value):
+    records = _bench_records(500)
+    records[7] = {**records[7], "receipt": {**records[7]["receipt"], field: value}}
+    with pytest.raises(FrameError, match=f"receipt.{field}: expected an integer"):
+        tron_transaction_infos(records)
+
+
+def test_transaction_info_reads_mappings_that_are_not_dicts_alike():
+    records = _bench_records(200)
+    frozen = [MappingProxyType({**r, "receipt": MappingProxyType(r["receipt"])}) for r in records]
+    pd.testing.assert_frame_equal(tron_transaction_infos(frozen), tron_transaction_infos(records))
 
 
 @pytest.mark.parametrize(

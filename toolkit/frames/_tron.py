@@ -15,6 +15,7 @@ import pandas as pd
 from ._convert import (
     SUN_PER_TRX,
     FrameError,
+    IntBlock,
     amount_columns,
     as_list,
     as_mapping,
@@ -28,8 +29,9 @@ from ._convert import (
     decoded_text_column,
     describe,
     describe_keys,
+    dict_table,
     exact_ints,
-    field_arrays,
+    field_table,
     float_column,
     frame,
     int_column,
@@ -91,12 +93,15 @@ RECEIPT_FIELDS = (
     "net_usage",
     "net_fee",
 )
+_TRANSACTION_INFO_INT_KEYS = ("blockNumber", "blockTimeStamp", "fee")  # first: one block
 _TRANSACTION_INFO_KEYS = (
-    *("id", "fee", "blockNumber", "blockTimeStamp", "contractResult", "receipt", "log"),
-    *("contract_address", "result", "resMessage", "internal_transactions"),
+    *_TRANSACTION_INFO_INT_KEYS,
+    *("id", "contractResult", "receipt", "log", "contract_address", "result", "resMessage"),
+    "internal_transactions",
 )
 _TRANSACTION_INFO_FIELDS = frozenset(_TRANSACTION_INFO_KEYS)
-_RECEIPT_KEYS = (*RECEIPT_FIELDS, "result")
+_RECEIPT_KEYS = (*RECEIPT_FIELDS, "result")  # the ints first: one block
+_RECEIPT_INT_NAMES = tuple(f"receipt.{field}" for field in RECEIPT_FIELDS)  # as errors say
 TRANSACTION_INFO_COLUMNS = (
     "id",
     "block_number",
@@ -261,26 +266,34 @@ def tron_transaction_infos(payload: Any) -> pd.DataFrame:
     (string), log_count, internal_tx_count (Int64, 0 when absent), contract_result (string: the
     `contractResult` entries joined with ",").
     """
-    records = tron_records(
-        payload,
-        list_key=None,
-        record_fields=_TRANSACTION_INFO_FIELDS,
-        what="an array of TRON transaction info records",
-    )
     # Gather every field in one C-level pass, then build each typed column with whole-column
-    # numpy work: no per-row pandas calls. This is the hot path for 100,000-record responses
-    # (see bench/bench_frames.py).
-    raw = field_arrays(records, _TRANSACTION_INFO_KEYS)
-    receipts = field_arrays(column_mappings(raw["receipt"], "receipt"), _RECEIPT_KEYS)
+    # numpy work: no per-row pandas calls. Int fields are parsed as blocks, record by record:
+    # each record's values sit together in memory, so this visits them together rather than
+    # once per column, which is what counts at 100,000 records (see bench/bench_frames.py).
+    # TRON's bare array of exact dicts (the usual answer) needs no other check.
+    table = dict_table(payload, _TRANSACTION_INFO_KEYS) if type(payload) is list else None
+    if table is None:
+        records = tron_records(
+            payload,
+            list_key=None,
+            record_fields=_TRANSACTION_INFO_FIELDS,
+            what="an array of TRON transaction info records",
+        )
+        table = field_table(records, _TRANSACTION_INFO_KEYS)
+    raw = {field: table[:, i] for i, field in enumerate(_TRANSACTION_INFO_KEYS)}
+    receipts = _receipt_table(raw["receipt"])
+    # Columns are built in the order of the frame, so the first bad value is the one reported.
+    ints = IntBlock(table[:, : len(_TRANSACTION_INFO_INT_KEYS)], _TRANSACTION_INFO_INT_KEYS)
+    receipt_ints = IntBlock(receipts[:, : len(RECEIPT_FIELDS)], _RECEIPT_INT_NAMES)
     columns = {
         "id": text_column(raw["id"], "id"),
-        "block_number": int_column(raw["blockNumber"], "blockNumber"),
-        "block_time": utc_column(raw["blockTimeStamp"], "blockTimeStamp"),
+        "block_number": int_column(ints["blockNumber"], "blockNumber"),
+        "block_time": utc_column(ints["blockTimeStamp"], "blockTimeStamp"),
     }
-    columns["fee_sun"], columns["fee_trx"] = amount_columns(raw["fee"], SUN_PER_TRX, "fee")
+    columns["fee_sun"], columns["fee_trx"] = amount_columns(ints["fee"], SUN_PER_TRX, "fee")
     for field in RECEIPT_FIELDS:
-        columns[field] = int_column(receipts[field], f"receipt.{field}")
-    columns["receipt_result"] = text_column(receipts["result"], "receipt.result")
+        columns[field] = int_column(receipt_ints[f"receipt.{field}"], f"receipt.{field}")
+    columns["receipt_result"] = text_column(receipts[:, -1], "receipt.result")
     columns["result"] = text_column(raw["result"], "result")
     columns["res_message"] = decoded_text_column(raw["resMessage"], "resMessage", decode_hex_text)
     columns["contract_address"] = text_column(raw["contract_address"], "contract_address")
@@ -292,6 +305,14 @@ def tron_transaction_infos(payload: Any) -> pd.DataFrame:
         _contract_results(raw["contractResult"]), "contractResult"
     )
     return frame(columns, TRANSACTION_INFO_COLUMNS)
+
+
+def _receipt_table(values: Any) -> Any:
+    """The `receipt` objects as a table: a row each, the `_RECEIPT_KEYS` as columns."""
+    table = dict_table(values, _RECEIPT_KEYS)
+    if table is None:  # JSON nulls, missing receipts, or something that is not an object
+        table = field_table(column_mappings(values, "receipt"), _RECEIPT_KEYS)
+    return table
 
 
 def _contract_results(values: Sequence[Any]) -> list[Any]:
