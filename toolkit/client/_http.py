@@ -152,7 +152,7 @@ def aiohttp_available() -> bool:
 
 
 class AiohttpClient:
-    """aiohttp underneath, httpx's request and response types on top (see the module doc)."""
+    """aiohttp underneath; it answers with an `Answer` and fails with httpx exceptions."""
 
     def __init__(
         self,
