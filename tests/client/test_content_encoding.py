@@ -70,3 +70,11 @@ def test_a_body_that_is_not_what_its_encoding_says_is_a_typed_error(loopback_ser
         node.close()
     assert caught.value.retryable  # garbled on the way, perhaps: asking again may help
     assert "Content-Encoding" in str(caught.value) and "reach" not in str(caught.value)
+
+
+def test_an_answer_shows_neither_its_body_nor_its_headers():
+    from toolkit.client._http import Answer
+
+    key = "AnswerKey0123456789abcdefABCDEF"
+    answer = Answer(403, {"x-echo": key}, f"<html>bad key /{key}/</html>".encode())
+    assert repr(answer) == "<Answer 403, 54 bytes>" and key not in str(answer)

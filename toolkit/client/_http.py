@@ -79,6 +79,9 @@ class Answer(NamedTuple):
     headers: Mapping[str, str]  # looked up case-insensitively: ``headers.get("retry-after")``
     content: bytes  # the body, content-encoding decoded
 
+    def __repr__(self) -> str:  # never the body or headers: an error page may echo the key
+        return f"<Answer {self.status_code}, {len(self.content):,} bytes>"
+
 
 def env_proxy(url: str) -> str | None:
     """The proxy the environment names for `url` (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY,
