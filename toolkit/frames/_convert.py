@@ -9,7 +9,7 @@ The rules they enforce are the toolkit's data conventions:
   KeyError/TypeError/AttributeError.
 
 Frames are built column by column: gather one field's raw values across all records (a list, or
-`field_arrays` for many fields of many records at once), hand them to a column builder, and make
+`field_table` for many fields of many records at once), hand them to a column builder, and make
 the DataFrame once at the end. No pandas work happens per row, which is what makes the frames fast
 on 100,000-record responses.
 """
@@ -104,7 +104,7 @@ def _error_reason(error: Any) -> str:
 
 
 def is_missing(value: Any) -> bool:
-    """JSON null, or the NaN that stands for a missing key in `field_arrays` columns."""
+    """JSON null, or the NaN that stands for a missing key in `field_table` columns."""
     return value is None or (type(value) is float and math.isnan(value))
 
 
@@ -238,23 +238,16 @@ def json_text(value: Any) -> str | None:
 
 # --- columns -------------------------------------------------------------------------------------
 #
-# Builders take one column's raw JSON values (a list, or an object array from `field_arrays`) and
+# Builders take one column's raw JSON values (a list, or a column of `field_table`) and
 # check them a whole column at a time: `set(map(type, ...))` and numpy run in C, and values are
 # only walked one by one in Python when something needs converting or reporting. JSON null, a
 # missing key and NaN (which Python's json module accepts) all count as missing.
 
 
-def field_arrays(records: Sequence[Mapping[str, Any]], fields: Sequence[str]) -> dict[str, Any]:
-    """The raw values of `fields` across `records`, one object array per field, in one C pass.
-
-    Missing keys come out as NaN, which the builders treat as missing.
-    """
-    table = field_table(records, fields)
-    return {field: table[:, i] for i, field in enumerate(fields)}
-
-
 def field_table(records: Sequence[Mapping[str, Any]], fields: Sequence[str]) -> np.ndarray:
-    """`field_arrays` as one C-contiguous object table: a row per record, a column per field.
+    """The raw values of `fields` across `records`, in one C pass, as one C-contiguous object
+    table: a row per record, a column per field. Missing keys come out as NaN, which the
+    builders treat as missing.
 
     Fields next to each other in `fields` are next to each other in memory, so whole-table work
     on a slice of columns (`IntBlock`) walks each record's values together.

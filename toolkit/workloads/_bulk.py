@@ -111,17 +111,16 @@ class BulkRun:
         self._queue: asyncio.Queue[list[Item]] = asyncio.Queue()
         self._batch_verdicts: dict[int, asyncio.Event] = {}  # per node: first batch answered
         self._to_send: list[Item] | None = None  # what the cache did not answer
-        self._answered: list[int] = []  # ... and the positions of what it did
+        self._hits: set[int] = set()  # ... and the positions of what it did answer
 
     def answer_from_cache(self) -> set[int]:
         """Answer what the response cache holds, now, in one pass per node (the check each call
         and batch would make anyway, done for all at once); return the positions answered. `run`
         does it first unless it was done already."""
         if self._to_send is None:
-            self._answered = self._answer_from_cache()
-            answered = set(self._answered)
-            self._to_send = [item for i, item in enumerate(self.items) if i not in answered]
-        return set(self._answered)
+            self._hits = set(self._answer_from_cache())
+            self._to_send = [item for i, item in enumerate(self.items) if i not in self._hits]
+        return self._hits
 
     async def run(self) -> list[Item]:
         self.answer_from_cache()
