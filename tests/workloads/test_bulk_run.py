@@ -238,3 +238,40 @@ def test_a_progress_bar_that_raises_neither_hangs_the_run_nor_loses_its_rows(
     frame = done["frame"]
     assert len(frame) == len(work) and frame["error"].isna().all()
     assert bar.updates == 1  # dropped after its first failure
+
+
+def test_result_and_value_columns_are_objects_whatever_they_hold(make_gateway, cache_path):
+    """pandas 3 infers its string dtype from an array of texts: a run of hex balances would get
+    a ``str`` result column and a run of blocks an object one. One dtype, first run or cached."""
+    gateway = make_gateway(cache=cache_path)
+    eth = gateway.node("ethereum-mainnet")
+    head = eth.head()
+    for _ in range(2):  # sent, then answered from the cache
+        work = Workload().grid(eth, "eth_getBalance", ADDRESSES[:3], [head - 400, head - 300])
+        frame = work.run(progress=False)
+        assert frame["result"].dtype == object and frame["value"].dtype == object
+        assert isinstance(frame["result"][0], str) and isinstance(frame["value"][0], int)
+    assert frame["cache_hit"].all()
+    assert str(frame["method"].dtype) == str(frame["node"].dtype) == "string"
+
+
+def test_rows_of_several_nodes_and_methods_name_each_their_own(make_gateway, cache_path):
+    """The frame reads a node's name and a method's name once when every row shares it; rows of
+    mixed nodes and methods, partly cached, still name each their own."""
+    gateway = make_gateway(cache=cache_path)
+    eth, tron = gateway.node("ethereum-mainnet"), gateway.node("tron-mainnet")
+    head, tron_head = eth.head(), tron.head()
+    Workload().grid(eth, "eth_getBalance", ADDRESSES[:2], [head - 400]).run(progress=False)
+    work = Workload()
+    work.each(tron, "wallet/gettransactioninfobyblocknum", [tron_head - 50], param="num")
+    work.grid(eth, "eth_getBalance", ADDRESSES[:3], [head - 400])  # two of three cached
+    work.add(eth, "eth_blockNumber")
+    frame = work.run(progress=False)
+    assert frame["node"].tolist() == ["tron-mainnet"] + ["ethereum-mainnet"] * 4
+    assert frame["method"].tolist() == [
+        "wallet/gettransactioninfobyblocknum",
+        *["eth_getBalance"] * 3,
+        "eth_blockNumber",
+    ]
+    assert frame["cache_hit"].tolist() == [False, True, True, False, False]
+    assert isinstance(frame["value"][0], list) and isinstance(frame["value"][4], int)

@@ -15,11 +15,12 @@ call first (web3.py's ``eth_chainId``, tronpy's ``wallet/getnowblock``, ...), ma
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import numbers
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -690,6 +691,21 @@ class Method:
             if len(_BOUND) >= _BOUND_MAX:
                 _BOUND.clear()
             _BOUND[(id(self), key)] = bound
+        return bound
+
+    def bind_many(self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]]) -> list[BoundCall]:
+        """`bind` for many calls, given as ``(args, kwargs)`` pairs: a workload planned again
+        finds its calls remembered without a call to `bind` for each (unpacking the arguments
+        into `bind` took half the time of re-planning a thousand calls). Raises on the first
+        bad call, as `bind` would."""
+        me, remembered = id(self), _BOUND.get
+        bound = []
+        for args, kwargs in calls:
+            key = _memo_key(args, kwargs)
+            known = remembered((me, key)) if key is not None else None
+            if known is None or known.method is not self:
+                known = self.bind(*args, **kwargs)
+            bound.append(known)
         return bound
 
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> BoundCall:
@@ -1628,7 +1644,7 @@ def _matches(pattern: re.Pattern[str]) -> Callable[[Any], bool]:
 # The typed value of a raw result, by result kind: what the typed helpers and bulk runs return.
 # Each is only applied to a result that passed its kind's check in RESULT_KINDS.
 TYPED_VALUES: dict[str, Callable[[Any], Any]] = {
-    "quantity": lambda result: int(result, 16),
+    "quantity": functools.partial(int, base=16),
     # TRON answers {} instead of [] for block 0 and below
     "transaction-info-list": lambda result: result if isinstance(result, list) else [],
     # One asset: java-tron answers the bare record, the spec shows {"assetIssue": [record]}

@@ -28,13 +28,15 @@ from ._node import HEAD_NOTE, AsyncNode, Node, NodeSpec, PreparedCall
 from ._platform import AsyncPlatform, Platform, platform
 from ._ratelimit import RateLimiter
 from ._settings import Settings
-from ._transport import BatchRefused, Receipt, RetryPolicy
+from ._transport import CACHE_HIT, NOT_SENT, BatchRefused, Receipt, RetryPolicy, SharedReceipt
 from ._web3 import web3
 
 __all__ = [
+    "CACHE_HIT",
     "ENV_NODE_PREFIX",
     "HEAD_NOTE",
     "NODE_CLASSES",
+    "NOT_SENT",
     "ArbitrumNode",
     "AsyncArbitrumNode",
     "AsyncEvmNode",
@@ -61,6 +63,7 @@ __all__ = [
     "ResponseCache",
     "RetryPolicy",
     "Settings",
+    "SharedReceipt",
     "SolanaNode",
     "TonNode",
     "TronNode",

@@ -315,8 +315,12 @@ class ResponseCache:
     def _in_memory(self, keys: list[bytes]) -> tuple[dict[bytes, str], list[bytes]]:
         """The texts of `keys` held in memory (waiting to be written, or read or written lately),
         and the keys to look for on disk."""
+        recent = self._recent
+        kept = list(map(recent.get, keys))
+        if None not in kept:  # all kept in memory (a re-run): one pass in C
+            return dict(zip(keys, kept, strict=True)), []
         texts, rest = {}, []
-        pending, recent = self._pending, self._recent
+        pending = self._pending
         for key in keys:
             text = recent.get(key)
             if text is None:

@@ -19,6 +19,7 @@ import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from .._errors import BudgetExceeded, ValidationError
@@ -65,6 +66,10 @@ class Entry:
     sent: bool = False
 
 
+_RU_OF = attrgetter("ru")
+_UNCONFIRMED_RU_OF = attrgetter("unconfirmed_ru")
+
+
 class Ledger:
     """An append-only, thread-safe record of calls, readable as a DataFrame."""
 
@@ -99,8 +104,8 @@ class Ledger:
             start = len(self._entries)
             self._entries.extend(entries)
             added = self._entries[start:]
-            self._ru += sum(entry.ru for entry in added)
-            self._unconfirmed_ru += sum(entry.unconfirmed_ru for entry in added)
+            self._ru += sum(map(_RU_OF, added))
+            self._unconfirmed_ru += sum(map(_UNCONFIRMED_RU_OF, added))
         if self._subscribers:
             self._notify()
 

@@ -16,7 +16,7 @@ import random
 import re
 import time
 from collections.abc import Callable, Generator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -403,7 +403,7 @@ def attempt_fate(outcome: Answer | BaseException) -> Fate:
     return Fate.NOT_SENT if isinstance(outcome, not_sent_errors()) else Fate.UNANSWERED
 
 
-@dataclass
+@dataclass(slots=True)  # slots: a bulk run makes one per call
 class Receipt:
     """What one call cost and how it ended, for callers that report per call."""
 
@@ -417,6 +417,30 @@ class Receipt:
         self.ru += billed
         self.unconfirmed_ru += unconfirmed
         self.answered += answered
+
+
+class SharedReceipt(Receipt):
+    """A receipt many calls share, which never changes: a call not sent yet (`NOT_SENT`) or
+    answered from the response cache (`CACHE_HIT`) has spent nothing, and a bulk run of a
+    thousand such calls need not make a thousand receipts that say so. Each send gives its
+    call a `Receipt` of its own before it counts anything."""
+
+    __slots__ = ()
+
+    def __init__(self, **values: Any):
+        for attribute in fields(Receipt):
+            name = attribute.name
+            object.__setattr__(self, name, values.get(name, attribute.default))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a shared receipt never changes (set {name}); give the call its own")
+
+    def __hash__(self) -> int:  # immutable: a dataclass field may default to it
+        return hash(tuple(getattr(self, name) for name in Receipt.__slots__))
+
+
+NOT_SENT = SharedReceipt()
+CACHE_HIT = SharedReceipt(cache_hit=True, status="ok")
 
 
 def interruption_status(error: BaseException) -> str:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from .._errors import BatchRefused, BudgetExceeded, GatewayError, ValidationError
 from .._redact import warn
 from ..catalog import TYPED_VALUES, Surface
-from ..client import PreparedCall, Receipt
+from ..client import CACHE_HIT, NOT_SENT, PreparedCall, Receipt, SharedReceipt
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -47,12 +47,6 @@ RESULT_COLUMNS = (
 )
 
 
-# Receipts shared by many items and never changed: an item not sent (yet) has spent nothing, and
-# every item the cache answered spent nothing the same way. `Item.tally` gives a sent item its own.
-_UNSENT = Receipt()
-_CACHE_HIT = Receipt(cache_hit=True, status="ok")
-
-
 class Item:
     """One call of the run and what became of it."""
 
@@ -67,14 +61,14 @@ class Item:
         self.error: BaseException | None = None
         # What every send of this call cost: a batch item retried, or a refused batch's calls
         # sent again one by one, are sent more than once, and each send's receipt starts afresh.
-        self.receipt: Receipt = _UNSENT
+        self.receipt: Receipt = NOT_SENT
 
     def __repr__(self) -> str:
         return f"<Item {self.call.method} on {self.node.name} done={self.done}>"
 
     def tally(self) -> None:
         sent = self.call.receipt
-        if self.receipt is _UNSENT or self.receipt is _CACHE_HIT:
+        if isinstance(self.receipt, SharedReceipt):  # not sent, or answered from the cache
             self.receipt = Receipt()
         self.receipt.add(sent.ru, sent.unconfirmed_ru, False)
         self.receipt.answered += sent.answered
@@ -118,8 +112,11 @@ class BulkRun:
         and batch would make anyway, done for all at once); return the positions answered. `run`
         does it first unless it was done already."""
         if self._to_send is None:
-            self._hits = set(self._answer_from_cache())
-            self._to_send = [item for i, item in enumerate(self.items) if i not in self._hits]
+            hits = self._hits = set(self._answer_from_cache())
+            if len(hits) == len(self.items):  # a re-run: the cache answered every call
+                self._to_send = []
+            else:
+                self._to_send = [item for i, item in enumerate(self.items) if i not in hits]
         return self._hits
 
     async def run(self) -> list[Item]:
@@ -150,10 +147,10 @@ class BulkRun:
         total = 0
         unsent: dict[int, tuple[Node, list[PreparedCall]]] = {}
         for item in self.items:
-            if item.receipt is _CACHE_HIT:
+            if item.receipt is CACHE_HIT:
                 continue
             estimate = item.call.estimate
-            if item.receipt is _UNSENT or estimate is None:
+            if item.receipt is NOT_SENT or estimate is None:
                 unsent.setdefault(id(item.node), (item.node, []))[1].append(item.call)
             else:
                 total += estimate.high
@@ -164,11 +161,8 @@ class BulkRun:
     def _answer_from_cache(self) -> list[int]:
         """The positions of the items the cache answered (0 RU: nothing else to tally)."""
         items = self.items
-        by_node: dict[int, list[int]] = {}
-        for index, item in enumerate(items):
-            by_node.setdefault(id(item.node), []).append(index)
         hits = []
-        for indexes in by_node.values():
+        for indexes in _positions_by_node(items):
             node = items[indexes[0]].node
             if node.cache is None:
                 continue
@@ -176,14 +170,14 @@ class BulkRun:
             if len(unanswered) == len(indexes):
                 continue
             missed = set(unanswered)
-            answered = []
+            done = []
             for position, (index, result) in enumerate(zip(indexes, results, strict=True)):
                 if position not in missed:
                     item = items[index]
-                    item.receipt, item.done, item.result = _CACHE_HIT, True, result
-                    answered.append(item)
+                    item.receipt, item.done, item.result = CACHE_HIT, True, result
+                    done.append(item)
                     hits.append(index)
-            self._done(answered)
+            self._done(done)
         return hits
 
     def _units(self, items: Sequence[Item]) -> list[list[Item]]:
@@ -336,6 +330,17 @@ class BulkRun:
         )
 
 
+def _positions_by_node(items: Sequence[Item]) -> list[Sequence[int]]:
+    """The items' positions, grouped by node (in the order the nodes first appear)."""
+    nodes = list(map(id, map(_NODE_OF, items)))
+    if len(set(nodes)) <= 1:  # one node, the usual workload: no grouping pass
+        return [range(len(items))] if items else []
+    by_node: dict[int, list[int]] = {}
+    for index, node in enumerate(nodes):
+        by_node.setdefault(node, []).append(index)
+    return list(by_node.values())
+
+
 # --- results as one DataFrame -------------------------------------------------------------------
 
 
@@ -359,50 +364,58 @@ def results_frame(items: Sequence[Item]) -> pd.DataFrame:
 
     n = len(items)
     bounds = list(map(_BOUND_OF, items))
+    methods = list(map(_METHOD_OF, bounds))
     results = list(map(_RESULT_OF, items))
     failures = list(map(_ERROR_OF, items))
     failed = failures.count(None) != n
     receipts = list(map(_RECEIPT_OF, items))
+    index = pd.RangeIndex(n)
     columns = {
-        "node": _strings(_node_names(items)),
-        "method": _strings(list(map(_METHOD_NAME_OF, bounds))),
+        "node": _strings(_each_attribute(list(map(_NODE_OF, items)), "name")),
+        "method": _strings(_each_attribute(methods, "name")),
         "params": _strings(list(map(_WIRE_JSON_OF, bounds))),
-        "result": np.fromiter(results, dtype=object, count=n),
-        "value": np.fromiter(_values(bounds, results, failures, failed), dtype=object, count=n),
+        # Series of dtype object: from an array of texts, pandas would infer its string dtype.
+        # One index object for them and the frame: pandas then has no indexes to align.
+        "result": pd.Series(np.fromiter(results, object, n), index, object, copy=False),
+        "value": pd.Series(
+            np.fromiter(_values(methods, results, failures, failed), object, n),
+            index,
+            object,
+            copy=False,
+        ),
         "error": _strings([_error_name(e) for e in failures]) if failed else _no_strings(n),
         "message": _strings([_error_text(e) for e in failures]) if failed else _no_strings(n),
         "ru": np.fromiter(map(_RU_OF, receipts), dtype=np.int64, count=n),
         "unconfirmed_ru": np.fromiter(map(_UNCONFIRMED_OF, receipts), np.int64, count=n),
-        "cache_hit": np.fromiter(map(_CACHE_HIT_OF, receipts), dtype=bool, count=n),
+        "cache_hit": np.fromiter(map(CACHE_HIT_FLAG_OF, receipts), dtype=bool, count=n),
     }
-    return pd.DataFrame(columns, copy=False)  # in `RESULT_COLUMNS` order (a test checks)
+    return pd.DataFrame(columns, index, copy=False)  # in `RESULT_COLUMNS` order (a test checks)
 
 
+_NODE_OF = attrgetter("node")
 _BOUND_OF = attrgetter("call.bound")
+_METHOD_OF = attrgetter("method")
 _RESULT_OF = attrgetter("result")
 _ERROR_OF = attrgetter("error")
 _RECEIPT_OF = attrgetter("receipt")
-_METHOD_NAME_OF = attrgetter("method.name")
-_RESULT_KIND_OF = attrgetter("method.result")
 _WIRE_JSON_OF = attrgetter("wire_json")
 _RU_OF = attrgetter("ru")
 _UNCONFIRMED_OF = attrgetter("unconfirmed_ru")
-_CACHE_HIT_OF = attrgetter("cache_hit")
+CACHE_HIT_FLAG_OF = attrgetter("cache_hit")
 
 
-def _node_names(items: Sequence[Item]) -> list[str]:
-    """Each item's node name, asked once per node (a name is a property of the node's core)."""
-    nodes = list(map(attrgetter("node"), items))
-    names = {id(node): node.name for node in {id(node): node for node in nodes}.values()}
-    if len(names) == 1:
-        return [next(iter(names.values()))] * len(nodes)
-    return [names[id(node)] for node in nodes]
+def _each_attribute(objects: list[Any], name: str) -> list[Any]:
+    """Each object's attribute `name`, read once when every object is the same one (a run's
+    calls are mostly of one node and one method, and a node's name is a property)."""
+    if len(set(map(id, objects))) == 1:
+        return [getattr(objects[0], name)] * len(objects)
+    return list(map(attrgetter(name), objects))
 
 
-def _values(bounds: list[Any], results: list[Any], failures: list[Any], failed: bool) -> list[Any]:
+def _values(methods: list[Any], results: list[Any], failures: list[Any], failed: bool) -> list[Any]:
     """The typed values (ints for quantities, like the helpers return); None for a failed call
     and for a result its kind's conversion refuses."""
-    kinds = set(map(_RESULT_KIND_OF, bounds))
+    kinds = set(_each_attribute(methods, "result"))
     if len(kinds) == 1 and not failed:
         convert = TYPED_VALUES.get(next(iter(kinds)))
         if convert is None:
@@ -413,11 +426,11 @@ def _values(bounds: list[Any], results: list[Any], failures: list[Any], failed: 
             pass  # one result the conversion refuses: convert each on its own below
     values: list[Any] = []
     converters: dict[str, Any] = {}
-    for bound, result, failure in zip(bounds, results, failures, strict=True):
+    for method, result, failure in zip(methods, results, failures, strict=True):
         if failure is not None:
             values.append(None)
             continue
-        kind = bound.method.result
+        kind = method.result
         convert = converters.get(kind, _UNKNOWN)
         if convert is _UNKNOWN:
             convert = converters[kind] = TYPED_VALUES.get(kind)
