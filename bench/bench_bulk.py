@@ -45,6 +45,7 @@ from toolkit.workloads._workload import Workload
 ROOT = Path(__file__).resolve().parents[1]
 ANVIL = ROOT / ".tools" / "node_modules" / ".bin" / "anvil"
 CONCURRENCY = 32
+RERUN_ROUNDS = 7  # the cached re-runs and the lower bound, taking turns (see evm_rows)
 OURS_EVM = "ours: Workload.run (async engine, batches of 100, cache off)"
 OURS_EVM_CACHE = "ours: the same, the response cache on (emptied first)"
 WEB3_GATHER = "web3.py AsyncWeb3 + asyncio.gather"
@@ -281,12 +282,15 @@ def evm_rows(url: str, addresses: list[str], blocks: list[int], repeats: int, wo
     ours()  # a clean first run fills the cache for section 3
     spent_first = eth.ledger.total_ru - ru_before
     ru_before = eth.ledger.total_ru
-    cached, from_disk, spent_from_disk = cached_reruns(
+    # The re-runs take a few ms: they take turns with the lower bound in rounds of their own,
+    # more of them, so that both sides of the ratio are measured alike, side by side.
+    cached, from_disk, spent_from_disk, rerun_bound = cached_reruns(
         ours,
         lambda cache: toolkit.node(url, chain="ethereum", name="anvil", cache=cache),
         n,
-        repeats,
+        max(repeats, RERUN_ROUNDS),
         cache_file,
+        reference=Contender(LOWER_BOUND, raw_batch),
     )
     spent_again = eth.ledger.total_ru - ru_before + spent_from_disk
     title = f"1. {n:,} eth_getBalance on Anvil ({len(addresses)} addresses x {len(blocks)} blocks)"
@@ -295,9 +299,10 @@ def evm_rows(url: str, addresses: list[str], blocks: list[int], repeats: int, wo
         f"\n\nours / lower bound: {first.rate / bound.rate:.2f} (target 0.8; "
         f"{with_cache.rate / bound.rate:.2f} with the cache on); "
         f"ours / AsyncWeb3+gather: {first.rate / web3_gather.rate:.1f}x (target 10x); "
-        f"cached re-run / lower bound's time: {cached.seconds / bound.seconds:.2f} "
-        f"(target 0.25 or less; {from_disk.seconds / bound.seconds:.2f} through a new handle "
-        "on the file)"
+        f"cached re-run / lower bound's time: {cached.seconds / rerun_bound.seconds:.2f} "
+        f"(target 0.25 or less; {from_disk.seconds / rerun_bound.seconds:.2f} through a new "
+        f"handle on the file; best of {max(repeats, RERUN_ROUNDS)} rounds each, the lower bound "
+        f"{rerun_bound.seconds * 1000:.1f} ms in them)"
     )
     cache_row = cache_table_row(
         f"{n:,} eth_getBalance (Anvil)", with_cache, cached, from_disk, spent_first, spent_again
@@ -313,10 +318,12 @@ def cached_reruns(
     n: int,
     repeats: int,
     cache_file: Path,
-) -> tuple[Row, Row, int]:
+    reference: Contender | None = None,
+) -> tuple[Row, Row, int, Row | None]:
     """The cached re-run in this process (answers in memory), and through a new handle on the
-    same cache file each round (every answer read from SQLite, as in a new kernel); and the RU
-    the second kind spent (the first's is in its node's ledger)."""
+    same cache file each round (every answer read from SQLite, as in a new kernel), taking turns
+    with `reference` if given; the RU the second kind spent (the first's is in its node's
+    ledger); and the reference's row."""
     from toolkit.client._cache import ResponseCache
 
     handles: list[toolkit.Node] = []
@@ -328,6 +335,7 @@ def cached_reruns(
         [
             Contender("cached", run),
             Contender("from disk", lambda: run(node=handles[-1]), new_handle),
+            *([reference] if reference else []),
         ],
         n,
         repeats,
@@ -336,7 +344,8 @@ def cached_reruns(
     for handle in handles:
         handle.cache.close()
         handle.close()
-    return rows["cached"], rows["from disk"], spent
+    bound = rows[reference.name] if reference else None
+    return rows["cached"], rows["from disk"], spent, bound
 
 
 def cache_table_row(
@@ -442,7 +451,7 @@ def tron_rows(info: dict, n: int, repeats: int, workdir: str):
     ours()  # a clean first run fills the cache for section 3
     spent_first = gateway.ledger.total_ru - ru_before
     ru_before = gateway.ledger.total_ru
-    cached, from_disk, spent_from_disk = cached_reruns(
+    cached, from_disk, spent_from_disk, _ = cached_reruns(
         ours,
         lambda cache: toolkit.Gateway(
             info["platform_url"], info["api_key"], nodes=info["nodes"], cache=cache

@@ -396,3 +396,33 @@ def test_clear_and_eviction_empty_the_memory_too(tmp_path):
     assert not cache.contains(key for key, *_ in first)
     assert cache.lookup(key for key, *_ in first) == {}
     cache.close()
+
+
+def test_receipts_say_not_sent_then_what_each_send_cost_then_cache_hit(make_gateway, cache_path):
+    """Calls not sent yet, and calls the cache answered, share one receipt each (a bulk run
+    makes none per call for them); it never changes, and every send gives its call its own."""
+    from toolkit.client import CACHE_HIT, NOT_SENT, Receipt
+
+    gateway = make_gateway(cache=cache_path)
+    eth = gateway.node("ethereum-mainnet")
+    block = eth.head() - 1000
+    first, second = (eth.prepare("eth_getBalance", ALICE, block) for _ in range(2))
+    assert first.receipt is second.receipt is NOT_SENT and NOT_SENT.ru == 0
+    with pytest.raises(AttributeError, match="shared receipt never changes"):
+        first.receipt.ru += 1
+    eth.send(first)
+    sent = first.receipt
+    assert type(sent) is Receipt and sent.ru > 0 and sent.status == "ok" and not sent.cache_hit
+    eth.send(second)  # answered from the cache now
+    assert second.receipt is CACHE_HIT and CACHE_HIT.cache_hit and CACHE_HIT.ru == 0
+    with pytest.raises(AttributeError):
+        second.receipt.status = "cancelled"
+    gateway.cache.clear()
+    eth.send(second)  # sent again: a receipt of its own, the shared one unchanged
+    assert type(second.receipt) is Receipt and second.receipt.ru == sent.ru
+    assert (CACHE_HIT.ru, CACHE_HIT.status, NOT_SENT.cache_hit) == (0, "ok", False)
+    # a bulk run's rows: the cache's answers at 0 RU, the calls sent at what they cost
+    work = Workload().grid(eth, "eth_getBalance", [ALICE, BOB], [block])
+    frame = work.run(progress=False)
+    assert frame["cache_hit"].tolist() == [True, False] and frame["ru"][0] == 0 < frame["ru"][1]
+    assert work.calls[0].call.receipt is CACHE_HIT and work.calls[1].call.receipt.ru > 0

@@ -78,16 +78,26 @@ class Cacheable(NamedTuple):
     block: int | None
 
 
+MISS = object()  # `ResponseCache.answers` where the cache holds no answer
+
+
+def _decode_together(texts: list[str]) -> list[Any] | None:
+    """Stored answers decoded in one pass (one JSON array of them all); None if one of them
+    does not decode alone (a damaged row)."""
+    try:
+        values = json.loads("[" + ",".join(texts) + "]")
+    except ValueError:
+        return None
+    return values if len(values) == len(texts) else None
+
+
 def _decode_all(texts: dict[bytes, str]) -> dict[bytes, Any]:
-    """Stored answers by key, decoded in one pass (one JSON array of them all); an answer that
-    does not decode (a damaged row) is left out, so it counts as a miss."""
+    """Stored answers by key; an answer that does not decode (a damaged row) is left out, so it
+    counts as a miss."""
     if not texts:
         return {}
-    try:
-        values = json.loads("[" + ",".join(texts.values()) + "]")
-    except ValueError:
-        values = None
-    if values is not None and len(values) == len(texts):
+    values = _decode_together(list(texts.values()))
+    if values is not None:
         return dict(zip(texts, values, strict=True))
     found = {}
     for key, text in texts.items():
@@ -301,6 +311,19 @@ class ResponseCache:
             self.misses += len(wanted) - len(found)
         return found
 
+    def answers(self, keys: list[bytes]) -> list[Any]:
+        """Each key's cached answer, in the order of `keys`, and `MISS` where there is none: a
+        bulk run's cache pass, which would otherwise build `lookup`'s dict to read it back."""
+        with self._lock:
+            texts = list(map(self._recent.get, keys))
+            if None not in texts:  # all kept in memory (a re-run): one pass in C
+                values = _decode_together(texts)
+                if values is not None:
+                    self.hits += len(values)
+                    return values
+        found = self.lookup(keys)
+        return [found.get(key, MISS) for key in keys]
+
     def contains(self, keys: Iterable[bytes]) -> set[bytes]:
         """Which of `keys` the cache holds (for previews: not counted as hits or misses)."""
         wanted = list(keys)
@@ -315,12 +338,8 @@ class ResponseCache:
     def _in_memory(self, keys: list[bytes]) -> tuple[dict[bytes, str], list[bytes]]:
         """The texts of `keys` held in memory (waiting to be written, or read or written lately),
         and the keys to look for on disk."""
-        recent = self._recent
-        kept = list(map(recent.get, keys))
-        if None not in kept:  # all kept in memory (a re-run): one pass in C
-            return dict(zip(keys, kept, strict=True)), []
         texts, rest = {}, []
-        pending = self._pending
+        pending, recent = self._pending, self._recent
         for key in keys:
             text = recent.get(key)
             if text is None:

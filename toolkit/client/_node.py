@@ -43,7 +43,7 @@ from ..catalog import (
     chain_for,
     lookup,
 )
-from ._cache import Cacheable, ResponseCache, is_final
+from ._cache import MISS, Cacheable, ResponseCache, is_final
 from ._http import LazyModule, async_client, sync_client
 from ._ledger import Entry, Meter
 from ._protocol import (
@@ -623,17 +623,19 @@ class NodeCore:
         self, calls: Sequence[PreparedCall], cacheables: Sequence[Cacheable | None]
     ) -> tuple[list[Any], list[int]]:
         """The answers the cache holds (each recorded as a 0 RU hit), and the positions of the
-        calls it does not answer."""
-        keys = [cacheable.key for cacheable in cacheables if cacheable is not None]
-        found = self.cache.lookup(keys) if keys else {}
-        results = [
-            _MISSING if cacheable is None else found.get(cacheable.key, _MISSING)
-            for cacheable in cacheables
-        ]
-        if len(found) == len(calls):  # every call answered (a re-run): no position to sort out
+        calls it does not answer (their results are None)."""
+        if None in cacheables:  # calls whose answers are never cached: misses
+            known = [i for i, cacheable in enumerate(cacheables) if cacheable is not None]
+            results: list[Any] = [MISS] * len(calls)
+            answers = self.cache.answers([cacheables[i].key for i in known])
+            for index, answer in zip(known, answers, strict=True):
+                results[index] = answer
+        else:
+            results = self.cache.answers(list(map(_KEY_OF, cacheables)))
+        if MISS not in results:  # every call answered (a re-run): no position to sort out
             self.record_cache_hits(calls)
             return results, []
-        unanswered = [index for index, result in enumerate(results) if result is _MISSING]
+        unanswered = [index for index, result in enumerate(results) if result is MISS]
         missed = set(unanswered)
         self.record_cache_hits([call for i, call in enumerate(calls) if i not in missed])
         for index in unanswered:
@@ -676,10 +678,10 @@ class NodeCore:
         )
 
 
-_MISSING = object()
 _BOUND_OF = attrgetter("bound")
 _METHOD_NAME_OF = attrgetter("bound.method.name")
 _SECOND = itemgetter(1)
+_KEY_OF = attrgetter("key")
 _BLOCK_TYPES = frozenset((str, int, type(None)))  # block arguments an estimate is kept for
 
 

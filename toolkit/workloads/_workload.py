@@ -404,7 +404,7 @@ def _finish(
     started: float,
 ) -> pd.DataFrame:
     """The run's frame (the calls sent now and those the dataset answered) and its summary."""
-    reused = sum(row is not None for row in done)
+    reused = len(done) - done.count(None)
     frame = _with_previous_rows(sent, previous, done) if reused else sent
     # Summed over the columns' arrays: a Series' sum costs more than the sum itself.
     frame.attrs["summary"] = {
