@@ -698,10 +698,17 @@ class Method:
         finds its calls remembered without a call to `bind` for each (unpacking the arguments
         into `bind` took half the time of re-planning a thousand calls). Raises on the first
         bad call, as `bind` would."""
-        me, remembered = id(self), _BOUND.get
+        me, remembered, plain = id(self), _BOUND.get, _PLAIN
         bound = []
         for args, kwargs in calls:
-            key = _memo_key(args, kwargs)
+            if kwargs:
+                key = _memo_key(args, kwargs)
+            else:  # positional arguments (a grid): `_memo_key` inlined, a call less per call
+                key = (args,)
+                for value in args:
+                    if type(value) not in plain:
+                        key = None
+                        break
             known = remembered((me, key)) if key is not None else None
             if known is None or known.method is not self:
                 known = self.bind(*args, **kwargs)

@@ -350,7 +350,13 @@ def params_text(call: PreparedCall) -> str:
 
 
 def results_frame(items: Sequence[Item]) -> pd.DataFrame:
-    """One row per call, in the workload's order (see `RESULT_COLUMNS`), built column by column.
+    """One row per call, in the workload's order (see `RESULT_COLUMNS`); see `results`."""
+    return results(items)[0]
+
+
+def results(items: Sequence[Item]) -> tuple[pd.DataFrame, dict[str, int]]:
+    """One row per call, in the workload's order (see `RESULT_COLUMNS`), built column by column,
+    and the rows' counts for a run's summary (`row_counts`), from the arrays the frame is made of.
 
     ``result`` and ``value`` are Python objects whatever they hold: exact ints past 2**63 as
     well as below, and one type per column from run to run (pandas would infer int64 or str
@@ -386,8 +392,28 @@ def results_frame(items: Sequence[Item]) -> pd.DataFrame:
         "error": _strings([_error_name(e) for e in failures]) if failed else _no_strings(n),
         "message": _strings([_error_text(e) for e in failures]) if failed else _no_strings(n),
     }
-    columns["ru"], columns["unconfirmed_ru"], columns["cache_hit"] = _receipt_columns(receipts)
-    return pd.DataFrame(columns, index, copy=False)  # in `RESULT_COLUMNS` order (a test checks)
+    ru, unconfirmed, cache_hit = _receipt_columns(receipts)
+    columns["ru"], columns["unconfirmed_ru"], columns["cache_hit"] = ru, unconfirmed, cache_hit
+    counts = {
+        "calls": n,
+        "failed": n - failures.count(None),
+        "cache_hits": int(cache_hit.sum()),
+        "ru": int(ru.sum()),
+        "unconfirmed_ru": int(unconfirmed.sum()),
+    }
+    # In `RESULT_COLUMNS` order (a test checks).
+    return pd.DataFrame(columns, index, copy=False), counts
+
+
+def row_counts(frame: pd.DataFrame) -> dict[str, int]:
+    """What `results` counts, for a frame made otherwise (rows resumed from a dataset)."""
+    return {
+        "calls": len(frame),
+        "failed": len(frame) - int(frame["error"].array.isna().sum()),
+        "cache_hits": int(frame["cache_hit"].to_numpy().sum()),
+        "ru": int(frame["ru"].to_numpy().sum()),
+        "unconfirmed_ru": int(frame["unconfirmed_ru"].to_numpy().sum()),
+    }
 
 
 _NODE_OF = attrgetter("node")

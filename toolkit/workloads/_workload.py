@@ -329,7 +329,7 @@ class Workload:
         concurrency: int,
         batch_size: int,
     ) -> pd.DataFrame:
-        from ._bulk import start_progress
+        from ._bulk import row_counts, start_progress
         from ._distributed import run_on_cluster
 
         started = time.perf_counter()
@@ -346,14 +346,14 @@ class Workload:
             batch_size=batch_size,
             bar=bar,
         )
-        frame = _finish(sent, previous, done, preview_high, started)
+        frame = _finish((sent, row_counts(sent)), previous, done, preview_high, started)
         _record_run(writer, frame, self.calls)
         return frame
 
     async def _run(
         self, bar: Any, concurrency: int, batch_size: int, writer: DatasetWriter | None
     ) -> pd.DataFrame:
-        from ._bulk import BulkRun, results_frame, start_progress
+        from ._bulk import BulkRun, results, start_progress
 
         started = time.perf_counter()
         previous, done = self._resume(writer)
@@ -383,7 +383,7 @@ class Workload:
                 writer.close()  # what finished is kept, even when the run was interrupted
         # The summary's price: what the calls were priced at as they were sent (pricing them all
         # again for it took as long as reading a tenth of the answers of a fast node).
-        frame = _finish(results_frame(items), previous, done, run.priced_high(), started)
+        frame = _finish(results(items), previous, done, run.priced_high(), started)
         _record_run(writer, frame, self.calls)
         return frame
 
@@ -397,22 +397,23 @@ class Workload:
 
 
 def _finish(
-    sent: pd.DataFrame,
+    sent: tuple[pd.DataFrame, dict[str, int]],
     previous: pd.DataFrame | None,
     done: list[int | None],
     preview_high: int,
     started: float,
 ) -> pd.DataFrame:
-    """The run's frame (the calls sent now and those the dataset answered) and its summary."""
+    """The run's frame (the calls sent now and those the dataset answered) and its summary;
+    `sent` is the frame of the calls sent now and its counts (`_bulk.results`)."""
+    from ._bulk import row_counts
+
+    frame, counts = sent
     reused = len(done) - done.count(None)
-    frame = _with_previous_rows(sent, previous, done) if reused else sent
-    # Summed over the columns' arrays: a Series' sum costs more than the sum itself.
+    if reused:
+        frame = _with_previous_rows(frame, previous, done)
+        counts = row_counts(frame)
     frame.attrs["summary"] = {
-        "calls": len(frame),
-        "failed": len(frame) - int(frame["error"].array.isna().sum()),
-        "cache_hits": int(frame["cache_hit"].to_numpy().sum()),
-        "ru": int(frame["ru"].to_numpy().sum()),
-        "unconfirmed_ru": int(frame["unconfirmed_ru"].to_numpy().sum()),
+        **counts,
         "preview_ru_high": preview_high,
         "seconds": time.perf_counter() - started,
     }
