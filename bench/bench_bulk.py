@@ -10,7 +10,9 @@
    plain httpx sync loop and raw aiohttp at the same concurrency (32).
 3. The same two workloads re-run from the response cache: in the same process (the answers
    this process read or stored lately are in memory) and through a new handle on the cache file
-   (what a new kernel sees: every answer read from SQLite).
+   (what a new kernel sees: every answer read from SQLite). A re-run takes a few ms, so the
+   EVM re-runs take turns with the raw lower bound in rounds of their own (at least
+   `RERUN_ROUNDS`), and goal 2's ratio compares times from the same rounds.
 
 Times are the best of `--repeats` rounds in which the contenders take turns, after a warm-up
 round (ours starts each first run from an empty cache). Memory is the peak of Python allocations

@@ -3,12 +3,12 @@
 Generates realistic ``wallet/gettransactioninfobyblocknum`` records deterministically (TRC-20
 transfers, plain TRX transfers, reverted and out-of-energy calls, calls with internal
 transactions), then builds a frame from the same records both ways: best wall time of several
-runs, and peak traced memory of one run each. Then the same records into a Parquet file both
-ways: ``toolkit.to_parquet`` of our frame (exact ints as decimals, zstd, its default) against
-``json_normalize`` + ``DataFrame.to_parquet`` (fees as float64, snappy, pandas' default). pyarrow
-cannot write ``json_normalize``'s ``internal_transactions`` column (an empty struct in
-``callValueInfo``), so that side drops it, and ``log`` too (ours keeps their counts): less work
-for it, not more. Prints markdown tables.
+rounds in which the two take turns, and peak traced memory of one run each. Then the same
+records into a Parquet file both ways: ``toolkit.to_parquet`` of our frame (exact ints as
+decimals, zstd, its default) against ``json_normalize`` + ``DataFrame.to_parquet`` (fees as
+float64, snappy, pandas' default). pyarrow cannot write ``json_normalize``'s
+``internal_transactions`` column (an empty struct in ``callValueInfo``), so that side drops it,
+and ``log`` too (ours keeps their counts): less work for it, not more. Prints markdown tables.
 
     python bench/bench_frames.py [--records 100000] [--runs 7] [--seed 7]
 """
@@ -121,14 +121,17 @@ def generate_records(count: int, seed: int = 7) -> list[dict[str, Any]]:
     return records
 
 
-def best_time(build: Callable[[], Any], runs: int) -> float:
-    timings = []
+def best_times(builds: dict[str, Callable[[], Any]], runs: int) -> dict[str, float]:
+    """Each build's best wall time over `runs` rounds in which the builds take turns, so that a
+    busy moment of the machine hits them alike."""
+    timings: dict[str, list[float]] = {name: [] for name in builds}
     for _ in range(runs):
-        gc.collect()
-        start = time.perf_counter()
-        build()
-        timings.append(time.perf_counter() - start)
-    return min(timings)
+        for name, build in builds.items():
+            gc.collect()
+            start = time.perf_counter()
+            build()
+            timings[name].append(time.perf_counter() - start)
+    return {name: min(seconds) for name, seconds in timings.items()}
 
 
 def peak_memory(build: Callable[[], Any]) -> int:
@@ -147,6 +150,7 @@ def compare(records: list[dict[str, Any]], runs: int) -> dict[str, dict[str, Any
         "toolkit `tron_transaction_infos`": (lambda: tron_transaction_infos(records), "fee_sun"),
         "`pandas.json_normalize`": (lambda: pd.json_normalize(records), "fee"),
     }
+    seconds = best_times({name: build for name, (build, _) in contenders.items()}, runs)
     results = {}
     for name, (build, fee_column) in contenders.items():
         fees = build()[fee_column]
@@ -156,7 +160,7 @@ def compare(records: list[dict[str, Any]], runs: int) -> dict[str, dict[str, Any
             if "fee" in record
         )
         results[name] = {
-            "seconds": best_time(build, runs),
+            "seconds": seconds[name],
             "peak_bytes": peak_memory(build),
             "fee_dtype": str(fees.dtype),
             "exact": exact,
@@ -188,16 +192,10 @@ def compare_parquet(records: list[dict[str, Any]], runs: int) -> dict[str, dict[
                 theirs_path,
             ),
         }
-        timings: dict[str, list[float]] = {name: [] for name in contenders}
-        for _ in range(runs):  # the two take turns, so a busy moment hits both alike
-            for name, (write, _) in contenders.items():
-                gc.collect()
-                start = time.perf_counter()
-                write()
-                timings[name].append(time.perf_counter() - start)
+        seconds = best_times({name: write for name, (write, _) in contenders.items()}, runs)
         return {
             name: {
-                "seconds": min(timings[name]),
+                "seconds": seconds[name],
                 "peak_bytes": peak_memory(write),
                 "file_bytes": os.path.getsize(path),
             }
@@ -219,7 +217,7 @@ def parquet_table(results: dict[str, dict[str, Any]], records: int, runs: int) -
 
 def markdown_table(results: dict[str, dict[str, Any]], records: int, runs: int) -> str:
     return _table(
-        f"{records:,} transaction info records, best of {runs} runs",
+        f"{records:,} transaction info records, best of {runs} runs taken in turns",
         records,
         ["builder", "fee dtype", "fee exact Python int"],
         results,

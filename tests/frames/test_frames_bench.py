@@ -41,7 +41,7 @@ def test_main_prints_a_markdown_table(bench, capsys):
     table = bench.main(["--records", "500", "--runs", "1"])
     assert capsys.readouterr().out.strip() == table
     lines = table.splitlines()
-    assert lines[0] == "500 transaction info records, best of 1 runs"
+    assert lines[0] == "500 transaction info records, best of 1 runs taken in turns"
     assert lines[2].startswith("| builder | best time (s) |")
     assert len(lines[2:6]) == 4 and lines[6] == ""  # header, rule, toolkit, json_normalize
     assert lines[7].startswith("The same 500 records into a Parquet file")

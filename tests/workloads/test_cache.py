@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import pytest
 
 import toolkit
@@ -408,6 +411,8 @@ def test_receipts_say_not_sent_then_what_each_send_cost_then_cache_hit(make_gate
     block = eth.head() - 1000
     first, second = (eth.prepare("eth_getBalance", ALICE, block) for _ in range(2))
     assert first.receipt is second.receipt is NOT_SENT and NOT_SENT.ru == 0
+    # copied (a notebook's deepcopy) or pickled, a shared receipt stays the one there is
+    assert copy.deepcopy(first).receipt is pickle.loads(pickle.dumps(NOT_SENT)) is NOT_SENT
     with pytest.raises(AttributeError, match="shared receipt never changes"):
         first.receipt.ru += 1
     eth.send(first)

@@ -624,12 +624,13 @@ class NodeCore:
     ) -> tuple[list[Any], list[int]]:
         """The answers the cache holds (each recorded as a 0 RU hit), and the positions of the
         calls it does not answer (their results are None)."""
-        if None in cacheables:  # calls whose answers are never cached: misses
+        if None in cacheables:  # no cache, or calls whose answers are never cached: misses
             known = [i for i, cacheable in enumerate(cacheables) if cacheable is not None]
             results: list[Any] = [MISS] * len(calls)
-            answers = self.cache.answers([cacheables[i].key for i in known])
-            for index, answer in zip(known, answers, strict=True):
-                results[index] = answer
+            if known:
+                answers = self.cache.answers([cacheables[i].key for i in known])
+                for index, answer in zip(known, answers, strict=True):
+                    results[index] = answer
         else:
             results = self.cache.answers(list(map(_KEY_OF, cacheables)))
         if MISS not in results:  # every call answered (a re-run): no position to sort out

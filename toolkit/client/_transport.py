@@ -425,12 +425,13 @@ class SharedReceipt(Receipt):
     thousand such calls need not make a thousand receipts that say so. Each send gives its
     call a `Receipt` of its own before it counts anything."""
 
-    __slots__ = ()
+    __slots__ = ("_name",)
 
-    def __init__(self, **values: Any):
+    def __init__(self, name: str, **values: Any):
+        object.__setattr__(self, "_name", name)  # its name in this module
         for attribute in fields(Receipt):
-            name = attribute.name
-            object.__setattr__(self, name, values.get(name, attribute.default))
+            key = attribute.name
+            object.__setattr__(self, key, values.get(key, attribute.default))
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"a shared receipt never changes (set {name}); give the call its own")
@@ -438,9 +439,12 @@ class SharedReceipt(Receipt):
     def __hash__(self) -> int:  # immutable: a dataclass field may default to it
         return hash(tuple(getattr(self, name) for name in Receipt.__slots__))
 
+    def __reduce__(self) -> str:
+        return self._name  # pickled and copied as itself: there is one of each
 
-NOT_SENT = SharedReceipt()
-CACHE_HIT = SharedReceipt(cache_hit=True, status="ok")
+
+NOT_SENT = SharedReceipt("NOT_SENT")
+CACHE_HIT = SharedReceipt("CACHE_HIT", cache_hit=True, status="ok")
 
 
 def interruption_status(error: BaseException) -> str:
