@@ -82,8 +82,8 @@ MISS = object()  # `ResponseCache.answers` where the cache holds no answer
 
 
 def _decode_together(texts: list[str]) -> list[Any] | None:
-    """Stored answers decoded in one pass (one JSON array of them all); None if one of them
-    does not decode alone (a damaged row)."""
+    """Stored answers decoded in one pass (one JSON array of them all); None when the texts do
+    not make one value each (a damaged row): decode them one by one then."""
     try:
         values = json.loads("[" + ",".join(texts) + "]")
     except ValueError:

@@ -648,6 +648,8 @@ class NodeCore:
 
     def record_cache_hits(self, calls: Sequence[PreparedCall]) -> None:
         """One ledger entry per call answered from the cache (0 RU), written in one go."""
+        if not calls:
+            return  # nothing to write, and no ledger display to wake
         now = datetime.now(UTC)
         label = self.endpoint.label
         entries: dict[str, Entry] = {}  # one immutable entry per method, shared by its hits
