@@ -21,6 +21,7 @@ from ._metering import PLATFORM, Metering
 from ._world import World
 
 _START_TIMEOUT_S = 10.0
+SERVER_KEEPALIVE_S = 5  # an idle connection is closed after this long (see `Sandbox.start`)
 
 
 def _protocol_class() -> type:
@@ -94,6 +95,9 @@ class Sandbox:
             access_log=False,
             lifespan="off",
             http=_protocol_class(),
+            # An idle connection is closed after 5 s, as uvicorn and Node's http do by default
+            # (the client keeps one for less: `client._http.KEEPALIVE_S`).
+            timeout_keep_alive=SERVER_KEEPALIVE_S,
             timeout_graceful_shutdown=2,
         )
         server = uvicorn.Server(config)
