@@ -22,6 +22,7 @@ COMPACT_JSON = json.JSONEncoder(separators=(",", ":"))
 MAX_DEPTH = 128
 """No answer or request of the spec nests beyond a dozen levels."""
 
+_UTF8_OPENERS = (b"{", b"[")
 _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
 _NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
 
@@ -54,6 +55,8 @@ def load_bounded(text: bytes | str, max_depth: int = MAX_DEPTH) -> Any:
     raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     if _nests_deeper(raw, max_depth):
         raise NestedTooDeep(max_depth)
+    if text is raw and raw[:1] in _UTF8_OPENERS:  # UTF-8 without a BOM, as answers are:
+        text = raw.decode("utf-8", "surrogatepass")  # json.loads' decoding, less its detection
     try:
         return json.loads(text)
     except RecursionError:  # cannot happen within the bound; kept for a lowered limit

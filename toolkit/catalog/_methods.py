@@ -89,6 +89,8 @@ def _number(value: int) -> str:
 
 def _is_integer(value: Any) -> bool:
     """A Python or NumPy integer, not a bool (True is an int in Python, never a number here)."""
+    if type(value) is int:  # most values: no walk of the ABC's registry
+        return True
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
@@ -745,8 +747,7 @@ class Method:
         return BoundCall(self, arguments)
 
     def _place_keyword(self, given: dict[str, Any], key: str, value: Any) -> None:
-        names = {p.name for p in self.params}
-        if key in names:
+        if key in self.param_names:
             if key in given:
                 raise ValidationError(
                     "given both by position and by keyword", param=key, rule="arity"
@@ -768,8 +769,12 @@ class Method:
             inner[key] = value
             given[owner] = inner
             return
-        close = _close_matches(key, names, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else f"; it takes {', '.join(names)}"
+        close = _close_matches(key, self.param_names, n=1)
+        hint = (
+            f"; did you mean {close[0]!r}?"
+            if close
+            else f"; it takes {', '.join(self.param_names)}"
+        )
         raise ValidationError(
             f"unknown parameter {_shown(key)}{hint}",
             param=key if len(key) <= 64 else clip(key, 60),

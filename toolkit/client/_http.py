@@ -133,7 +133,7 @@ def async_client(kind: AsyncTransportKind, url: str, timeout: float, *, trust_en
     if kind == "httpx" or (kind == "auto" and not aiohttp_available()):
         return httpx.AsyncClient(**_httpx_options(url, timeout, trust_env))
     proxy = env_proxy(url) if trust_env else None
-    return AiohttpClient(timeout, proxy=proxy, tls=tls_context(trust_env))
+    return AiohttpClient(proxy=proxy, tls=tls_context(trust_env))
 
 
 # How long an idle connection is kept for reuse, by both stacks: under the 5 s after which
@@ -163,28 +163,26 @@ def aiohttp_available() -> bool:
 
 
 class AiohttpClient:
-    """aiohttp underneath; it answers with an `Answer` and fails with httpx exceptions."""
+    """aiohttp underneath; it answers with an `Answer` and fails with httpx exceptions.
 
-    def __init__(
-        self,
-        timeout: httpx.Timeout | float,
-        *,
-        proxy: str | None = None,
-        tls: ssl.SSLContext | None = None,
-    ):
+    It sets no timeout of its own: every request is sent under its call's deadline (see
+    `_transport._send_async`), which bounds connecting, sending and reading together. aiohttp's
+    timeouts would only add timers that never fire first (its read timeout is a timer moved on
+    each chunk received)."""
+
+    def __init__(self, *, proxy: str | None = None, tls: ssl.SSLContext | None = None):
         import aiohttp
 
         self._aiohttp = aiohttp
-        timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
-        client_timeout = aiohttp.ClientTimeout(
-            total=None, connect=timeout.pool, sock_connect=timeout.connect, sock_read=timeout.read
+        no_timeout = aiohttp.ClientTimeout(
+            total=None, connect=None, sock_connect=None, sock_read=None
         )
         self._session = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(
                 ssl=tls if tls is not None else tls_context(), keepalive_timeout=KEEPALIVE_S
             ),
             auto_decompress=True,  # gzip and deflate, which `Accept-Encoding` offers
-            timeout=client_timeout,
+            timeout=no_timeout,
             trust_env=False,  # the proxy is decided by `env_proxy`, for both stacks alike
         )
         # Whole, credentials included: aiohttp sends them as Proxy-Authorization for http and

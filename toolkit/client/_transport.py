@@ -15,10 +15,11 @@ import itertools
 import random
 import re
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._errors import (
     AmbiguousAssetName,
@@ -39,6 +40,7 @@ from .._errors import (
 from .._json import MAX_DEPTH, NestedTooDeep, load_bounded
 from .._redact import redact_url, register_secret, register_url, scrub, scrub_logs
 from ..catalog import Fate, charge, fate_of_status
+from ._deadlines import before
 from ._http import Answer, LazyModule
 from ._ledger import Entry, Meter
 from ._ratelimit import RateLimiter
@@ -78,20 +80,23 @@ class Endpoint:
         return f"Endpoint({self.label!r})"
 
 
-@dataclass(frozen=True)
-class HTTPRequest:
+_NO_HEADERS: Mapping[str, str] = MappingProxyType({})
+
+
+# Named tuples, as the steps below: one of each is made per call, and a tuple is made in a
+# fraction of a frozen dataclass's time (which sets each field through object.__setattr__).
+class HTTPRequest(NamedTuple):
     method: str
     url: str
     json: Any = None
     params: dict[str, Any] | None = None
-    headers: dict[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = _NO_HEADERS
 
     def __repr__(self) -> str:
         return f"HTTPRequest({self.method} {redact_url(self.url)})"
 
 
-@dataclass(frozen=True)
-class Sleep:
+class Sleep(NamedTuple):
     seconds: float
 
 
@@ -367,8 +372,7 @@ def interpret_ton(body: Any, status: int = 200) -> Any:
 Interpret = Callable[[Answer], Any]
 
 
-@dataclass(frozen=True)
-class Send:
+class Send(NamedTuple):
     """Send `request` and answer before `deadline` (a `time.monotonic()` value)."""
 
     request: HTTPRequest
@@ -456,7 +460,7 @@ def interruption_status(error: BaseException) -> str:
     return type(error).__name__
 
 
-@dataclass
+@dataclass(slots=True)  # slots: one per call
 class Exchange:
     """Everything about one logical call except the HTTP client that carries it.
 
@@ -543,34 +547,50 @@ class Exchange:
 
     def _record(self, status: str, result: Any, retries: int, latency: float) -> None:
         likely = self.ru if self.ru_likely is None else self.ru_likely
-        parts = self.parts or ((self.method, likely, self.ru, self.archive),)
         now = datetime.now(UTC)
         sent = self.answered_attempts + self.unanswered_attempts > 0
+        if not self.parts:  # one call, one entry
+            part = (self.method, likely, self.ru, self.archive)
+            self.meter.ledger.record(self._entry(part, status, now, latency, retries, sent))
+            return
         # One entry per call; calls of a batch that read alike share one immutable entry (a
         # batch of 100 balances at archive blocks is 100 rows of one entry, made once).
         made: dict[tuple[Any, ...], Entry] = {}
         entries = []
-        statuses = self._statuses(status, result, len(parts))
-        for part, part_status in zip(parts, statuses, strict=True):
+        statuses = self._statuses(status, result, len(self.parts))
+        for part, part_status in zip(self.parts, statuses, strict=True):
             entry = made.get((part, part_status))
             if entry is None:
-                method, part_likely, price, archive = part
-                billed, unconfirmed = self.cost(part_likely, price)
-                entry = made[(part, part_status)] = Entry(
-                    time=now,
-                    node=self.endpoint.label,
-                    method=method,
-                    ru=billed,
-                    unconfirmed_ru=unconfirmed,
-                    latency_s=latency,
-                    status=part_status,
-                    retries=retries,
-                    archive=archive,
-                    note=self.note,
-                    sent=sent,
+                entry = made[(part, part_status)] = self._entry(
+                    part, part_status, now, latency, retries, sent
                 )
             entries.append(entry)
         self.meter.ledger.record_many(entries)
+
+    def _entry(
+        self,
+        part: tuple[str, int, int, bool | None],
+        status: str,
+        now: datetime,
+        latency: float,
+        retries: int,
+        sent: bool,
+    ) -> Entry:
+        method, likely, price, archive = part
+        billed, unconfirmed = self.cost(likely, price)
+        return Entry(
+            time=now,
+            node=self.endpoint.label,
+            method=method,
+            ru=billed,
+            unconfirmed_ru=unconfirmed,
+            latency_s=latency,
+            status=status,
+            retries=retries,
+            archive=archive,
+            note=self.note,
+            sent=sent,
+        )
 
     @staticmethod
     def _statuses(status: str, result: Any, count: int) -> list[str]:
@@ -580,6 +600,8 @@ class Exchange:
         return [status] * count
 
     def _read(self, outcome: Answer | Exception) -> Any:
+        if not isinstance(outcome, BaseException):  # an answer (most attempts): read it
+            return self.interpret(outcome)
         if isinstance(outcome, DeadlinePassed):
             raise Timeout(f"no answer within the call's {self.timeout_s:g} s deadline")
         if isinstance(outcome, httpx.TimeoutException):
@@ -600,9 +622,7 @@ class Exchange:
                     "if your network has its own root, point SSL_CERT_FILE at a bundle with it"
                 )
             raise TransportError(f"could not reach the gateway ({type(outcome).__name__})")
-        if isinstance(outcome, Exception):
-            raise outcome
-        return self.interpret(outcome)
+        raise outcome
 
 
 def _certificate_refusal(error: BaseException) -> str | None:
@@ -701,14 +721,16 @@ async def _send_async(client: Any, step: Send) -> Answer | httpx.HTTPError | Exc
     if remaining <= 0:
         return DeadlinePassed()
     try:
-        async with asyncio.timeout(remaining):
-            return await client.request(
+        return await before(
+            step.deadline,
+            client.request(
                 request.method,
                 request.url,
                 json=request.json,
                 params=request.params,
                 headers=request.headers,
-            )
+            ),
+        )
     except TimeoutError:
         return httpx.ReadTimeout("the call's deadline passed")
     except httpx.HTTPError as error:

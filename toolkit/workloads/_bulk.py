@@ -67,13 +67,18 @@ class Item:
         return f"<Item {self.call.method} on {self.node.name} done={self.done}>"
 
     def tally(self) -> None:
-        sent = self.call.receipt
-        if isinstance(self.receipt, SharedReceipt):  # not sent, or answered from the cache
-            self.receipt = Receipt()
-        self.receipt.add(sent.ru, sent.unconfirmed_ru, False)
-        self.receipt.answered += sent.answered
-        self.receipt.cache_hit |= sent.cache_hit
-        self.receipt.status = sent.status
+        """Count the call's last send in the item's receipt. Each send gives the call a new
+        receipt, so the first send's can be the item's own, as it is."""
+        sent, mine = self.call.receipt, self.receipt
+        if isinstance(mine, SharedReceipt):  # not sent yet, or answered from the cache
+            if not isinstance(sent, SharedReceipt):
+                self.receipt = sent
+                return
+            mine = self.receipt = Receipt()
+        mine.add(sent.ru, sent.unconfirmed_ru, False)
+        mine.answered += sent.answered
+        mine.cache_hit |= sent.cache_hit
+        mine.status = sent.status
 
     def succeed(self, result: Any) -> None:
         self.done, self.result = True, result

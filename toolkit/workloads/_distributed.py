@@ -94,7 +94,7 @@ class Spending:
 
 
 def _entry_fields(entry: Entry) -> dict[str, Any]:
-    return {**entry.__dict__, "time": entry.time.isoformat()}
+    return {**entry._asdict(), "time": entry.time.isoformat()}
 
 
 def _entry_from(fields: dict[str, Any]) -> Entry:
