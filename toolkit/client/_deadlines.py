@@ -102,9 +102,8 @@ def deadline_watch(loop: asyncio.AbstractEventLoop) -> DeadlineWatch:
 async def before(deadline: float, awaitable: Awaitable[Any]) -> Any:
     """Await `awaitable`, or raise TimeoutError once `deadline` (monotonic) has passed."""
     task = asyncio.current_task()
-    if task is None:  # not in a task (a bare coroutine driven by hand): the stock way
-        async with asyncio.timeout(deadline - time.monotonic()):
-            return await awaitable
+    if task is None:  # as with asyncio.timeout: expiry cancels a task
+        raise RuntimeError("a deadline is kept inside a task")
     watch = deadline_watch(task.get_loop())
     call = watch.watch(task, deadline)
     try:
