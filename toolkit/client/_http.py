@@ -188,6 +188,8 @@ class AiohttpClient:
         # Whole, credentials included: aiohttp sends them as Proxy-Authorization for http and
         # https targets alike (its `proxy_headers` reach only an https tunnel's CONNECT).
         self._proxy = proxy
+        self._given_headers: Any = _NOT_YET  # the headers `_headers` was made from
+        self._headers: Any = None
         # Whoever forgets the client without closing it (a gateway dropped in a notebook, an
         # ``asyncio.run`` that ended, the interpreter exiting), the session is closed quietly.
         self._release = weakref.finalize(self, _release, self._session, asyncio.get_running_loop())
@@ -199,13 +201,13 @@ class AiohttpClient:
         *,
         json: Any = None,  # the name httpx uses
         params: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> Answer:
-        headers = {"Accept-Encoding": "gzip, deflate", **(headers or {})}
         body = None
-        if json is not None:
-            body = _json_bytes(json)
-            headers["Content-Type"] = "application/json"
+        if json is not None:  # a payload, as aiohttp makes for its own json=: no type lookup
+            body = self._aiohttp.payload.BytesPayload(
+                _json_bytes(json), content_type="application/json"
+            )
         if params:
             url = str(httpx.URL(url, params=params))  # httpx's encoding (true/false for bools)
         try:
@@ -215,7 +217,7 @@ class AiohttpClient:
                 method,
                 url,
                 data=body,
-                headers=headers,
+                headers=self._headers_for(headers),
                 allow_redirects=False,
                 proxy=self._proxy,
             ) as answer:
@@ -223,6 +225,16 @@ class AiohttpClient:
                 return Answer(answer.status, answer.headers, content)
         except (TimeoutError, self._aiohttp.ClientError) as error:
             raise _as_httpx_error(self._aiohttp, error) from error
+
+    def _headers_for(self, headers: Mapping[str, str] | None) -> Any:
+        """`headers` with Accept-Encoding, as aiohttp's own header type, made once: a node sends
+        the same headers object with every request."""
+        if headers is not self._given_headers:
+            from multidict import CIMultiDict  # aiohttp's
+
+            merged = CIMultiDict({"Accept-Encoding": "gzip, deflate", **(headers or {})})
+            self._given_headers, self._headers = headers, merged
+        return self._headers
 
     async def aclose(self) -> None:
         self._release.detach()
@@ -234,6 +246,9 @@ class AiohttpClient:
     def abandon(self) -> None:
         """Let go of the client now, closing its session as well as its loop allows."""
         self._release()
+
+
+_NOT_YET = object()
 
 
 def _release(session: Any, loop: asyncio.AbstractEventLoop) -> None:

@@ -940,7 +940,7 @@ class AsyncNode(_BaseNode):
     async def send(self, call: PreparedCall, *, check_cache: bool = True) -> Any:
         """Send a prepared call; see `Node.send`. `check_cache=False` when the caller has just
         asked the cache for it (`answered_from_cache`)."""
-        return await self._run(self._core.send(call, check_cache=check_cache))
+        return await drive_async(self._http(), self._core.send(call, check_cache=check_cache))
 
     async def price(self, call: PreparedCall, *, fetch_head: bool = True) -> Estimate:
         return await self._run(self._core.price(call, fetch=fetch_head))
