@@ -41,6 +41,8 @@ SIDEWAYS = {
 # Private names of other libraries used on purpose (each explained where it is used), and the
 # display protocols Jupyter defines with a leading underscore.
 THIRD_PARTY_PRIVATE = {"_SubParsersAction", "_close"}
+# A named tuple's own API: public, with an underscore so that no field name can clash.
+NAMED_TUPLE_API = {"_asdict", "_field_defaults", "_fields", "_make", "_replace"}
 FOUNDATION = {"_reprs", "_errors", "_json", "_redact", "_version"}
 
 
@@ -131,6 +133,8 @@ def test_no_layer_reaches_into_another_layers_private_attributes(layer):
             if not isinstance(node, ast.Attribute) or not node.attr.startswith("_"):
                 continue
             if node.attr.startswith("__") or node.attr in own or node.attr in THIRD_PARTY_PRIVATE:
+                continue
+            if node.attr in NAMED_TUPLE_API:
                 continue
             if node.attr.startswith("_repr_"):
                 continue
