@@ -47,7 +47,7 @@ from toolkit.workloads._workload import Workload
 ROOT = Path(__file__).resolve().parents[1]
 ANVIL = ROOT / ".tools" / "node_modules" / ".bin" / "anvil"
 CONCURRENCY = 32
-RERUN_ROUNDS = 7  # the cached re-runs and the lower bound, taking turns (see evm_rows)
+RERUN_ROUNDS = 15  # the cached re-runs and the lower bound, taking turns (see evm_rows)
 OURS_EVM = "ours: Workload.run (async engine, batches of 100, cache off)"
 OURS_EVM_CACHE = "ours: the same, the response cache on (emptied first)"
 WEB3_GATHER = "web3.py AsyncWeb3 + asyncio.gather"

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Sequence
-from operator import attrgetter
+from itertools import repeat
+from operator import attrgetter, is_
 from typing import TYPE_CHECKING, Any
 
 from .._errors import BatchRefused, BudgetExceeded, GatewayError, ValidationError
@@ -337,11 +338,11 @@ class BulkRun:
 
 def _positions_by_node(items: Sequence[Item]) -> list[Sequence[int]]:
     """The items' positions, grouped by node (in the order the nodes first appear)."""
-    nodes = list(map(id, map(_NODE_OF, items)))
-    if len(set(nodes)) <= 1:  # one node, the usual workload: no grouping pass
+    nodes = list(map(_NODE_OF, items))
+    if _all_same(nodes):  # one node, the usual workload: no grouping pass
         return [range(len(items))] if items else []
     by_node: dict[int, list[int]] = {}
-    for index, node in enumerate(nodes):
+    for index, node in enumerate(map(id, nodes)):
         by_node.setdefault(node, []).append(index)
     return list(by_node.values())
 
@@ -382,8 +383,8 @@ def results(items: Sequence[Item]) -> tuple[pd.DataFrame, dict[str, int]]:
     receipts = list(map(_RECEIPT_OF, items))
     index = pd.RangeIndex(n)
     columns = {
-        "node": _strings(_each_attribute(list(map(_NODE_OF, items)), "name")),
-        "method": _strings(_each_attribute(methods, "name")),
+        "node": _attribute_strings(list(map(_NODE_OF, items)), "name"),
+        "method": _attribute_strings(methods, "name"),
         "params": _strings(list(map(_WIRE_JSON_OF, bounds))),
         # Series of dtype object: from an array of texts, pandas would infer its string dtype.
         # One index object for them and the frame: pandas then has no indexes to align.
@@ -436,9 +437,15 @@ _CACHE_HIT_OF = attrgetter("cache_hit")
 def _each_attribute(objects: list[Any], name: str) -> list[Any]:
     """Each object's attribute `name`, read once when every object is the same one (a run's
     calls are mostly of one node and one method, and a node's name is a property)."""
-    if len(set(map(id, objects))) == 1:
+    if objects and _all_same(objects):
         return [getattr(objects[0], name)] * len(objects)
     return list(map(attrgetter(name), objects))
+
+
+def _all_same(objects: list[Any]) -> bool:
+    """Whether every object is the same one (an identity test in C, stopping at the first other;
+    true for none)."""
+    return all(map(is_, objects, repeat(objects[0] if objects else None)))
 
 
 def _receipt_columns(receipts: list[Receipt]) -> tuple[Any, Any, Any]:
@@ -447,7 +454,7 @@ def _receipt_columns(receipts: list[Receipt]) -> tuple[Any, Any, Any]:
     import numpy as np
 
     n = len(receipts)
-    if n and len(set(map(id, receipts))) == 1:
+    if n and _all_same(receipts):
         shared = receipts[0]
         return (
             np.full(n, shared.ru, np.int64),
@@ -505,6 +512,22 @@ def _strings(texts: list[str | None]) -> Any:
     import pyarrow as pa
 
     return pd.arrays.ArrowStringArray(pa.array(texts, type=pa.large_string()))
+
+
+def _attribute_strings(objects: list[Any], name: str) -> Any:
+    """`_strings` of each object's attribute `name`; when every object is the same one, its
+    attribute is read once and repeated by Arrow."""
+    if not objects or not _all_same(objects):
+        return _strings(list(map(attrgetter(name), objects)))
+    import pandas as pd
+
+    text = getattr(objects[0], name)
+    if pd.StringDtype().storage != "pyarrow":
+        return pd.array([text] * len(objects), dtype="string")
+    import pyarrow as pa
+
+    repeated = pa.repeat(pa.scalar(text, type=pa.large_string()), len(objects))
+    return pd.arrays.ArrowStringArray(repeated)
 
 
 def _no_strings(n: int) -> Any:
