@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import toolkit
-from tests.fixtures.real_bodies import real
+from tests.fixtures.real_bodies import REAL, real
 from toolkit import frames
 
 KEY = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"  # a made-up access key: it must never be shown
@@ -381,3 +381,31 @@ def test_real_unsigned_transaction_and_proposal_error_bodies_through_the_client(
         tron.proposal_delete(owner, 1)
     path, body = replay.requests[-1]
     assert path.endswith("/wallet/proposaldelete") and body["proposal_id"] == 1
+
+
+def test_a_real_tron_body_is_cached_as_it_came_and_reads_back_the_same(replay, tmp_path):
+    """The published transaction infos, served as published (indented, one key per line): the
+    response cache keeps that text as it is, and a new handle on the file reads back the same."""
+    import sqlite3
+
+    published = (REAL / "tron_gettransactioninfobyblocknum_nile.json").read_bytes()
+    number = 66987565  # the block the publisher captured
+    head = {"block": [{"block_header": {"raw_data": {"number": number + 100}}}]}
+    replay.reply = lambda request: (200, published if request["num"] == number else head)
+    cache = tmp_path / "responses.sqlite"
+    first = toolkit.node(replay.url, chain="tron", cache=cache)
+    assert first.get_transaction_info_by_block_num(number) == real(
+        "tron_gettransactioninfobyblocknum_nile.json"
+    )
+    first.cache.flush()
+    with sqlite3.connect(cache) as db:
+        assert db.execute("SELECT result FROM responses").fetchall() == [(published.decode(),)]
+    asked = len(replay.requests)
+    again = toolkit.node(replay.url, chain="tron", cache=cache)
+    assert again.get_transaction_info_by_block_num(number) == real(
+        "tron_gettransactioninfobyblocknum_nile.json"
+    )
+    assert len(replay.requests) == asked and again.ledger.entries[-1].cache_hit
+    for node in (first, again):
+        node.cache.close()
+        node.close()

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import copy
 import pickle
+import sqlite3
 
+import httpx
 import pytest
 
 import toolkit
@@ -85,6 +87,49 @@ def test_tron_blocks_are_cached_once_final_by_a_billed_head(make_gateway, cache_
     assert len(gateway.cache) == 1
     assert tron.get_transaction_info_by_block_num(head - depth - 1) is not None
     assert gateway.ledger.entries[-1].cache_hit
+
+
+def test_a_tron_answer_is_kept_as_the_body_it_came_in_and_reads_back_the_same(
+    make_gateway, cache_path, sandbox
+):
+    """A TRON REST answer's body is its result's JSON: the cache keeps that text as it came (not
+    encoded again), and a new handle reads back the same result."""
+    gateway = make_gateway(cache=cache_path)
+    tron = gateway.node("tron-mainnet")
+    number = tron.head() - toolkit.CHAINS["tron"].finality_depth - 5
+    first = tron.get_transaction_info_by_block_num(number)
+    gateway.cache.flush()
+    url = sandbox.info["nodes"]["tron-mainnet"] + "/wallet/gettransactioninfobyblocknum"
+    body = httpx.post(url, json={"num": number}).content.decode()
+    with sqlite3.connect(cache_path) as db:
+        stored = db.execute("SELECT result FROM responses").fetchall()
+    assert stored == [(body,)] and first
+    other = make_gateway(cache=cache_path).node("tron-mainnet")
+    assert other.get_transaction_info_by_block_num(number) == first
+    assert other.ledger.entries[-1].cache_hit
+
+
+def test_an_answer_stored_with_its_text_reads_back_as_that_text_decodes(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    spaced = '{ "fee" : 123456789012345678901234567890,\n "log": [ ] }'
+    cache.store(
+        [
+            (b"a" * 32, "node", "m", {"fee": 123456789012345678901234567890, "log": []}, spaced),
+            (b"b" * 32, "node", "m", {"x": 1}, None),  # no text: the cache encodes the result
+        ]
+    )
+    for flushed in (False, True):
+        if flushed:
+            cache.flush()
+        found = cache.lookup([b"a" * 32, b"b" * 32])
+        assert found == {
+            b"a" * 32: {"fee": 123456789012345678901234567890, "log": []},
+            b"b" * 32: {"x": 1},
+        }
+    reopened = ResponseCache(tmp_path / "c.sqlite")
+    assert reopened.answers([b"a" * 32])[0]["fee"] == 123456789012345678901234567890
+    cache.close()
+    reopened.close()
 
 
 def test_asset_lookups_by_id_are_not_cached(make_gateway, cache_path):

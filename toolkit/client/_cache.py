@@ -369,17 +369,19 @@ class ResponseCache:
         self._recent.clear()
         self._recent_bytes = 0
 
-    def store(self, answers: Iterable[tuple[bytes, str, str, Any]]) -> None:
-        """Keep answers, given as ``(key, node label, method, result)``. Never raises for the
-        cache's own trouble: the answers are the caller's, paid for, whatever happens here."""
+    def store(self, answers: Iterable[tuple[Any, ...]]) -> None:
+        """Keep answers, given as ``(key, node label, method, result)``, or with the result's
+        JSON text as a fifth item (the answer's own body: kept as it is, not encoded again; None
+        to have it encoded). Never raises for the cache's own trouble: the answers are the
+        caller's, paid for, whatever happens here."""
         if self._db is None:
             return
         now = time.time()
         with self._lock:
             if not self._pending:
                 self._pending_since = time.monotonic()
-            for key, node, method, result in answers:
-                text = COMPACT_JSON.encode(result)
+            for key, node, method, result, *known in answers:
+                text = known[0] if known and known[0] is not None else COMPACT_JSON.encode(result)
                 self._pending[key] = (key, node, method, text, now, len(text) + len(key))
             due = time.monotonic() - self._pending_since > WRITE_AFTER_S
             if len(self._pending) >= WRITE_BATCH or (self._pending and due):

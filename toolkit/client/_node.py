@@ -49,6 +49,8 @@ from ._ledger import Entry, Meter
 from ._protocol import (
     Interpret,
     batch_request,
+    body_is_result,
+    body_text,
     platform_request,
     read_platform,
     request_for,
@@ -444,7 +446,11 @@ class NodeCore:
             except ValueError as error:
                 raise MalformedResponse(str(error)) from None
         if cacheable is not None:
-            yield from self.remember([(cacheable, call.bound, result)])
+            # A TRON answer's body is the result's JSON text already: kept as it is, the cache
+            # need not encode the result again (that cost as much as decoding it).
+            known = exchange.answer is not None and body_is_result(call.bound.method, self.chain)
+            text = body_text(exchange.answer) if known else None
+            yield from self.remember([(cacheable, call.bound, result, text)])
         return result
 
     def call_raw(self, method: str, params: list[Any]) -> Steps:
@@ -519,7 +525,7 @@ class NodeCore:
         for index, result in zip(unanswered, sent, strict=True):
             results[index] = result
         answers = [
-            (cacheables[i], calls[i].bound, results[i])
+            (cacheables[i], calls[i].bound, results[i], None)
             for i in unanswered
             if cacheables[i] is not None and not isinstance(results[i], GatewayError)
         ]
@@ -665,9 +671,10 @@ class NodeCore:
             call.receipt = CACHE_HIT
         self.meter.ledger.record_many(recorded)
 
-    def remember(self, answers: list[tuple[Cacheable, BoundCall, Any]]) -> Steps:
-        """Store the answers that are final now (see `_cache` for the policy)."""
-        pinned = [cacheable.block for cacheable, _, _ in answers if cacheable.block is not None]
+    def remember(self, answers: list[tuple[Cacheable, BoundCall, Any, str | None]]) -> Steps:
+        """Store the answers that are final now (see `_cache` for the policy), each given with
+        its result's JSON text when known (else None: the cache encodes the result)."""
+        pinned = [answer[0].block for answer in answers if answer[0].block is not None]
         head = (yield from self.head_for_finality(max(pinned))) if pinned else None
         depth = self.chain.finality_depth
 
@@ -675,8 +682,8 @@ class NodeCore:
             return block is None or (head is not None and is_final(block, head, depth))
 
         self.cache.store(
-            (cacheable.key, self.endpoint.label, bound.method.name, result)
-            for cacheable, bound, result in answers
+            (cacheable.key, self.endpoint.label, bound.method.name, result, text)
+            for cacheable, bound, result, text in answers
             if final(cacheable.block)
         )
 

@@ -103,6 +103,24 @@ def read_rpc(
     return checked_result(interpret_rpc(body, request_id, response.status_code), kind)
 
 
+def body_is_result(method: Method, chain: Chain) -> bool:
+    """Whether a call's result is its answer's whole body, as read: TRON's REST answers (TON's
+    may come wrapped in ``{"ok": true, "result": ...}``, JSON-RPC's always are)."""
+    return chain.family == "tron" and method.surface in (Surface.REST_GET, Surface.REST_POST)
+
+
+def body_text(response: Answer) -> str | None:
+    """The body as the JSON text it was decoded from, when it is plain UTF-8 (what `parse_json`
+    read without detecting an encoding); else None."""
+    content = response.content
+    if content[:1] not in (b"{", b"["):
+        return None
+    try:
+        return content.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def read_rest(response: Answer, kind: str, unwrap: Callable[..., Any]) -> Any:
     check_status(response, explain=unwrap)
     return checked_result(unwrap(parse_json(response), response.status_code), kind)

@@ -488,6 +488,7 @@ class Exchange:
     parts: tuple[tuple[str, int, int, bool | None], ...] = ()
     answered_attempts: int = 0
     unanswered_attempts: int = 0
+    answer: Answer | None = None  # the last answer read (its body, for the response cache)
 
     def cost(self, likely: int, price: int) -> tuple[int, int]:
         """(billed, unconfirmed) RU so far of a call priced `likely` to `price` per attempt."""
@@ -601,6 +602,7 @@ class Exchange:
 
     def _read(self, outcome: Answer | Exception) -> Any:
         if not isinstance(outcome, BaseException):  # an answer (most attempts): read it
+            self.answer = outcome
             return self.interpret(outcome)
         if isinstance(outcome, DeadlinePassed):
             raise Timeout(f"no answer within the call's {self.timeout_s:g} s deadline")
