@@ -275,3 +275,26 @@ def test_rows_of_several_nodes_and_methods_name_each_their_own(make_gateway, cac
     ]
     assert frame["cache_hit"].tolist() == [False, True, True, False, False]
     assert isinstance(frame["value"][0], list) and isinstance(frame["value"][4], int)
+
+
+@pytest.mark.parametrize("storage", ["pyarrow", "python"])
+def test_text_columns_are_strings_in_either_storage_pandas_is_set_to(make_gateway, storage):
+    """The frame's text columns are made straight as Arrow strings when that is pandas' string
+    storage, and by pandas otherwise: the same values and dtype either way, failures included."""
+    import pandas as pd
+
+    eth = make_gateway().node("ethereum-mainnet")
+    head = eth.head()
+    work = Workload().grid(eth, "eth_getBalance", ADDRESSES[:2], [head - 400])
+    work.add(eth, "eth_getBalance", ADDRESSES[0], head + 10**6)  # past the head: an error
+    with pd.option_context("mode.string_storage", storage):
+        frame = work.run(progress=False)
+        for name in ("node", "method", "params", "error", "message"):
+            assert frame[name].dtype == pd.StringDtype(storage), name
+        everything_sent = Workload().grid(eth, "eth_getBalance", ADDRESSES[:2], [head - 401])
+        no_errors = everything_sent.run(progress=False)["error"]
+        assert no_errors.dtype == pd.StringDtype(storage) and no_errors.isna().all()
+    assert frame["node"].tolist() == ["ethereum-mainnet"] * 3
+    assert frame["method"].tolist() == ["eth_getBalance"] * 3
+    assert frame["error"].isna().tolist() == [True, True, False]
+    assert frame["message"][2] and pd.isna(frame["message"][0])

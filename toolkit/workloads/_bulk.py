@@ -505,13 +505,7 @@ def _error_text(error: BaseException | None) -> str | None:
 def _strings(texts: list[str | None]) -> Any:
     """A pandas ``string`` array (Arrow storage) of `texts`: what ``pd.array(texts,
     dtype="string")`` makes, without checking each value again (they are str or None)."""
-    import pandas as pd
-
-    if pd.StringDtype().storage != "pyarrow":
-        return pd.array(texts, dtype="string")
-    import pyarrow as pa
-
-    return pd.arrays.ArrowStringArray(pa.array(texts, type=pa.large_string()))
+    return _string_array(lambda pa: pa.array(texts, type=pa.large_string()), lambda: texts)
 
 
 def _attribute_strings(objects: list[Any], name: str) -> Any:
@@ -519,25 +513,26 @@ def _attribute_strings(objects: list[Any], name: str) -> Any:
     attribute is read once and repeated by Arrow."""
     if not objects or not _all_same(objects):
         return _strings(list(map(attrgetter(name), objects)))
-    import pandas as pd
-
-    text = getattr(objects[0], name)
-    if pd.StringDtype().storage != "pyarrow":
-        return pd.array([text] * len(objects), dtype="string")
-    import pyarrow as pa
-
-    repeated = pa.repeat(pa.scalar(text, type=pa.large_string()), len(objects))
-    return pd.arrays.ArrowStringArray(repeated)
+    text, n = getattr(objects[0], name), len(objects)
+    return _string_array(
+        lambda pa: pa.repeat(pa.scalar(text, type=pa.large_string()), n), lambda: [text] * n
+    )
 
 
 def _no_strings(n: int) -> Any:
+    return _string_array(lambda pa: pa.nulls(n, type=pa.large_string()), lambda: [None] * n)
+
+
+def _string_array(arrow: Callable[[Any], Any], texts: Callable[[], list[str | None]]) -> Any:
+    """A pandas ``string`` array: made by `arrow` from the pyarrow module when that is the
+    dtype's storage (pandas' default with pyarrow installed), else by pandas from `texts()`."""
     import pandas as pd
 
     if pd.StringDtype().storage != "pyarrow":
-        return pd.array([None] * n, dtype="string")
+        return pd.array(texts(), dtype="string")
     import pyarrow as pa
 
-    return pd.arrays.ArrowStringArray(pa.nulls(n, type=pa.large_string()))
+    return pd.arrays.ArrowStringArray(arrow(pa))
 
 
 _UNKNOWN = object()
