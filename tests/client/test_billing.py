@@ -323,6 +323,61 @@ def test_the_timeout_bounds_the_whole_call_against_a_dripping_server(flavour):
         listener.close()
 
 
+def _server_that_never_accepts() -> tuple[socket.socket, list[socket.socket]]:
+    """A listening socket that accepts nobody, its backlog full: the kernel drops a new
+    connection's SYN, and connecting waits, as to a gateway behind a firewall that drops them."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    queued = []
+    for _ in range(4):
+        queued.append(socket.socket())
+        queued[-1].setblocking(False)
+        queued[-1].connect_ex(listener.getsockname())
+    probe = socket.socket()
+    probe.settimeout(0.5)
+    try:
+        probe.connect(listener.getsockname())
+    except TimeoutError:
+        return listener, queued
+    finally:
+        probe.close()
+    for sock in (listener, *queued):
+        sock.close()
+    pytest.skip("this kernel accepts connections past a full backlog")
+
+
+@pytest.mark.parametrize("flavour", ["sync", "aiohttp", "httpx", "workload"])
+def test_a_call_whose_deadline_passes_while_connecting_was_never_sent(flavour):
+    """Nothing reached the gateway: no RU billed, none maybe billed, and the ledger says it was
+    not sent, on the blocking path, both async stacks and a bulk run alike."""
+    listener, queued = _server_that_never_accepts()
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/key"
+    stack = {"async_transport": flavour} if flavour in ("aiohttp", "httpx") else {}
+    eth = toolkit.node(url, chain="ethereum", cache=False, timeout=1.0, budget=10, **stack)
+    try:
+        if flavour == "workload":
+            work = toolkit.Workload().grid(eth, "eth_getBalance", [ALICE], [1, 2])
+            frame = work.run(progress=False)
+            assert frame["error"].tolist() == ["Timeout"] * 2
+            assert frame["ru"].sum() == frame["unconfirmed_ru"].sum() == 0
+        else:
+            with pytest.raises(toolkit.Timeout, match="ConnectTimeout"):
+                if flavour == "sync":
+                    eth.block_number()
+                else:
+                    asyncio.run(eth.aio.block_number())
+        entries = eth.ledger.entries
+        assert entries and all(
+            (e.status, e.ru, e.unconfirmed_ru, e.sent) == ("Timeout", 0, 0, False) for e in entries
+        )
+        assert eth.ledger.counted_ru == 0 and eth.meter.in_flight_ru == 0
+    finally:
+        eth.close()
+        for sock in (listener, *queued):
+            sock.close()
+
+
 @pytest.mark.parametrize(
     ("make", "param"),
     [

@@ -31,6 +31,7 @@ import json
 import os
 import weakref
 from collections.abc import Mapping
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from .._redact import register_secret
@@ -83,6 +84,63 @@ class Answer(NamedTuple):
         return f"<Answer {self.status_code}, {len(self.content):,} bytes>"
 
 
+class Delivery:
+    """Whether a request may have reached the server yet: not until the async client holds a
+    connection to it (aiohttp) or starts writing the request (httpx). A call whose deadline
+    passes before then was never sent: no RU, as the blocking path's ConnectTimeout says (a
+    gateway that accepts no connection would otherwise show every call as maybe billed).
+
+    The async drivers start one per request (`track_delivery`); the clients mark it from inside
+    the request's own task, through a context variable, without a hook of their own per call."""
+
+    __slots__ = ("may_have_left",)
+
+    def __init__(self) -> None:
+        self.may_have_left = False
+
+
+_DELIVERY: ContextVar[Delivery | None] = ContextVar("toolkit_delivery", default=None)
+
+
+def track_delivery() -> Delivery:
+    """A new `Delivery` for the request the current task sends next."""
+    delivery = Delivery()
+    _DELIVERY.set(delivery)
+    return delivery
+
+
+def _may_have_left() -> None:
+    delivery = _DELIVERY.get()
+    if delivery is not None:
+        delivery.may_have_left = True
+
+
+async def _trace_delivery(request: httpx.Request) -> None:
+    """httpx's request hook: httpcore then reports each step of the request to `_httpx_trace`."""
+    request.extensions["trace"] = _httpx_trace
+
+
+async def _httpx_trace(event: str, info: dict[str, Any]) -> None:
+    # "http11.send_request_headers.started" (or http2's): the request is being written.
+    if event.endswith("send_request_headers.started"):
+        _may_have_left()
+
+
+@functools.cache
+def _delivery_connector() -> type:
+    """aiohttp's TCPConnector, marking the request's `Delivery` once it has a connection (from
+    the pool, or made: through the proxy's tunnel, when there is one)."""
+    import aiohttp
+
+    class DeliveryConnector(aiohttp.TCPConnector):
+        async def connect(self, req: Any, traces: Any, timeout: Any) -> Any:
+            connection = await super().connect(req, traces, timeout)
+            _may_have_left()
+            return connection
+
+    return DeliveryConnector
+
+
 def env_proxy(url: str) -> str | None:
     """The proxy the environment names for `url` (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY,
     either case, read as the standard library reads them), or None."""
@@ -131,7 +189,8 @@ def async_client(kind: AsyncTransportKind, url: str, timeout: float, *, trust_en
     """A new async client of the chosen kind for the node at `url` (checked by the node client
     that holds it); call it inside the loop that will use it."""
     if kind == "httpx" or (kind == "auto" and not aiohttp_available()):
-        return httpx.AsyncClient(**_httpx_options(url, timeout, trust_env))
+        options = _httpx_options(url, timeout, trust_env)
+        return httpx.AsyncClient(**options, event_hooks={"request": [_trace_delivery]})
     proxy = env_proxy(url) if trust_env else None
     return AiohttpClient(proxy=proxy, tls=tls_context(trust_env))
 
@@ -178,7 +237,7 @@ class AiohttpClient:
             total=None, connect=None, sock_connect=None, sock_read=None
         )
         self._session = aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(
+            connector=_delivery_connector()(
                 ssl=tls if tls is not None else tls_context(), keepalive_timeout=KEEPALIVE_S
             ),
             auto_decompress=True,  # gzip and deflate, which `Accept-Encoding` offers

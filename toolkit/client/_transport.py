@@ -41,7 +41,7 @@ from .._json import MAX_DEPTH, NestedTooDeep, load_bounded
 from .._redact import redact_url, register_secret, register_url, scrub, scrub_logs
 from ..catalog import Fate, charge, fate_of_status
 from ._deadlines import before
-from ._http import Answer, LazyModule
+from ._http import Answer, LazyModule, track_delivery
 from ._ledger import Entry, Meter
 from ._ratelimit import RateLimiter
 
@@ -722,6 +722,7 @@ async def _send_async(client: Any, step: Send) -> Answer | httpx.HTTPError | Exc
     remaining = step.deadline - time.monotonic()
     if remaining <= 0:
         return DeadlinePassed()
+    delivery = track_delivery()
     try:
         return await before(
             step.deadline,
@@ -734,6 +735,8 @@ async def _send_async(client: Any, step: Send) -> Answer | httpx.HTTPError | Exc
             ),
         )
     except TimeoutError:
+        if not delivery.may_have_left:  # still connecting: never sent, as the sync path says
+            return httpx.ConnectTimeout("the call's deadline passed before the request was sent")
         return httpx.ReadTimeout("the call's deadline passed")
     except httpx.HTTPError as error:
         return error
