@@ -378,6 +378,41 @@ def test_a_call_whose_deadline_passes_while_connecting_was_never_sent(flavour):
             sock.close()
 
 
+@pytest.mark.parametrize("flavour", ["sync", "aiohttp", "httpx"])
+def test_a_call_stopped_while_connecting_was_never_sent(flavour):
+    """A cancel (async) or an interrupt (the notebook's button: SIGINT) before the request could
+    leave is free too; once it may have left, it counts as maybe billed (the tests above)."""
+    listener, queued = _server_that_never_accepts()
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/key"
+    stack = {} if flavour == "sync" else {"async_transport": flavour}
+    eth = toolkit.node(url, chain="ethereum", cache=False, timeout=10, budget=10, **stack)
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    try:
+        if flavour == "sync":
+            timer.start()
+            with pytest.raises(KeyboardInterrupt):
+                eth.block_number()
+            expected = "interrupted"
+        else:
+
+            async def cancelled() -> None:
+                with pytest.raises(TimeoutError):
+                    await asyncio.wait_for(eth.aio.block_number(), 0.5)
+
+            asyncio.run(cancelled())
+            expected = "cancelled"
+        entries = eth.ledger.entries
+        assert [(e.status, e.ru, e.unconfirmed_ru, e.sent) for e in entries] == [
+            (expected, 0, 0, False)
+        ]
+        assert eth.meter.in_flight_ru == 0 and eth.ledger.counted_ru == 0
+    finally:
+        timer.cancel()
+        eth.close()
+        for sock in (listener, *queued):
+            sock.close()
+
+
 @pytest.mark.parametrize(
     ("make", "param"),
     [
@@ -395,14 +430,24 @@ def test_misshapen_calls_are_validation_errors_naming_the_parameter(gateway, mak
     assert gateway.ledger.entries == []
 
 
-def test_a_worker_thread_dying_mid_call_settles_its_reservation(make_gateway, monkeypatch):
+@pytest.mark.parametrize(
+    ("dies_in", "unconfirmed"),
+    [
+        ("Response.iter_bytes", 1),  # the request went out: it may have been billed
+        ("Client.stream", 0),  # before anything was sent: free
+    ],
+)
+def test_a_worker_thread_dying_mid_call_settles_its_reservation(
+    make_gateway, monkeypatch, dies_in, unconfirmed
+):
     gateway = make_gateway(budget=5)
     eth = gateway.node("ethereum-mainnet")
 
     def die(*args, **kwargs):
         raise SystemExit("the worker thread is told to end")
 
-    monkeypatch.setattr(httpx.Client, "stream", die)
+    owner, name = dies_in.split(".")
+    monkeypatch.setattr(getattr(httpx, owner), name, die)
     died = []
     worker = threading.Thread(target=lambda: died.append(_run_or_exit(eth.block_number)))
     worker.start()
@@ -410,8 +455,7 @@ def test_a_worker_thread_dying_mid_call_settles_its_reservation(make_gateway, mo
     assert died == ["SystemExit"]
     assert gateway.meter.in_flight_ru == 0
     entry = gateway.ledger.entries[-1]
-    # It may have been sent before the thread died: counted as may-have-been-billed.
-    assert (entry.status, entry.ru, entry.unconfirmed_ru) == ("SystemExit", 0, 1)
+    assert (entry.status, entry.ru, entry.unconfirmed_ru) == ("SystemExit", 0, unconfirmed)
 
 
 def _run_or_exit(call) -> str:

@@ -85,13 +85,14 @@ class Answer(NamedTuple):
 
 
 class Delivery:
-    """Whether a request may have reached the server yet: not until the async client holds a
-    connection to it (aiohttp) or starts writing the request (httpx). A call whose deadline
-    passes before then was never sent: no RU, as the blocking path's ConnectTimeout says (a
-    gateway that accepts no connection would otherwise show every call as maybe billed).
+    """Whether a request may have reached the server yet: not until the client starts writing
+    it (httpx) or holds a connection for it (aiohttp). An attempt stopped before then, by its
+    deadline, a cancel or an interrupt, was never sent: no RU (a gateway that accepts no
+    connection would otherwise show every call as maybe billed).
 
-    The async drivers start one per request (`track_delivery`); the clients mark it from inside
-    the request's own task, through a context variable, without a hook of their own per call."""
+    The exchange makes one per attempt, the drivers hand it to the client (`track_delivery`),
+    and the client marks it from the request's own task or thread, through a context variable,
+    with no hook of its own per call."""
 
     __slots__ = ("may_have_left",)
 
@@ -102,11 +103,9 @@ class Delivery:
 _DELIVERY: ContextVar[Delivery | None] = ContextVar("toolkit_delivery", default=None)
 
 
-def track_delivery() -> Delivery:
-    """A new `Delivery` for the request the current task sends next."""
-    delivery = Delivery()
+def track_delivery(delivery: Delivery) -> None:
+    """Let the request the current task or thread sends next mark `delivery`."""
     _DELIVERY.set(delivery)
-    return delivery
 
 
 def _may_have_left() -> None:
@@ -115,14 +114,30 @@ def _may_have_left() -> None:
         delivery.may_have_left = True
 
 
-async def _trace_delivery(request: httpx.Request) -> None:
-    """httpx's request hook: httpcore then reports each step of the request to `_httpx_trace`."""
-    request.extensions["trace"] = _httpx_trace
+def _writes_the_request(event: str) -> bool:
+    """httpcore's trace event for the start of writing a request ("http11.send_request_headers
+    .started", or http2's; through a proxy's tunnel, its CONNECT request's first: on the safe
+    side)."""
+    return event.endswith("send_request_headers.started")
 
 
-async def _httpx_trace(event: str, info: dict[str, Any]) -> None:
-    # "http11.send_request_headers.started" (or http2's): the request is being written.
-    if event.endswith("send_request_headers.started"):
+def _trace_delivery(request: httpx.Request) -> None:
+    """httpx's request hook (blocking client): httpcore then reports each step to the trace."""
+    request.extensions["trace"] = _trace
+
+
+def _trace(event: str, info: dict[str, Any]) -> None:
+    if _writes_the_request(event):
+        _may_have_left()
+
+
+async def _atrace_delivery(request: httpx.Request) -> None:
+    """`_trace_delivery` for the async client, whose hooks and traces are awaited."""
+    request.extensions["trace"] = _atrace
+
+
+async def _atrace(event: str, info: dict[str, Any]) -> None:
+    if _writes_the_request(event):
         _may_have_left()
 
 
@@ -182,7 +197,8 @@ def _tls_context(cafile: str | None, capath: str | None) -> ssl.SSLContext:
 
 def sync_client(url: str, timeout: float, *, trust_env: bool) -> httpx.Client:
     """A blocking client for the node or platform at `url`."""
-    return httpx.Client(**_httpx_options(url, timeout, trust_env))
+    options = _httpx_options(url, timeout, trust_env)
+    return httpx.Client(**options, event_hooks={"request": [_trace_delivery]})
 
 
 def async_client(kind: AsyncTransportKind, url: str, timeout: float, *, trust_env: bool) -> Any:
@@ -190,7 +206,7 @@ def async_client(kind: AsyncTransportKind, url: str, timeout: float, *, trust_en
     that holds it); call it inside the loop that will use it."""
     if kind == "httpx" or (kind == "auto" and not aiohttp_available()):
         options = _httpx_options(url, timeout, trust_env)
-        return httpx.AsyncClient(**options, event_hooks={"request": [_trace_delivery]})
+        return httpx.AsyncClient(**options, event_hooks={"request": [_atrace_delivery]})
     proxy = env_proxy(url) if trust_env else None
     return AiohttpClient(proxy=proxy, tls=tls_context(trust_env))
 

@@ -41,7 +41,7 @@ from .._json import MAX_DEPTH, NestedTooDeep, load_bounded
 from .._redact import redact_url, register_secret, register_url, scrub, scrub_logs
 from ..catalog import Fate, charge, fate_of_status
 from ._deadlines import before
-from ._http import Answer, LazyModule, track_delivery
+from ._http import Answer, Delivery, LazyModule, track_delivery
 from ._ledger import Entry, Meter
 from ._ratelimit import RateLimiter
 
@@ -373,10 +373,12 @@ Interpret = Callable[[Answer], Any]
 
 
 class Send(NamedTuple):
-    """Send `request` and answer before `deadline` (a `time.monotonic()` value)."""
+    """Send `request` and answer before `deadline` (a `time.monotonic()` value); the client
+    marks `delivery` once the request may have reached the server."""
 
     request: HTTPRequest
     deadline: float
+    delivery: Delivery
 
 
 Step = Send | Sleep
@@ -533,12 +535,15 @@ class Exchange:
             f" (retry {attempt})" if attempt else ""
         )
         self.meter.reserve(self.ru, what=what)
-        fate = Fate.UNANSWERED  # what a cancel or interrupt while waiting means
+        delivery = Delivery()
+        fate = None
         try:
-            outcome = yield Send(self.request, deadline)
+            outcome = yield Send(self.request, deadline, delivery)
             fate = attempt_fate(outcome)
             return outcome
         finally:
+            if fate is None:  # cancelled or interrupted: sent only if the request may have left
+                fate = Fate.UNANSWERED if delivery.may_have_left else Fate.NOT_SENT
             likely = self.ru if self.ru_likely is None else self.ru_likely
             billed, unconfirmed = charge(fate, likely, self.ru)
             self.answered_attempts += fate is Fate.ANSWERED
@@ -698,6 +703,7 @@ def _send_sync(client: httpx.Client, step: Send) -> Answer | httpx.HTTPError | E
     remaining = deadline - time.monotonic()
     if remaining <= 0:
         return DeadlinePassed()
+    track_delivery(step.delivery)
     try:
         with client.stream(
             request.method,
@@ -722,7 +728,7 @@ async def _send_async(client: Any, step: Send) -> Answer | httpx.HTTPError | Exc
     remaining = step.deadline - time.monotonic()
     if remaining <= 0:
         return DeadlinePassed()
-    delivery = track_delivery()
+    track_delivery(step.delivery)
     try:
         return await before(
             step.deadline,
@@ -735,7 +741,7 @@ async def _send_async(client: Any, step: Send) -> Answer | httpx.HTTPError | Exc
             ),
         )
     except TimeoutError:
-        if not delivery.may_have_left:  # still connecting: never sent, as the sync path says
+        if not step.delivery.may_have_left:  # still connecting: never sent, as httpx's own says
             return httpx.ConnectTimeout("the call's deadline passed before the request was sent")
         return httpx.ReadTimeout("the call's deadline passed")
     except httpx.HTTPError as error:
