@@ -16,6 +16,8 @@
         ├── TonError           toncenter's ``{"ok": false, "code": ..., "error": ...}``
         └── PlatformError      the platform API's ``{"error": {"code", "message"}}``
             └── AuthenticationError  (401 and 403)
+    DatasetError (a GatewayError) a dataset could not be used or written; says what was kept
+    └── DatasetBusy            another run holds the dataset's lock (who, since when)
     FrameError (toolkit.frames) a payload does not have the shape a frame function expects
 
 Every message passes through `scrub`, and every attribute through `scrub_value` (a node may echo
@@ -176,11 +178,31 @@ class AuthenticationError(PlatformError):
     """The platform API refused the API key (HTTP 401 or 403)."""
 
 
+class DatasetError(GatewayError):
+    """A dataset (`Workload.run(dataset=...)`) could not be used or written. The message says
+    what was kept and where; `path` is the dataset's folder."""
+
+    def __init__(self, message: str, *, path: str | None = None, **kw):
+        self.path = path
+        super().__init__(message, **kw)
+
+
+class DatasetBusy(DatasetError):
+    """Another run (in this or another process) is writing into the dataset. `holder` tells
+    who: its process id, host, run and since when, as far as it wrote them down."""
+
+    def __init__(self, message: str, *, holder: dict[str, Any] | None = None, **kw):
+        self.holder = holder or {}
+        super().__init__(message, **kw)
+
+
 __all__ = [
     "AmbiguousAssetName",
     "AuthenticationError",
     "BatchRefused",
     "BudgetExceeded",
+    "DatasetBusy",
+    "DatasetError",
     "GatewayError",
     "HTTPStatusError",
     "MalformedResponse",
