@@ -122,8 +122,9 @@ def test_a_worker_that_dies_loses_nothing(make_gateway, sandbox, dask_client, tm
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             for file in (tmp_path / "ds").rglob("part-*.parquet"):
-                # part-<run>-p<i>-<attempt>-<n>.parquet is written by task toolkit-<run>-p<i>
-                key = "toolkit-" + file.name.removeprefix("part-").rsplit("-", 2)[0]
+                # part-<run>-p<i>-<attempt>-<n>-<gateway>.parquet is written by task
+                # toolkit-<run>-p<i>
+                key = "toolkit-" + file.name.removeprefix("part-").rsplit("-", 3)[0]
                 for worker, keys in dask_client.processing().items():
                     if key in map(str, keys):
                         killed.append(key)
@@ -155,7 +156,7 @@ def test_a_worker_that_dies_loses_nothing(make_gateway, sandbox, dask_client, tm
     assert not stored.duplicated(["node", "method", "params"]).any()
     # the killed partition ran again and kept the rows its first attempt wrote
     prefix = killed[0].removeprefix("toolkit-")
-    attempts = {f.name.split("-")[-2] for f in (tmp_path / "ds").rglob(f"part-{prefix}-*")}
+    attempts = {f.name.split("-")[-3] for f in (tmp_path / "ds").rglob(f"part-{prefix}-*")}
     assert len(attempts) == 2
     # what the dead worker spent after its last file may be missing from the ledger, never more
     assert gateway.ledger.counted_ru <= metered_ru(sandbox)

@@ -19,9 +19,11 @@ answer depends on the present (heads, latest blocks, token data, simulations); e
 platform API; raw calls outside the catalog (`call_raw`).
 
 A hit is checked before pricing and sending, costs 0 RU, and is recorded in the ledger with
-``cache_hit=True``. Keys are a SHA-256 of the node's identity, the method and its parameters; the
-identity is an HMAC of the node URL under a random salt kept in the file, so the file never holds
-an access key (a new key for the same node starts an empty cache for it: the safe side).
+``cache_hit=True``. Keys are a SHA-256 of the call's identity: the gateway (host and chain, as
+`toolkit.client._identity` defines it, under an HMAC with a random salt kept in the file, so the
+file names no host and never holds an access key), the method and its parameters. A new key or
+port for the same gateway keeps its answers; another gateway's node of the same name does not
+see them.
 
 The file is one SQLite database (WAL mode, so several notebooks may share it), bounded in size:
 past `max_bytes` the oldest answers are evicted. `sqlite3` is imported when a cache is opened.
@@ -55,6 +57,7 @@ from .._json import COMPACT_JSON
 from .._redact import warn
 from ..catalog import ALWAYS
 from ..catalog.encoding import is_hex_quantity
+from ._identity import gateway_identity
 
 if TYPE_CHECKING:
     from ..catalog import BoundCall
@@ -269,7 +272,9 @@ class ResponseCache:
     def _identity(self, url: str, chain: str) -> bytes:
         identity = self._identities.get((url, chain))
         if identity is None:
-            message = f"{chain}\n{url}".encode()
+            # The call identity's gateway part (host and chain, never the key or port), under
+            # the file's salt so that the file does not even name the host.
+            message = gateway_identity(url, chain).encode()
             identity = hmac.new(self._salt, message, hashlib.sha256).digest()
             self._identities[(url, chain)] = identity
         return identity

@@ -45,6 +45,7 @@ from ..catalog import (
 )
 from ._cache import MISS, Cacheable, ResponseCache, is_final
 from ._http import LazyModule, async_client, sync_client
+from ._identity import gateway_identity
 from ._ledger import Entry, Meter
 from ._protocol import (
     Interpret,
@@ -141,6 +142,7 @@ class NodeCore:
         headers: dict[str, str] | None = None,
     ):
         self.endpoint = Endpoint(url, label=name or "")
+        self.gateway = gateway_identity(url, chain.name)
         self.headers = {**_HEADERS, **(headers or {})}
         self.chain = chain
         self.shared = shared
@@ -773,6 +775,13 @@ class _BaseNode:
         ``node.prepare_many("eth_getBalance", [((address, block), {}) for ...])``. The first
         invalid call raises, naming its parameter and rule."""
         return self._core.prepare_many(name, calls)
+
+    @property
+    def gateway(self) -> str:
+        """The identity of the gateway this node is reached through (a digest of its host and
+        chain, never its key or port): with the node's name, method and params, a call's
+        identity for the response cache and datasets (`toolkit.client._identity`)."""
+        return self._core.gateway
 
     def spec(self) -> NodeSpec:
         """This node as another process opens it (a worker of a distributed run)."""

@@ -1,27 +1,55 @@
-"""Workload results as a partitioned Parquet dataset that a later run resumes.
+"""Workload results as a partitioned Parquet dataset that a later run resumes, and that keeps
+every answer it was paid for.
 
     work.run(dataset="balances/")        # writes rows as calls finish
     work.run(dataset="balances/")        # again: sends only the calls without a row (0 RU if none)
     toolkit.read_dataset("balances/")    # the rows, exactly as the run's frame had them
 
-Layout: Hive partitions by node and method (``node=<name>/method=<method>/part-*.parquet``, the
-values URI-encoded as pyarrow, DuckDB and Dask expect, since methods hold ``/``). Each file holds at
-most `rows_per_file` rows, written with `toolkit.frames.to_arrow`, so big ints are decimals and read
-back exactly. A file is written under a temporary name and renamed, so a run killed mid-write
-leaves no half file.
+Layout (``_``- and ``.``-prefixed names are skipped by pyarrow, DuckDB and Dask):
 
-A call is identified by its node name, method and parameters (the frame's ``params`` text). A
-call with a row that succeeded is not sent again; a call whose row is a failure is: its row is
+    node=<name>/method=<method>/part-*.parquet   the rows: Hive partitions, values URI-encoded
+    _journal/<writer>.jsonl                      answers not yet in a part file (see below)
+    _runs/<run>.json                             each run's provenance
+    _quarantine/...                              damaged files, moved aside
+    _lock, _lock.owner                           the one writer's lock, and who holds it
+
+**Durable by the batch.** Each batch of finished calls is appended to the writer's journal as one
+line as soon as it finishes, so a process that dies (kill -9, a dead kernel, out of memory) loses
+only the calls in flight; the journal is fsynced at least every `SYNC_SECONDS` while answers come
+in, which bounds what a power loss can take. Part files are written when a partition has
+`rows_per_file` rows and when the run ends (temporary file, fsync, rename, fsync of the folder),
+then the journal they came from is deleted. The next writer (under the lock) turns what a dead
+run's journal holds into part files before it resumes; `read_dataset` reads journals too.
+`rows_per_file` is thus the size of the files, not the unit of durability.
+
+**One writer.** A run holds an OS file lock on the folder (``_lock``, `filelock`) while it writes;
+another run waits for it, saying who holds it, or raises `DatasetBusy` at once. The OS drops the
+lock of a process that died, so a crashed run never blocks the next.
+
+**Damaged files never stop a user.** A part file, journal line or run record that cannot be read
+(a zero-byte file after a power loss, a torn copy) is moved into ``_quarantine/`` by the next
+writer, with one warning naming it; its calls are sent again. `read_dataset` skips it, warning.
+
+**One call identity.** A row answers a call when the gateway (`Node.gateway`: a digest of the
+node's host and chain, never its key or port), the node's name, the method and the params (the
+frame's ``params`` text) are the same. Rows written through another gateway stay in the dataset
+(its ``gateway`` column tells them apart) and are not reused: the run says so and sends the call.
+
+A call with a row that succeeded is not sent again; a call whose row is a failure is: its row is
 removed before the run, and the run writes its new fate. Calls the budget refused are not written
 (they were never sent), so the next run sends them. A workload may plan the same call twice: it
-then needs two rows.
+then needs two rows. Node and method names of any length work: a folder name past
+`MAX_FOLDER_NAME` bytes is cut and ends in a digest of the whole name, and each file keeps the
+exact names in its metadata.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
+import socket
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -31,7 +59,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
-from .._errors import BudgetExceeded
+from .._errors import BudgetExceeded, DatasetBusy, ValidationError
 from .._redact import warn
 from .._version import __version__
 
@@ -42,74 +70,437 @@ if TYPE_CHECKING:
 
 PARTITIONS = ("node", "method")
 ROWS_PER_FILE = 50_000
+SYNC_SECONDS = 1.0
+"""The journal is fsynced when this long has passed since it last was, as answers come in."""
+MAX_FOLDER_NAME = 200
+"""Bytes of a partition folder's name at most (file systems allow 255)."""
+WAIT_POLL_SECONDS = 0.25
+
+_JOURNALS = "_journal"
+_RUNS = "_runs"
+_QUARANTINE = "_quarantine"
+_LOCK = "_lock"
+_OWNER = "_lock.owner"
+
+
+# --- files: names, atomic writes, damage ------------------------------------------------------
+
+
+def _folder_name(field: str, value: str) -> str:
+    """``field=<value URI-encoded>``, cut to `MAX_FOLDER_NAME` bytes with a digest of the value
+    at the end when it is longer (the exact value is in each file's metadata)."""
+    name = f"{field}={quote(value, safe='')}"
+    if len(name) <= MAX_FOLDER_NAME:  # ASCII: quote() escapes everything else
+        return name
+    digest = hashlib.sha256(value.encode()).hexdigest()[:16]
+    head = name[: MAX_FOLDER_NAME - len(digest) - 1]
+    escape = head.rfind("%", len(head) - 2)
+    if escape != -1:  # never cut a %XX escape in two
+        head = head[:escape]
+    return f"{head}~{digest}"
 
 
 def _partition_dir(root: Path, node: str, method: str) -> Path:
-    return root / f"node={quote(node, safe='')}" / f"method={quote(method, safe='')}"
+    return root / _folder_name("node", node) / _folder_name("method", method)
 
 
-def _parts(root: Path) -> Iterator[tuple[Path, str, str]]:
-    """Every data file with its node and method, in a stable order."""
+def _fsync_dir(folder: Path) -> None:
+    """Make a rename or a new file in `folder` survive a power loss."""
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def write_atomically(file: Path, write: Callable[[Path], None]) -> None:
+    """Write `file` whole or not at all, also across a power loss: `write` fills a temporary
+    file, which is fsynced, renamed over `file`, and the rename fsynced."""
+    temporary = file.with_name(f".{file.name}.tmp")
+    try:
+        write(temporary)
+        descriptor = os.open(temporary, os.O_RDONLY)
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+        os.replace(temporary, file)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    _fsync_dir(file.parent)
+
+
+class Damaged(Exception):
+    """A file of the dataset that cannot be read (zero bytes, torn, not ours)."""
+
+    def __init__(self, file: Path, reason: BaseException | str):
+        self.file = file
+        super().__init__(f"{file}: {reason}")
+
+
+def _report_damage(root: Path, damaged: list[Damaged], *, move: bool) -> None:
+    """One warning for every damaged file; with `move`, each moved into ``_quarantine/``."""
+    if not damaged:
+        return
+    names = []
+    for damage in damaged:
+        relative = damage.file.relative_to(root)
+        names.append(relative.as_posix())
+        if move:
+            target = root / _QUARANTINE / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            while target.exists():
+                target = target.with_name(f"{target.name}.{secrets.token_hex(2)}")
+            os.replace(damage.file, target)
+    where = f"moved into {root / _QUARANTINE}" if move else "skipped"
+    warn(
+        f"{len(names)} damaged file(s) in the dataset at {root} {where} (their calls are sent "
+        f"again by the next run): {', '.join(names)}",
+        RuntimeWarning,
+        stacklevel=4,
+    )
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+def _parts(root: Path, prefix: str = "") -> Iterator[tuple[Path, str, str]]:
+    """Every part file (whose name starts with ``part-<prefix>``) with the node and method its
+    folders name, in a stable order."""
     for node_dir in sorted(root.glob("node=*")):
         for method_dir in sorted(node_dir.glob("method=*")):
-            for file in sorted(method_dir.glob("part-*.parquet")):
+            for file in sorted(method_dir.glob(f"part-{prefix}*.parquet")):
                 node = unquote(node_dir.name.removeprefix("node="))
                 yield file, node, unquote(method_dir.name.removeprefix("method="))
 
 
-def _read_part(file: Path, node: str, method: str) -> pd.DataFrame:
+def _read_part(file: Path, node: str, method: str) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """A part file's rows with their node, method and gateway columns, and what the file says
+    of itself (exact names, gateway); `Damaged` when it cannot be read."""
     from ..frames import read_parquet
 
-    frame = read_parquet(file)
-    frame.insert(0, "method", method)
-    frame.insert(0, "node", node)
+    try:
+        frame = read_parquet(file)
+    except (OSError, ValueError) as error:  # pyarrow's ArrowInvalid is a ValueError
+        raise Damaged(file, error) from None
+    about = frame.attrs.get("dataset") or {"node": node, "method": method, "gateway": None}
     frame.attrs = {}
-    return frame.astype({"node": "string", "method": "string"})
+    return _with_partitions(frame, about), about
 
 
-def _read_part_of(part: tuple[Path, str, str]) -> pd.DataFrame:
-    return _read_part(*part)
+def _with_partitions(frame: pd.DataFrame, about: dict[str, Any]) -> pd.DataFrame:
+    frame.insert(0, "method", about["method"])
+    frame.insert(0, "node", about["node"])
+    frame["gateway"] = about.get("gateway")
+    return frame.astype({"node": "string", "method": "string", "gateway": "string"})
 
 
 def _empty() -> pd.DataFrame:
     from ._bulk import results_frame
 
-    return results_frame([])
+    return results_frame([]).assign(gateway=None).astype({"gateway": "string"})
 
 
 def read_dataset(path: str | PathLike[str], engine: str = "pandas") -> Any:
     """The rows of a dataset that `Workload.run(dataset=path)` wrote.
 
-    ``engine="pandas"`` gives one DataFrame (the columns of a run's frame, exact ints), with
-    the provenance of every run that wrote into the dataset in ``frame.attrs["runs"]``;
-    ``engine="dask"`` a lazy dask DataFrame of one partition per file, each read the same way.
+    ``engine="pandas"`` gives one DataFrame (the columns of a run's frame, exact ints, and
+    ``gateway``: the identity of the gateway each row came through), with the provenance of
+    every run that wrote into the dataset in ``frame.attrs["runs"]``; ``engine="dask"`` a lazy
+    dask DataFrame of one partition per file, each read the same way. Rows that a run which
+    died wrote only to its journal are read too. Damaged files are skipped with a warning (the
+    next run into the dataset moves them aside and sends their calls again).
     """
+    if engine not in ("pandas", "dask"):
+        raise ValidationError(
+            f"must be 'pandas' or 'dask', got {engine!r}", param="engine", rule="choice"
+        )
     root = Path(path)
     if not root.is_dir():
         raise FileNotFoundError(f"no dataset at {root}")
-    parts = list(_parts(root))
+    damaged: list[Damaged] = []
+    journaled = _journal_frame(root, Journal.files(root), damaged)
     if engine == "pandas":
         import pandas as pd
 
-        frames = [_read_part(*part) for part in parts]
+        frames = []
+        for part in _parts(root):
+            try:
+                frames.append(_read_part(*part)[0])
+            except Damaged as damage:
+                damaged.append(damage)
+        if len(journaled):
+            frames.append(journaled)
+        _report_damage(root, damaged, move=False)
         frame = pd.concat(frames, ignore_index=True) if frames else _empty()
         frame.attrs["runs"] = runs(root)
         return frame
-    if engine == "dask":
-        import dask
-        import dask.dataframe as dd
+    import dask
+    import dask.dataframe as dd
 
-        # Dask turns object columns into Arrow strings by default; here they hold exact ints
-        # and JSON values, as in pandas.
-        with dask.config.set({"dataframe.convert-string": False}):
-            if not parts:
-                return dd.from_pandas(_empty(), npartitions=1)
-            return dd.from_map(_read_part_of, parts, meta=_empty())
-    raise ValueError(f"engine must be 'pandas' or 'dask', got {engine!r}")
+    pieces: list[Any] = [part for part in _parts(root) if _readable(part[0], damaged)]
+    if len(journaled):
+        pieces.append(journaled)
+    _report_damage(root, damaged, move=False)
+    # Dask turns object columns into Arrow strings by default; here they hold exact ints and
+    # JSON values, as in pandas.
+    with dask.config.set({"dataframe.convert-string": False}):
+        if not pieces:
+            return dd.from_pandas(_empty(), npartitions=1)
+        return dd.from_map(_piece, pieces, meta=_empty())
+
+
+def _readable(file: Path, damaged: list[Damaged]) -> bool:
+    """Whether a part file's footer reads (a lazy reader finds out too late otherwise)."""
+    import pyarrow.parquet as pq
+
+    try:
+        pq.read_metadata(file)
+    except (OSError, ValueError) as error:
+        damaged.append(Damaged(file, error))
+        return False
+    return True
+
+
+def _piece(piece: Any) -> pd.DataFrame:
+    """One dask partition: a part file's rows, or the journals' rows."""
+    return piece if not isinstance(piece, tuple) else _read_part(*piece)[0]
+
+
+def runs(root: Path) -> list[dict[str, Any]]:
+    """The provenance records of the runs that wrote into a dataset, oldest first; a record
+    that cannot be read is left out, with a warning."""
+    records, damaged = _run_records(root)
+    _report_damage(root, damaged, move=False)
+    return records
+
+
+def _run_records(root: Path) -> tuple[list[dict[str, Any]], list[Damaged]]:
+    records, damaged = [], []
+    for file in sorted((root / _RUNS).glob("*.json")):
+        try:
+            record = json.loads(file.read_text())
+            if not isinstance(record, dict) or not isinstance(record.get("time"), str):
+                raise ValueError("not a run record")
+        except (OSError, ValueError) as error:  # JSONDecodeError and UnicodeError included
+            damaged.append(Damaged(file, error))
+            continue
+        records.append(record)
+    return sorted(records, key=lambda record: record["time"]), damaged
+
+
+# --- the journal ------------------------------------------------------------------------------
+# One line per batch of finished calls: a JSON list of rows, each
+# [gateway, node, method, params, result, error, message, ru, unconfirmed_ru, cache_hit].
+# A line is written with one write(); a line cut short by a crash is dropped (its calls were,
+# as far as the dataset knows, still in flight).
+
+
+class Journal:
+    """The append-only file of one writer's answers not yet in part files."""
+
+    def __init__(self, root: Path, stem: str):
+        self.file = root / _JOURNALS / f"{stem}.jsonl"
+        self.stem = stem
+        self._handle: Any = None
+        self._synced = 0.0
+
+    @staticmethod
+    def files(root: Path, prefix: str = "") -> list[Path]:
+        return sorted((root / _JOURNALS).glob(f"{prefix}*.jsonl"))
+
+    def append(self, items: Sequence[Item]) -> None:
+        if self._handle is None:
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            self._handle = open(self.file, "ab", buffering=0)  # noqa: SIM115 (kept open)
+            _fsync_dir(self.file.parent)
+        rows = [_journal_row(item) for item in items]
+        self._handle.write(json.dumps(rows, separators=(",", ":")).encode() + b"\n")
+        now = time.monotonic()
+        if now - self._synced >= SYNC_SECONDS:
+            os.fsync(self._handle.fileno())
+            self._synced = now
+
+    def discard(self) -> None:
+        """Delete the journal once its rows are in part files."""
+        self.close()
+        if self.file.exists():
+            self.file.unlink()
+            _fsync_dir(self.file.parent)
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+
+def _journal_row(item: Item) -> list[Any]:
+    error, receipt = item.error, item.receipt
+    return [
+        item.node.gateway,
+        item.node.name,
+        item.call.method,
+        item.call.bound.wire_json,
+        item.result,
+        None if error is None else type(error).__name__,
+        None if error is None else str(error),
+        receipt.ru,
+        receipt.unconfirmed_ru,
+        receipt.cache_hit,
+    ]
+
+
+def _read_journal(file: Path) -> tuple[list[list[Any]], int]:
+    """A journal's rows, and how many of its lines could not be read (a torn last line is
+    not counted: it is what a crash mid-write leaves)."""
+    try:
+        lines = file.read_bytes().split(b"\n")
+    except OSError:
+        return [], 1
+    rows, bad = [], 0
+    last = len(lines) - 1
+    for number, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            batch = json.loads(line)
+            if not isinstance(batch, list) or not all(
+                isinstance(row, list) and len(row) == 10 for row in batch
+            ):
+                raise ValueError("not a journal line")
+        except ValueError:  # JSONDecodeError and UnicodeDecodeError included
+            bad += number != last
+            continue
+        rows.extend(batch)
+    return rows, bad
+
+
+def _rows_frame(rows: list[list[Any]]) -> pd.DataFrame:
+    """The frame `_bulk.results` makes for these calls, from journal rows (plus ``gateway``)."""
+    import numpy as np
+    import pandas as pd
+
+    from ..catalog import lookup
+
+    def column(position: int) -> list[Any]:
+        return [row[position] for row in rows]
+
+    def values() -> Iterator[Any]:
+        for row in rows:
+            if row[5] is not None:
+                yield None
+                continue
+            try:
+                yield lookup(row[2]).typed(row[4])
+            except (TypeError, ValueError, LookupError):
+                yield None
+
+    n = len(rows)
+    frame = pd.DataFrame(
+        {
+            "node": pd.array(column(1), dtype="string"),
+            "method": pd.array(column(2), dtype="string"),
+            "params": pd.array(column(3), dtype="string"),
+            "result": pd.Series(np.fromiter(column(4), object, n), dtype=object),
+            "value": pd.Series(np.fromiter(values(), object, n), dtype=object),
+            "error": pd.array(column(5), dtype="string"),
+            "message": pd.array(column(6), dtype="string"),
+            "ru": np.array(column(7), dtype=np.int64),
+            "unconfirmed_ru": np.array(column(8), dtype=np.int64),
+            "cache_hit": np.array(column(9), dtype=bool),
+            "gateway": pd.array(column(0), dtype="string"),
+        }
+    )
+    return frame
+
+
+def _part_name(stem: str, gateway: str | None) -> str:
+    return f"part-{stem}-{(gateway or 'unknown')[:8]}.parquet"
+
+
+def _journal_frame(root: Path, journals: list[Path], damaged: list[Damaged]) -> pd.DataFrame:
+    """The rows of `journals` that no part file holds yet (read-only)."""
+    import pandas as pd
+
+    frames = []
+    for file in journals:
+        rows, bad = _read_journal(file)
+        if bad:
+            damaged.append(Damaged(file, f"{bad} unreadable line(s)"))
+        for key, key_rows in _by_key(rows).items():
+            if not (_partition_dir(root, *key[1:]) / _part_name(file.stem, key[0])).exists():
+                frames.append(_rows_frame(key_rows))
+    return pd.concat(frames, ignore_index=True) if frames else _empty()
+
+
+def _by_key(rows: list[list[Any]]) -> dict[tuple[str, str, str], list[list[Any]]]:
+    grouped: dict[tuple[str, str, str], list[list[Any]]] = {}
+    for row in rows:
+        grouped.setdefault((row[0], row[1], row[2]), []).append(row)
+    return grouped
+
+
+# --- the one writer's lock --------------------------------------------------------------------
+
+
+class DatasetLock:
+    """The OS lock on a dataset folder (`filelock`), and a note of who holds it."""
+
+    def __init__(self, root: Path, run_id: str):
+        from filelock import FileLock
+
+        self.root = root
+        self.run_id = run_id
+        # Not thread-local: a run may take the lock on one thread and release it on another.
+        self._lock = FileLock(root / _LOCK, thread_local=False)
+
+    def try_acquire(self) -> bool:
+        from filelock import Timeout
+
+        try:
+            self._lock.acquire(timeout=0)
+        except Timeout:
+            return False
+        owner = {
+            "run": self.run_id,
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "since": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        (self.root / _OWNER).write_text(json.dumps(owner))
+        return True
+
+    def busy(self) -> DatasetBusy:
+        try:
+            holder = json.loads((self.root / _OWNER).read_text())
+            who = (
+                f"run {holder['run']} (process {holder['pid']} on {holder['host']}, since "
+                f"{holder['since']})"
+            )
+        except (OSError, ValueError, KeyError, TypeError):
+            holder, who = {}, "another run"
+        return DatasetBusy(
+            f"the dataset at {self.root} is being written by {who}; one run writes into a "
+            "dataset at a time",
+            holder=holder if isinstance(holder, dict) else {},
+            path=str(self.root),
+        )
+
+    def release(self) -> None:
+        if self._lock.is_locked:
+            (self.root / _OWNER).unlink(missing_ok=True)
+            self._lock.release(force=True)
+
+
+# --- writing ----------------------------------------------------------------------------------
 
 
 class DatasetWriter:
-    """Rows for one run: what the dataset already answers, and the files for what finishes."""
+    """Rows for one run: what the dataset already answers, and durable files for what finishes.
+
+    `open` (or `open_blocking`) takes the lock, recovers what dead runs left, and returns the
+    rows to resume from; `add` takes finished calls; `close` writes the part files and lets go."""
 
     def __init__(
         self,
@@ -117,99 +508,208 @@ class DatasetWriter:
         rows_per_file: int = ROWS_PER_FILE,
         *,
         prefix: str | None = None,
+        wait: bool = True,
     ):
-        """`prefix` names this writer's files (``part-<prefix>-<n>.parquet``) and limits
-        `resume` to them: a distributed run's partition resumes only its own rows."""
-        if isinstance(rows_per_file, bool) or not isinstance(rows_per_file, int):
-            raise ValueError(f"rows_per_file must be a whole number, got {rows_per_file!r}")
-        if rows_per_file < 1:
-            raise ValueError("rows_per_file must be at least 1")
+        """`prefix` names this writer's files (``part-<prefix>-...``) and limits `open` to them:
+        a distributed run's partition resumes only its own rows, under its coordinator's lock.
+        `wait`: when another run holds the dataset, wait for it (saying who) or raise
+        `DatasetBusy` at once."""
+        check_rows_per_file(rows_per_file)
         self.root = Path(path)
         self.rows_per_file = rows_per_file
         self.run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(4)}"
         self.prefix = prefix or self.run_id
         self.own_files_only = prefix is not None
-        self.after_write: Callable[[], None] | None = None  # told after each file is written
-        self._buffers: dict[tuple[str, str], list[Item]] = {}
-        self._written = 0
-        self._attempt = secrets.token_hex(3)  # a task run again never overwrites its files
+        self.wait = wait
+        self.after_write: Callable[[], None] | None = None  # told after each part file
         self.failure: BaseException | None = None
+        self._attempt = secrets.token_hex(3)  # a task run again never overwrites its files
+        self._generation = 0
+        self._journal = Journal(self.root, self._stem())
+        self._buffers: dict[tuple[str, str, str], list[Item]] = {}
+        self._lock: DatasetLock | None = None
 
-    def resume(self) -> pd.DataFrame:
-        """The rows of calls that succeeded before; failed rows are removed from their files
-        (their calls are sent again). Creates the dataset folder when there is none."""
+    def _stem(self) -> str:
+        return f"{self.prefix}-{self._attempt}-{self._generation:05d}"
+
+    # --- opening: lock, recovery, resume ---
+
+    async def open(self) -> pd.DataFrame:
+        """`open_blocking` for the event loop: waiting for the lock never blocks the loop."""
+        import asyncio
+
+        said = False
+        while not self._take_lock():
+            said = self._waiting(said)
+            await asyncio.sleep(WAIT_POLL_SECONDS)
+        return self._resume_locked()
+
+    def open_blocking(self) -> pd.DataFrame:
+        """Take the dataset (waiting for another run, or `DatasetBusy`), recover what runs that
+        died left, move damaged files aside, and return the rows of calls that succeeded before
+        (failed rows are removed from their files: their calls are sent again)."""
+        said = False
+        while not self._take_lock():
+            said = self._waiting(said)
+            time.sleep(WAIT_POLL_SECONDS)
+        return self._resume_locked()
+
+    def _take_lock(self) -> bool:
         self.root.mkdir(parents=True, exist_ok=True)
+        if self.own_files_only:  # the coordinator of the distributed run holds the lock
+            return True
+        if self._lock is None:
+            self._lock = DatasetLock(self.root, self.run_id)
+        return self._lock.try_acquire()
+
+    def _waiting(self, said: bool) -> bool:
+        assert self._lock is not None
+        busy = self._lock.busy()
+        if not self.wait:
+            raise busy
+        if not said:
+            warn(f"{busy.detail}: waiting for it to finish", RuntimeWarning, stacklevel=4)
+        return True
+
+    def _resume_locked(self) -> pd.DataFrame:
+        try:
+            return self._resume()
+        except BaseException:
+            self.release()
+            raise
+
+    def _resume(self) -> pd.DataFrame:
+        prefix = f"{self.prefix}-" if self.own_files_only else ""
+        self._remove_temporary_files(prefix)
+        damaged: list[Damaged] = []
+        self._recover(prefix, damaged)
         kept = []
-        for file, node, method in list(_parts(self.root)):
-            if self.own_files_only and not file.name.startswith(f"part-{self.prefix}-"):
+        for file, node, method in list(_parts(self.root, prefix)):
+            try:
+                frame, about = _read_part(file, node, method)
+            except Damaged as damage:
+                damaged.append(damage)
                 continue
-            frame = _read_part(file, node, method)
             failed = frame["error"].notna()
             if failed.any():
-                self._rewrite(file, frame[~failed])
+                self._rewrite(file, frame[~failed], about)
             kept.append(frame[~failed])
+        if not self.own_files_only:
+            damaged += _run_records(self.root)[1]
+        _report_damage(self.root, damaged, move=True)
         if not kept:
             return _empty()
         import pandas as pd
 
         return pd.concat(kept, ignore_index=True)
 
-    def _rewrite(self, file: Path, frame: pd.DataFrame) -> None:
+    def _remove_temporary_files(self, prefix: str) -> None:
+        """What writers that died mid-write left (never renamed, so never part of the data)."""
+        patterns = [f"*/*/.part-{prefix}*.tmp"] + ([] if prefix else [f"{_RUNS}/.*.tmp"])
+        for pattern in patterns:
+            for file in self.root.glob(pattern):
+                file.unlink(missing_ok=True)
+
+    def _recover(self, prefix: str, damaged: list[Damaged]) -> None:
+        """Write the part files that dead writers' journals hold rows for, then drop the
+        journals (a journal whose part files exist already was written out before the crash)."""
+        for file in Journal.files(self.root, prefix):
+            rows, bad = _read_journal(file)
+            for key, key_rows in _by_key(rows).items():
+                target = _partition_dir(self.root, *key[1:]) / _part_name(file.stem, key[0])
+                if not target.exists():
+                    frame = _rows_frame(key_rows).drop(columns=[*PARTITIONS, "gateway"])
+                    self._write(target, frame, _about(*key))
+            if bad:
+                damaged.append(Damaged(file, f"{bad} unreadable line(s); the rest recovered"))
+            else:
+                file.unlink()
+        if (self.root / _JOURNALS).exists():
+            _fsync_dir(self.root / _JOURNALS)
+
+    def _rewrite(self, file: Path, frame: pd.DataFrame, about: dict[str, Any]) -> None:
         if frame.empty:
             file.unlink()
+            _fsync_dir(file.parent)
         else:
-            self._write(file, frame.drop(columns=list(PARTITIONS)).reset_index(drop=True))
+            columns = [*PARTITIONS, "gateway"]
+            self._write(file, frame.drop(columns=columns).reset_index(drop=True), about)
 
     @staticmethod
-    def _write(file: Path, frame: pd.DataFrame) -> None:
+    def _write(file: Path, frame: pd.DataFrame, about: dict[str, Any]) -> None:
         from ..frames import to_parquet
 
-        temporary = file.with_name(f".{file.name}.tmp")
-        to_parquet(frame, temporary)
-        os.replace(temporary, file)
+        file.parent.mkdir(parents=True, exist_ok=True)
+        frame.attrs = {"dataset": about}
+        write_atomically(file, lambda temporary: to_parquet(frame, temporary))
+
+    # --- writing ---
 
     def add(self, items: Sequence[Item]) -> None:
-        """Take finished calls; a partition's buffer is written once it holds a file's rows."""
+        """Take finished calls: into the journal at once, into part files as they fill."""
         if self.failure is not None:
             return
-        for item in items:
-            if isinstance(item.error, BudgetExceeded):
-                continue  # never sent: the next run sends it
-            key = (item.node.name, item.call.method)
+        kept = [item for item in items if not isinstance(item.error, BudgetExceeded)]
+        if not kept:  # the budget refused them: never sent, the next run sends them
+            return
+        try:
+            self._journal.append(kept)
+        except (OSError, TypeError, ValueError) as error:  # a full disk; a result JSON refuses
+            self._failed(error)
+            return
+        full = False
+        for item in kept:
+            key = (item.node.gateway, item.node.name, item.call.method)
             buffer = self._buffers.setdefault(key, [])
             buffer.append(item)
-            if len(buffer) >= self.rows_per_file:
-                self._flush(key)
+            full = full or len(buffer) >= self.rows_per_file
+        if full:
+            self._seal()
 
     def close(self) -> None:
-        """Write what is buffered (after a run, or when it was interrupted)."""
-        for key in list(self._buffers):
-            self._flush(key)
+        """Write what is buffered into part files and let go of the dataset (after a run, or
+        when it was interrupted: what finished is kept)."""
+        try:
+            self._seal()
+        finally:
+            self._journal.close()
+            self.release()
 
-    def _flush(self, key: tuple[str, str]) -> None:
-        items = self._buffers.pop(key, [])
-        if not items or self.failure is not None:
+    def release(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
+
+    def _seal(self) -> None:
+        """Every buffered row into a part file (one per partition), then the journal goes."""
+        if self.failure is not None or not self._buffers:
             return
         from ._bulk import results_frame
 
-        folder = _partition_dir(self.root, *key)
+        stem = self._journal.stem
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            frame = results_frame(items).drop(columns=list(PARTITIONS))
-            name = f"part-{self.prefix}-{self._attempt}-{self._written:05d}.parquet"
-            self._write(folder / name, frame)
-        except Exception as error:  # the frame still has every result: warn, never lose them
-            self.failure = error
-            warn(
-                f"the dataset at {self.root} could not be written ({error!r}); the results are "
-                "in the returned frame, and the next run into the dataset sends the calls it "
-                "lacks",
-                RuntimeWarning,
-            )
+            for (gateway, node, method), items in self._buffers.items():
+                file = _partition_dir(self.root, node, method) / _part_name(stem, gateway)
+                frame = results_frame(items).drop(columns=list(PARTITIONS))
+                self._write(file, frame, _about(gateway, node, method))
+            self._journal.discard()
+        except Exception as error:  # the journal still holds the rows: the next run writes them
+            self._failed(error)
             return
-        self._written += 1
+        self._buffers = {}
+        self._generation += 1
+        self._journal = Journal(self.root, self._stem())
         if self.after_write is not None:
             self.after_write()
+
+    def _failed(self, error: Exception) -> None:
+        self.failure = error
+        warn(
+            f"the dataset at {self.root} could not be written ({error!r}); the results are in "
+            "the returned frame, what reached the dataset's journal is kept, and the next run "
+            "into the dataset sends the calls it lacks",
+            RuntimeWarning,
+            stacklevel=4,
+        )
 
     def record_run(self, summary: dict[str, Any], nodes: list[dict[str, Any]]) -> None:
         """Keep a run's provenance next to its rows (``_runs/<run>.json``): when, with which
@@ -224,31 +724,45 @@ class DatasetWriter:
             "nodes": nodes,
             "summary": summary,
         }
-        folder = self.root / "_runs"
+        folder = self.root / _RUNS
+        text = json.dumps(record, indent=1, default=str)
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            temporary = folder / f".{self.run_id}.json.tmp"
-            temporary.write_text(json.dumps(record, indent=1, default=str))
-            os.replace(temporary, folder / f"{self.run_id}.json")
+            write_atomically(folder / f"{self.run_id}.json", lambda file: file.write_text(text))
         except OSError as error:
             warn(f"the run's record could not be written ({error!r})", RuntimeWarning)
 
 
-def runs(root: Path) -> list[dict[str, Any]]:
-    """The provenance records of the runs that wrote into a dataset, oldest first."""
-    records = [json.loads(file.read_text()) for file in (root / "_runs").glob("*.json")]
-    return sorted(records, key=lambda record: record["time"])
+def _about(gateway: str | None, node: str, method: str) -> dict[str, Any]:
+    """What a part file says of itself: the exact names (folder names may be cut) and gateway."""
+    return {"node": node, "method": method, "gateway": gateway}
 
 
-def already_done(keys: Sequence[tuple[str, str, str]], previous: pd.DataFrame) -> list[int | None]:
-    """For each call key, the row of `previous` that answers it, or None (send it). A key seen
-    n times in `previous` answers its first n calls."""
-    rows: dict[tuple[str, str, str], list[int]] = {}
-    columns = zip(previous["node"], previous["method"], previous["params"], strict=True)
+def check_rows_per_file(rows_per_file: Any) -> None:
+    if isinstance(rows_per_file, bool) or not isinstance(rows_per_file, int):
+        raise ValidationError(
+            f"must be a whole number, got {rows_per_file!r}", param="rows_per_file", rule="type"
+        )
+    if rows_per_file < 1:
+        raise ValidationError(
+            f"must be at least 1, got {rows_per_file}", param="rows_per_file", rule="min"
+        )
+
+
+def already_done(
+    keys: Sequence[tuple[str, str, str, str]], previous: pd.DataFrame
+) -> list[int | None]:
+    """For each call key (gateway, node, method, params), the row of `previous` that answers
+    it, or None (send it). A key seen n times in `previous` answers its first n calls."""
+    rows: dict[tuple[str | None, str, str, str], list[int]] = {}
+    gateways = [g if isinstance(g, str) else None for g in previous["gateway"]]  # NA: unknown
+    columns = zip(gateways, previous["node"], previous["method"], previous["params"], strict=True)
     for position, key in enumerate(columns):
         rows.setdefault(key, []).append(position)
-    used: Counter[tuple[str, str, str]] = Counter()
+    used: Counter[tuple[str | None, str, str, str]] = Counter()
     found: list[int | None] = []
+    elsewhere: Counter[str] = Counter()
+    through = {key[1:]: key[0] for key in rows}  # (node, method, params) -> some gateway
     for key in keys:
         available = rows.get(key, [])
         if used[key] < len(available):
@@ -256,4 +770,15 @@ def already_done(keys: Sequence[tuple[str, str, str]], previous: pd.DataFrame) -
             used[key] += 1
         else:
             found.append(None)
+            if through.get(key[1:], key[0]) != key[0]:
+                elsewhere[key[1]] += 1
+    if elsewhere:
+        nodes = ", ".join(f"{node} ({n:,} calls)" for node, n in elsewhere.items())
+        warn(
+            "the dataset holds rows of the same calls through another gateway (or, written by "
+            "an older toolkit, an unknown one), which are not reused (its gateway column tells "
+            f"them apart): {nodes}; these calls are sent",
+            RuntimeWarning,
+            stacklevel=4,
+        )
     return found

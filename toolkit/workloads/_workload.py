@@ -309,16 +309,15 @@ class Workload:
             )
         return DatasetWriter(dataset, rows_per_file) if dataset is not None else None
 
-    def _resume(self, writer: DatasetWriter | None) -> tuple[pd.DataFrame | None, list[int | None]]:
-        """The dataset's rows, and for each call the row that answers it (None: send it)."""
-        if writer is None:
-            return None, [None] * len(self.calls)
+    def _answered_by(self, previous: pd.DataFrame | None) -> list[int | None]:
+        """For each call, the row of the dataset's `previous` rows that answers it (None: send
+        it): the same call identity (gateway, node, method, params)."""
+        if previous is None:
+            return [None] * len(self.calls)
         from ._bulk import params_text
 
-        previous = writer.resume()
-        keys = [(c.node.name, c.method, params_text(c.call)) for c in self.calls]
-        done = already_done(keys, previous)
-        return previous, done
+        keys = [(c.node.gateway, c.node.name, c.method, params_text(c.call)) for c in self.calls]
+        return already_done(keys, previous)
 
     def _run_on_cluster(
         self,
@@ -333,19 +332,23 @@ class Workload:
         from ._distributed import run_on_cluster
 
         started = time.perf_counter()
-        previous, done = self._resume(writer)
-        to_send = Workload([c for c, row in zip(self.calls, done, strict=True) if row is None])
-        preview_high = to_send.preview().ru_high if to_send.calls else 0
-        bar = start_progress(bar, len(self), len(self) - len(to_send))
-        sent = run_on_cluster(
-            to_send,
-            client,
-            writer,
-            partition_size=partition_size,
-            concurrency=concurrency,
-            batch_size=batch_size,
-            bar=bar,
-        )
+        try:
+            previous = writer.open_blocking()
+            done = self._answered_by(previous)
+            to_send = Workload([c for c, row in zip(self.calls, done, strict=True) if row is None])
+            preview_high = to_send.preview().ru_high if to_send.calls else 0
+            bar = start_progress(bar, len(self), len(self) - len(to_send))
+            sent = run_on_cluster(
+                to_send,
+                client,
+                writer,
+                partition_size=partition_size,
+                concurrency=concurrency,
+                batch_size=batch_size,
+                bar=bar,
+            )
+        finally:
+            writer.close()
         frame = _finish((sent, row_counts(sent)), previous, done, preview_high, started)
         _record_run(writer, frame, self.calls)
         return frame
@@ -356,19 +359,23 @@ class Workload:
         from ._bulk import BulkRun, results, start_progress
 
         started = time.perf_counter()
-        previous, done = self._resume(writer)
-        if previous is None:
-            to_send = self
-        else:
-            to_send = Workload([c for c, row in zip(self.calls, done, strict=True) if row is None])
-        run = BulkRun(
-            to_send.calls,  # (node, call) pairs
-            concurrency=concurrency,
-            batch_size=batch_size,
-            progress=bar,
-            on_done=None if writer is None else writer.add,
-        )
         try:
+            # Takes the dataset's lock (waiting for another run) and recovers what dead runs left.
+            previous = None if writer is None else await writer.open()
+            done = self._answered_by(previous)
+            if previous is None:
+                to_send = self
+            else:
+                to_send = Workload(
+                    [c for c, row in zip(self.calls, done, strict=True) if row is None]
+                )
+            run = BulkRun(
+                to_send.calls,  # (node, call) pairs
+                concurrency=concurrency,
+                batch_size=batch_size,
+                progress=bar,
+                on_done=None if writer is None else writer.add,
+            )
             # The cache answers first (one query per node), so heads and prices are worked
             # out only for the calls that will be sent.
             cached = run.answer_from_cache()
@@ -443,7 +450,9 @@ def _with_previous_rows(
     import pandas as pd
 
     reused = [row for row in done if row is not None]
-    old = previous.iloc[reused].assign(ru=0, unconfirmed_ru=0, cache_hit=True)
+    old = (
+        previous.iloc[reused].drop(columns="gateway").assign(ru=0, unconfirmed_ru=0, cache_hit=True)
+    )
     positions = np.array(
         [i for i, row in enumerate(done) if row is not None]
         + [i for i, row in enumerate(done) if row is None]
