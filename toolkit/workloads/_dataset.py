@@ -612,7 +612,8 @@ class DatasetWriter:
 
     def _recover(self, prefix: str, damaged: list[Damaged]) -> None:
         """Write the part files that dead writers' journals hold rows for, then drop the
-        journals (a journal whose part files exist already was written out before the crash)."""
+        journals. A part file's name is its journal's and its gateway's, so a part written
+        before the crash is never written twice (it is the same file)."""
         for file in Journal.files(self.root, prefix):
             rows, bad = _read_journal(file)
             for key, key_rows in _by_key(rows).items():

@@ -15,22 +15,30 @@ Calls the response cache already answers are priced at 0 RU (class ``cached``).
 
 `run` sends the calls concurrently, in JSON-RPC batches where the node takes them, with a progress
 bar, and returns one DataFrame with a row per call: its result or its failure (see `_bulk`).
+Every run, finished or stopped, leaves that frame in ``work.last_result`` as well: a stopped run
+(the notebook's stop button, Ctrl-C, a cancel of `arun`) keeps every row that finished, marks the
+others ``Interrupted``, and `run` then raises `RunStopped`, a one-line KeyboardInterrupt.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
+import numbers
+import os
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from os import PathLike
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .._errors import GatewayError, ValidationError
+from .._errors import GatewayError, RunStopped, ValidationError
+from .._redact import warn
 from ..catalog import Estimate, Plan
-from ..client import Node, PreparedCall, run_sync
+from ..client import Ledger, Node, PreparedCall, run_sync
 from ._dataset import ROWS_PER_FILE, DatasetWriter, already_done
+from ._provenance import HEAD_NOTES
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -56,9 +64,14 @@ _new_tuple = tuple.__new__
 
 @dataclass(repr=False)
 class Workload:
-    """An ordered list of validated calls on one or more nodes."""
+    """An ordered list of validated calls on one or more nodes.
+
+    `last_result` is the frame of the last `run` or `arun`, finished or stopped (None before the
+    first, and after a run that failed before sending, such as one refused for its arguments).
+    """
 
     calls: list[PlannedCall] = field(default_factory=list)
+    last_result: pd.DataFrame | None = field(default=None, init=False, compare=False)
 
     def add(self, node: Node, method: str, *args: Any, **kwargs: Any) -> Workload:
         """Plan one call; it is validated now."""
@@ -222,6 +235,7 @@ class Workload:
         rows_per_file: int = ROWS_PER_FILE,
         client: Any = None,
         partition_size: int | None = None,
+        wait_for_dataset: bool = True,
     ) -> pd.DataFrame:
         """Send every call and return one DataFrame with a row per call, in order.
 
@@ -244,27 +258,54 @@ class Workload:
 
         With `dataset` (a folder), the rows are also written there as calls finish, as a
         partitioned Parquet dataset (files of at most `rows_per_file` rows; read it with
-        `toolkit.read_dataset`). A run into a folder that holds rows already sends only the
-        calls that have no successful row there: an interrupted run continues where it stopped,
-        and a finished one costs 0 RU. Their rows come from the dataset (``ru`` 0,
-        ``cache_hit`` True; ``summary["from_dataset"]`` counts them). See `_dataset`.
+        `toolkit.read_dataset`). Each batch of answers reaches the disk as it finishes, so a
+        run that dies loses only the calls in flight. A run into a folder that holds rows
+        already sends only the calls that have no successful row there: an interrupted run
+        continues where it stopped, and a finished one costs 0 RU. Their rows come from the
+        dataset (``ru`` 0, ``cache_hit`` True; ``summary["from_dataset"]`` counts them). One run
+        writes into a dataset at a time: another waits for it (`wait_for_dataset`, saying who
+        holds it) or raises `toolkit.DatasetBusy` at once. See `_dataset`.
 
         With `client` (a `dask.distributed.Client`; `dataset` required, on storage every worker
         sees), the calls run on the cluster's workers in partitions of `partition_size` calls,
         within the budget, rate limit and ledger of this gateway. See `_distributed`.
+
+        The arguments are checked before anything is sent: a wrong one raises `ValidationError`
+        naming it (0 RU). Calls that failed turn the progress bar red with their count, and the
+        run warns once (a RuntimeWarning counting them by error). The frame is also kept in
+        ``work.last_result``. A stop (the stop button, Ctrl-C) keeps every row that finished:
+        `last_result` holds a row for every call, those that did not finish with the error
+        ``Interrupted`` (0 RU if never sent; one in flight may have been billed, in its
+        ``unconfirmed_ru``), the dataset holds the finished rows, and `RunStopped` is raised
+        with one line saying so. ``summary["interrupted"]`` counts those rows; ``heads``,
+        ``heads_ru`` and ``heads_unconfirmed_ru`` the chain heads the run fetched to price
+        calls (ledger entries in no row).
         """
         from ._bulk import close_progress, progress_bar
 
-        writer = self._writer(dataset, rows_per_file, client)
+        concurrency, batch_size, rows_per_file, partition_size = _check_run_arguments(
+            concurrency, batch_size, progress, dataset, rows_per_file, client, partition_size
+        )
+        writer = self._writer(dataset, rows_per_file, client, wait_for_dataset)
         bar = progress_bar(len(self), progress, "calls")
+        self.last_result = None
         try:
             if client is not None:
-                return self._run_on_cluster(
+                frame = self._run_on_cluster(
                     bar, writer, client, partition_size, concurrency, batch_size
                 )
-            return run_sync(self._run(bar, concurrency, batch_size, writer))
+            else:
+                frame = run_sync(self._run(bar, concurrency, batch_size, writer))
+            self._keep(frame, bar)
+        except KeyboardInterrupt:
+            if client is not None:
+                raise  # the cluster's workers write their rows into the dataset themselves
+            # One line instead of a traceback through the threads `run_sync` waited in.
+            kept = self._stopped_result()
+            raise RunStopped(_stop_message(kept, dataset), result=kept) from None
         finally:
             close_progress(bar, progress)
+        return frame
 
     async def arun(
         self,
@@ -276,17 +317,27 @@ class Workload:
         rows_per_file: int = ROWS_PER_FILE,
         client: Any = None,
         partition_size: int | None = None,
+        wait_for_dataset: bool = True,
     ) -> pd.DataFrame:
-        """`run` for async code: ``frame = await work.arun()`` (in the caller's event loop)."""
+        """`run` for async code: ``frame = await work.arun()`` (in the caller's event loop).
+
+        A cancel (``task.cancel()``, ``asyncio.wait_for``, the stop button) raises
+        `asyncio.CancelledError` as asyncio code expects, once ``work.last_result`` holds the
+        rows, as after a stopped `run`.
+        """
         import asyncio
 
         from ._bulk import close_progress, progress_bar
 
-        writer = self._writer(dataset, rows_per_file, client)
+        concurrency, batch_size, rows_per_file, partition_size = _check_run_arguments(
+            concurrency, batch_size, progress, dataset, rows_per_file, client, partition_size
+        )
+        writer = self._writer(dataset, rows_per_file, client, wait_for_dataset)
         bar = progress_bar(len(self), progress, "calls")
+        self.last_result = None
         try:
             if client is not None:  # the dask client blocks: wait for it off the loop
-                return await asyncio.to_thread(
+                frame = await asyncio.to_thread(
                     self._run_on_cluster,
                     bar,
                     writer,
@@ -295,19 +346,61 @@ class Workload:
                     concurrency,
                     batch_size,
                 )
-            return await self._run(bar, concurrency, batch_size, writer)
+            else:
+                frame = await self._run(bar, concurrency, batch_size, writer)
+            self._keep(frame, bar)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            if client is None:
+                self._stopped_result()
+            raise
         finally:
             close_progress(bar, progress)
+        return frame
+
+    def _keep(self, frame: pd.DataFrame, bar: Any) -> None:
+        """Keep a finished run's frame in `last_result`, and say if calls failed: on the bar
+        (for a run on a cluster; a local run's bar says so as they fail) and in one warning."""
+        from ._bulk import show_failures
+
+        self.last_result = frame
+        summary = frame.attrs["summary"]
+        failed = summary["failed"]
+        if not failed:
+            return
+        if bar is not None:
+            show_failures(bar, failed)
+        errors = frame["error"].value_counts()
+        kinds = ", ".join(f"{count:,} {name}" for name, count in errors.items())
+        hint = " (gw.budget says what is left)" if "BudgetExceeded" in errors.index else ""
+        warn(
+            f"{failed:,} of {summary['calls']:,} calls failed: {kinds}{hint}; their rows say "
+            "why (the error and message columns)",
+            RuntimeWarning,
+            stacklevel=3,  # the caller of run() or arun()
+        )
+
+    def _stopped_result(self) -> pd.DataFrame:
+        """The frame of the run that was just stopped, in `last_result`: the one `_run` kept,
+        or, for a run stopped before it sent anything (waiting for a dataset's lock, or
+        for a head), a row for every call saying it was not sent."""
+        if self.last_result is None:
+            from ._bulk import BulkRun, results
+
+            unsent = BulkRun(self.calls)
+            unsent.mark_unfinished()
+            started, none_done = time.perf_counter(), [None] * len(self.calls)
+            self.last_result = _finish(results(unsent.items), None, none_done, 0, started)
+        return self.last_result
 
     @staticmethod
-    def _writer(dataset: Any, rows_per_file: int, client: Any) -> DatasetWriter | None:
+    def _writer(dataset: Any, rows_per_file: int, client: Any, wait: bool) -> DatasetWriter | None:
         if client is not None and dataset is None:
             raise ValidationError(
                 "a run on a dask cluster writes its rows into a dataset: pass dataset=<folder>",
                 param="dataset",
                 rule="required",
             )
-        return DatasetWriter(dataset, rows_per_file) if dataset is not None else None
+        return DatasetWriter(dataset, rows_per_file, wait=wait) if dataset is not None else None
 
     def _answered_by(self, previous: pd.DataFrame | None) -> list[int | None]:
         """For each call, the row of the dataset's `previous` rows that answers it (None: send
@@ -331,7 +424,7 @@ class Workload:
         from ._bulk import row_counts, start_progress
         from ._distributed import run_on_cluster
 
-        started = time.perf_counter()
+        started, ledgers = time.perf_counter(), _ledger_marks(self.calls)
         try:
             previous = writer.open_blocking()
             done = self._answered_by(previous)
@@ -349,7 +442,7 @@ class Workload:
             )
         finally:
             writer.close()
-        frame = _finish((sent, row_counts(sent)), previous, done, preview_high, started)
+        frame = _finish((sent, row_counts(sent)), previous, done, preview_high, started, ledgers)
         _record_run(writer, frame, self.calls)
         return frame
 
@@ -358,7 +451,7 @@ class Workload:
     ) -> pd.DataFrame:
         from ._bulk import BulkRun, results, start_progress
 
-        started = time.perf_counter()
+        started, ledgers = time.perf_counter(), _ledger_marks(self.calls)
         try:
             # Takes the dataset's lock (waiting for another run) and recovers what dead runs left.
             previous = None if writer is None else await writer.open()
@@ -390,8 +483,13 @@ class Workload:
                 writer.close()  # what finished is kept, even when the run was interrupted
         # The summary's price: what the calls were priced at as they were sent (pricing them all
         # again for it took as long as reading a tenth of the answers of a fast node).
-        frame = _finish(results(items), previous, done, run.priced_high(), started)
+        frame = _finish(results(items), previous, done, run.priced_high(), started, ledgers)
         _record_run(writer, frame, self.calls)
+        if run.stopped is not None:
+            # What finished is in the frame, the dataset and its run record: now the stop goes
+            # on (`run` and `arun` hand the frame over as `last_result`).
+            self.last_result = frame
+            raise run.stopped
         return frame
 
     async def _fetch_heads(self, cached: set[int]) -> None:
@@ -409,9 +507,11 @@ def _finish(
     done: list[int | None],
     preview_high: int,
     started: float,
+    ledgers: list[tuple[Ledger, int]] | None = None,
 ) -> pd.DataFrame:
     """The run's frame (the calls sent now and those the dataset answered) and its summary;
-    `sent` is the frame of the calls sent now and its counts (`_bulk.results`)."""
+    `sent` is the frame of the calls sent now and its counts (`_bulk.results`); `ledgers`
+    where the gateway's ledgers stood when the run started (`_ledger_marks`), for its heads."""
     from ._bulk import row_counts
 
     frame, counts = sent
@@ -426,7 +526,119 @@ def _finish(
     }
     if previous is not None:
         frame.attrs["summary"]["from_dataset"] = reused
+    if ledgers is not None:
+        frame.attrs["summary"].update(_heads_since(ledgers))
     return frame
+
+
+def _ledger_marks(calls: list[PlannedCall]) -> list[tuple[Ledger, int]]:
+    """Where the ledgers of the calls' nodes stand (a gateway's nodes share one): what is
+    recorded after is the run's."""
+    nodes = {id(planned.node): planned.node for planned in calls}
+    ledgers = {id(node.ledger): node.ledger for node in nodes.values()}
+    return [(ledger, len(ledger)) for ledger in ledgers.values()]
+
+
+def _heads_since(ledgers: list[tuple[Ledger, int]]) -> dict[str, int]:
+    """The chain heads fetched since `ledgers` (to price calls, or to judge which answers are
+    final): billed calls that are in the ledger but in no row of the run, so the summary (and
+    a dataset's run record) counts them apart."""
+    heads = [
+        entry
+        for ledger, start in ledgers
+        for entry in ledger.entries[start:]
+        if entry.note in HEAD_NOTES
+    ]
+    return {
+        "heads": len(heads),
+        "heads_ru": sum(entry.ru for entry in heads),
+        "heads_unconfirmed_ru": sum(entry.unconfirmed_ru for entry in heads),
+    }
+
+
+def _check_run_arguments(
+    concurrency: Any,
+    batch_size: Any,
+    progress: Any,
+    dataset: Any,
+    rows_per_file: Any,
+    client: Any,
+    partition_size: Any,
+) -> tuple[int, int, int, int | None]:
+    """`run`'s and `arun`'s arguments, checked before anything is opened or sent (0 RU): a
+    `ValidationError` names the first that is wrong. Returns the whole numbers as ints."""
+    from ._bulk import check_progress
+
+    concurrency = _at_least_one(concurrency, "concurrency")
+    batch_size = _at_least_one(batch_size, "batch_size")
+    rows_per_file = _at_least_one(rows_per_file, "rows_per_file")
+    if partition_size is not None:
+        if client is None:
+            raise ValidationError(
+                "only a run on a dask cluster (client=...) is split into partitions",
+                param="partition_size",
+                rule="requires-client",
+            )
+        partition_size = _at_least_one(partition_size, "partition_size")
+    check_progress(progress)
+    if client is not None and not callable(getattr(client, "submit", None)):
+        raise ValidationError(
+            f"must be a dask.distributed.Client, got {type(client).__name__}",
+            param="client",
+            rule="type",
+        )
+    if dataset is not None:
+        path = dataset if isinstance(dataset, str | PathLike) else None
+        if path is None or not isinstance(os.fspath(path), str):
+            raise ValidationError(
+                f"must be a folder's path (a str or a pathlib.Path), got {type(dataset).__name__}",
+                param="dataset",
+                rule="type",
+            )
+        if not os.fspath(path):
+            raise ValidationError("must not be empty", param="dataset", rule="empty")
+        if Path(path).exists() and not Path(path).is_dir():
+            raise ValidationError(
+                f"{os.fspath(path)} is a file; a dataset is a folder",
+                param="dataset",
+                rule="folder",
+            )
+    return concurrency, batch_size, rows_per_file, partition_size
+
+
+def _at_least_one(value: Any, name: str) -> int:
+    # bool is an int to Python, but concurrency=True is a mistake, not 1.
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValidationError(f"must be a whole number, got {value!r}", param=name, rule="type")
+    if value < 1:
+        raise ValidationError(f"must be at least 1, got {value}", param=name, rule="min")
+    return int(value)
+
+
+def _stop_message(frame: pd.DataFrame, dataset: Any) -> str:
+    """What a stopped run kept, in one line (`RunStopped`)."""
+    from ._bulk import INTERRUPTED
+
+    summary = frame.attrs["summary"]
+    total, unfinished = summary["calls"], summary["interrupted"]
+    finished = total - unfinished
+    failed = f" ({summary['failed']:,} of them failed)" if summary["failed"] else ""
+    where = "work.last_result"
+    if dataset is not None and finished:
+        where += f" and in the dataset at {os.fspath(dataset)}"
+    message = (
+        f"stopped after {finished:,} of {total:,} calls{failed}; {finished:,} rows kept in {where}"
+    )
+    if unfinished:
+        message += f"; the other {unfinished:,} rows say error '{INTERRUPTED}'"
+        rows = frame[frame["error"].eq(INTERRUPTED).fillna(False).to_numpy(bool)]
+        in_flight = int(((rows["ru"] + rows["unconfirmed_ru"]) > 0).sum())
+        if in_flight:
+            message += (
+                f" ({in_flight:,} were in flight: {int(rows['unconfirmed_ru'].sum()):,} RU may "
+                "have been billed)"
+            )
+    return message
 
 
 def _record_run(

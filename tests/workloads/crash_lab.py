@@ -1,0 +1,192 @@
+"""A process that runs workloads into a dataset in children it forks, and has them killed.
+
+    python crash_lab.py '<sandbox info as JSON>'
+
+It imports the toolkit and its heavy modules once (a fork copies them, so each run starts at
+once), then reads one JSON command per line on stdin and answers one JSON line per command:
+``{"signal": 9}`` when the child was killed, ``{"exit": 0}`` when it ended by itself. The lab
+itself starts no thread, so forking it is safe. A command says how the child dies:
+
+- ``{"kill": "calls", "at": k}``: SIGKILL when k calls have finished (others are in flight);
+- ``{"kill": "seconds", "at": s}``: the lab kills the child s seconds after it starts;
+- ``{"kill": "<point>", "at": n}``: the child kills itself at the n-th time it reaches a point
+  of the dataset writer: ``journal-torn`` (half a journal line written), ``journal-written``
+  (a whole line, not yet fsynced), ``part-temporary`` (a part file written, not renamed),
+  ``part-renamed`` (renamed, its journal not yet deleted), ``record`` (the run's record
+  written, not renamed);
+- ``{"kill": "none"}``: the child runs to the end (two of them at once: ``"children": 2``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+import traceback
+
+
+def workload(gateway):
+    """70 calls in two partitions: balances (JSON-RPC batches) and TRON transaction infos."""
+    from toolkit.workloads._workload import Workload
+
+    eth, tron = gateway.node("ethereum-mainnet"), gateway.node("tron-mainnet")
+    head, tron_head = eth.head(), tron.head()
+    addresses = [f"0x{index:040x}" for index in range(1, 13)]
+    work = Workload().grid(eth, "eth_getBalance", addresses, [head - 400 - i for i in range(5)])
+    return work.each(
+        tron,
+        "wallet/gettransactioninfobyblocknum",
+        range(tron_head - 10, tron_head),
+        param="num",
+    )
+
+
+RUN = {"concurrency": 3, "batch_size": 5, "rows_per_file": 16}
+"""How the children run: at most 3 units of at most 5 calls in flight."""
+
+
+def connect(info):
+    import toolkit
+
+    retry = toolkit.RetryPolicy(attempts=4, backoff_s=0.005, backoff_max_s=0.02)
+    return toolkit.Gateway(
+        info["platform_url"], info["api_key"], nodes=info["nodes"], cache=False, retry=retry
+    )
+
+
+def die() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def plant(point: str, at: int) -> None:
+    """Make the dataset writer kill this process the `at`-th time it reaches `point`."""
+    from toolkit.workloads import _dataset
+
+    reached = [0]
+
+    def arrive() -> bool:
+        reached[0] += 1
+        return reached[0] >= at
+
+    if point in ("journal-torn", "journal-written"):
+
+        class Handle:
+            def __init__(self, inner):
+                self.inner = inner
+
+            def write(self, data):
+                if arrive():
+                    if point == "journal-torn":
+                        self.inner.write(data[: len(data) // 2])
+                    else:
+                        self.inner.write(data)
+                    die()
+                return self.inner.write(data)
+
+            def __getattr__(self, name):
+                return getattr(self.inner, name)
+
+        append = _dataset.Journal.append
+
+        def journal_append(journal, items):
+            if journal._handle is None:
+                append(journal, items[:0])  # opens the file
+                journal._handle = Handle(journal._handle)
+            append(journal, items)
+
+        _dataset.Journal.append = journal_append
+    elif point in ("part-temporary", "part-renamed", "record"):
+        write_atomically = _dataset.write_atomically
+        replace = os.replace
+
+        def atomically(file, write):
+            is_part = file.name.startswith("part-")
+            if is_part != (point != "record"):
+                return write_atomically(file, write)
+
+            def replace_then_maybe_die(source, target):
+                if point == "part-temporary" and arrive():
+                    die()
+                replace(source, target)
+                if point in ("part-renamed", "record") and arrive():
+                    die()
+
+            os.replace = replace_then_maybe_die
+            try:
+                return write_atomically(file, write)
+            finally:
+                os.replace = replace
+
+        _dataset.write_atomically = atomically
+    else:
+        raise SystemExit(f"unknown point {point}")
+
+
+class KillAfter:
+    """A progress bar that kills the process when `at` calls have finished."""
+
+    def __init__(self, at: int):
+        self.at, self.seen = at, 0
+
+    def update(self, count: int) -> None:
+        self.seen += count
+        if self.seen >= self.at:
+            die()
+
+
+def child(info, command) -> None:
+    gateway = connect(info)
+    work = workload(gateway)
+    kill = command.get("kill", "none")
+    progress = KillAfter(command["at"]) if kill == "calls" else False
+    if kill not in ("calls", "seconds", "none"):
+        plant(kill, command["at"])
+    work.run(progress=progress, dataset=command["dataset"], **RUN)
+
+
+def main() -> None:
+    info = json.loads(sys.argv[1])
+    # Imported before any fork: each child starts with them loaded.
+    import aiohttp  # noqa: F401
+    import httpx  # noqa: F401
+    import pandas  # noqa: F401
+    import pyarrow.parquet  # noqa: F401
+
+    import toolkit.frames
+    import toolkit.workloads._bulk  # noqa: F401
+
+    print(json.dumps({"ready": True}), flush=True)
+    for line in sys.stdin:
+        command = json.loads(line)
+        children = []
+        for _ in range(command.get("children", 1)):
+            pid = os.fork()
+            if pid == 0:
+                code = 0
+                try:
+                    child(info, command)
+                except BaseException:
+                    traceback.print_exc()
+                    code = 1
+                finally:
+                    os._exit(code)
+            children.append(pid)
+        if command.get("kill") == "seconds":
+            time.sleep(command["at"])
+            for pid in children:
+                os.kill(pid, signal.SIGKILL)
+        ends = []
+        for pid in children:
+            _, status = os.waitpid(pid, 0)
+            ends.append(
+                {"signal": os.WTERMSIG(status)}
+                if os.WIFSIGNALED(status)
+                else {"exit": os.WEXITSTATUS(status)}
+            )
+        print(json.dumps(ends), flush=True)
+
+
+if __name__ == "__main__":
+    main()
