@@ -19,6 +19,7 @@
     DatasetError (a GatewayError) a dataset could not be used or written; says what was kept
     └── DatasetBusy            another run holds the dataset's lock (who, since when)
     FrameError (toolkit.frames) a payload does not have the shape a frame function expects
+    RunStopped (a KeyboardInterrupt) a blocking `Workload.run()` was stopped; says what it kept
 
 Every message passes through `scrub`, and every attribute through `scrub_value` (a node may echo
 a key in an error's message or data), so no registered key can appear in an exception's text or
@@ -82,6 +83,20 @@ class BudgetExceeded(GatewayError):
         self.needed = needed
         self.remaining = remaining
         super().__init__(message, **kw)
+
+
+class RunStopped(KeyboardInterrupt):
+    """A blocking `Workload.run()` was stopped part way (the notebook's stop button, Ctrl-C).
+
+    Its message is one line saying how many calls finished and where their rows are. `result`
+    (also the workload's ``last_result``) has a row for every call: those that did not finish
+    say ``Interrupted``, with what they may have cost. A KeyboardInterrupt still, so code that
+    stops on Ctrl-C stops on it; not a GatewayError, since nothing about the gateway failed.
+    """
+
+    def __init__(self, message: str, *, result: Any = None):
+        self.result = result
+        super().__init__(scrub(message))
 
 
 class TransportError(GatewayError):
@@ -210,6 +225,7 @@ __all__ = [
     "RPCError",
     "RateLimited",
     "ResponseError",
+    "RunStopped",
     "Timeout",
     "TonError",
     "TransportError",

@@ -24,7 +24,7 @@ from ._chains import (
 from ._gateway import ENV_NODE_PREFIX, Gateway, connect, env_name, node, open_nodes
 from ._ledger import Budget, Entry, Ledger, Meter
 from ._loop import run_sync
-from ._node import HEAD_NOTE, AsyncNode, Node, NodeSpec, PreparedCall
+from ._node import CACHE_HEAD_NOTE, HEAD_NOTE, AsyncNode, Node, NodeSpec, PreparedCall
 from ._platform import AsyncPlatform, Platform, platform
 from ._ratelimit import RateLimiter
 from ._settings import Settings
@@ -32,6 +32,7 @@ from ._transport import CACHE_HIT, NOT_SENT, BatchRefused, Receipt, RetryPolicy,
 from ._web3 import web3
 
 __all__ = [
+    "CACHE_HEAD_NOTE",
     "CACHE_HIT",
     "ENV_NODE_PREFIX",
     "HEAD_NOTE",

@@ -12,8 +12,13 @@
   nothing more is sent and every call not yet answered is reported as `BudgetExceeded`.
 - Every call ends as one row: its result, or its failure (error type and message). The rows come
   back in the workload's order, so ``len(frame) == len(workload)`` always.
+- A stop (the notebook's stop button, a cancel) ends the run, not the rows: `run` cancels the
+  workers, lets the calls in flight settle, marks each call that did not finish `Interrupted`
+  (with what it may have cost), returns every item, and keeps the stop in `stopped` for the
+  caller to raise once it has kept what finished.
 - The progress bar is the caller's code (or tqdm's): if it fails, the run goes on without it. A
   worker that died in a bar's ``update`` left its queue unfinished, and the run waited forever.
+  A bar that has them shows failures as they come: the count in its postfix, and red.
 """
 
 from __future__ import annotations
@@ -46,6 +51,15 @@ RESULT_COLUMNS = (
     "unconfirmed_ru",
     "cache_hit",
 )
+
+
+class Interrupted(Exception):
+    """What a call that a stopped run did not finish shows as its error (never raised). Its
+    message says whether it was sent: one in flight at the stop may have been billed, and its
+    row's ``ru`` and ``unconfirmed_ru`` say how much, as the ledger does."""
+
+
+INTERRUPTED = Interrupted.__name__  # the ``error`` column's text for such a row
 
 
 class Item:
@@ -100,14 +114,19 @@ class BulkRun:
         progress: Any = None,
         on_done: Callable[[list[Item]], None] | None = None,
     ):
-        if concurrency < 1 or batch_size < 1:
-            raise ValueError("concurrency and batch_size must be at least 1")
+        for name, value in (("concurrency", concurrency), ("batch_size", batch_size)):
+            if value < 1:
+                raise ValidationError(f"must be at least 1, got {value}", param=name, rule="min")
         self.items = [Item(node, call) for node, call in calls]
         self.concurrency = concurrency
         self.batch_size = batch_size
         self.progress = progress
         self.on_done = on_done  # told of each finished call, its receipt tallied (a dataset)
         self.budget_refusal: BudgetExceeded | None = None
+        # The cancel or interrupt that stopped the run, for the caller to raise once it has kept
+        # what finished (see the module doc).
+        self.stopped: BaseException | None = None
+        self.failed = 0  # calls finished with an error so far (the bar shows them)
         self._queue: asyncio.Queue[list[Item]] = asyncio.Queue()
         self._batch_verdicts: dict[int, asyncio.Event] = {}  # per node: first batch answered
         self._to_send: list[Item] | None = None  # what the cache did not answer
@@ -135,16 +154,36 @@ class BulkRun:
         workers = [asyncio.create_task(self._work()) for _ in range(self.concurrency)]
         try:
             await self._queue.join()
+        except (asyncio.CancelledError, KeyboardInterrupt) as stop:
+            self.stopped = stop
         finally:
             for worker in workers:
                 worker.cancel()
+            # Each call in flight settles here (its reservation, ledger entry and receipt).
             await asyncio.gather(*workers, return_exceptions=True)
+        if self.stopped is not None:
+            self.mark_unfinished()
         nodes = {id(item.node): item.node for item in self._to_send}
         caches = {id(node.cache): node.cache for node in nodes.values()}
         for cache in caches.values():
             if cache is not None:
                 cache.flush()  # the run's answers are on disk when it returns
         return self.items
+
+    def mark_unfinished(self) -> None:
+        """Give each call the stop left unfinished its row: `Interrupted`, and what it cost."""
+        for item in self.items:
+            if item.done:
+                continue
+            receipt = item.receipt
+            if receipt.ru or receipt.unconfirmed_ru:
+                why = (
+                    f"the run was stopped while this call was in flight: {receipt.ru} RU billed, "
+                    f"{receipt.unconfirmed_ru} RU may have been"
+                )
+            else:
+                why = "not sent: the run was stopped first"
+            item.fail(Interrupted(why))
 
     def priced_high(self) -> int:
         """The high end of the RU the calls the cache did not answer were priced at: a sent call
@@ -308,19 +347,22 @@ class BulkRun:
                 item.succeed(result)
             else:
                 item.fail(error)
-        self._done(unit)
+        self._done(unit, failed=0 if error is None else len(unit))
 
-    def _done(self, unit: list[Item]) -> None:
+    def _done(self, unit: list[Item], failed: int = 0) -> None:
         if not unit:
             return
         if self.on_done is not None:
             self.on_done(unit)
-        self._advance(len(unit))
+        self._advance(len(unit), failed)
 
-    def _advance(self, count: int) -> None:
+    def _advance(self, count: int, failed: int = 0) -> None:
         """Move the progress bar on; a bar that fails is dropped (see the module doc)."""
+        self.failed += failed
         if self.progress is None:
             return
+        if failed:
+            show_failures(self.progress, self.failed)
         try:
             self.progress.update(count)
         except Exception as error:
@@ -400,9 +442,11 @@ def results(items: Sequence[Item]) -> tuple[pd.DataFrame, dict[str, int]]:
     }
     ru, unconfirmed, cache_hit = _receipt_columns(receipts)
     columns["ru"], columns["unconfirmed_ru"], columns["cache_hit"] = ru, unconfirmed, cache_hit
+    interrupted = sum(type(e) is Interrupted for e in failures) if failed else 0
     counts = {
         "calls": n,
-        "failed": n - failures.count(None),
+        "failed": n - failures.count(None) - interrupted,
+        "interrupted": interrupted,
         "cache_hits": int(cache_hit.sum()),
         "ru": int(ru.sum()),
         "unconfirmed_ru": int(unconfirmed.sum()),
@@ -413,9 +457,11 @@ def results(items: Sequence[Item]) -> tuple[pd.DataFrame, dict[str, int]]:
 
 def row_counts(frame: pd.DataFrame) -> dict[str, int]:
     """What `results` counts, for a frame made otherwise (rows resumed from a dataset)."""
+    interrupted = int(frame["error"].eq(INTERRUPTED).sum())
     return {
         "calls": len(frame),
-        "failed": len(frame) - int(frame["error"].array.isna().sum()),
+        "failed": len(frame) - int(frame["error"].array.isna().sum()) - interrupted,
+        "interrupted": interrupted,
         "cache_hits": int(frame["cache_hit"].to_numpy().sum()),
         "ru": int(frame["ru"].to_numpy().sum()),
         "unconfirmed_ru": int(frame["unconfirmed_ru"].to_numpy().sum()),
@@ -562,15 +608,37 @@ def progress_bar(total: int, progress: Any, description: str) -> Any:
         from tqdm.auto import tqdm
 
         return tqdm(total=total, unit="call", desc=description, dynamic_ncols=True, smoothing=0)
+    check_progress(progress)
     if progress is False or progress is None:
         return None
+    return progress
+
+
+def check_progress(progress: Any) -> None:
+    """`progress` must be True, False, None or an object with ``update(n)``."""
+    if progress is True or progress is False or progress is None:
+        return
     if not callable(getattr(progress, "update", None)):
         raise ValidationError(
             f"must be True, False or an object with update(n), got {type(progress).__name__}",
             param="progress",
             rule="type",
         )
-    return progress
+
+
+def show_failures(bar: Any, failed: int) -> None:
+    """Say on the bar that `failed` calls failed: in its postfix and in red, where it has them
+    (tqdm's text and notebook bars). A bar that filled up green read as a run that went well when
+    every call had been refused. Only cosmetic: a bar that has neither, or refuses them, is left as
+    it is (the run warns of its failures anyway)."""
+    try:
+        postfix = getattr(bar, "set_postfix_str", None)
+        if callable(postfix):
+            postfix(f"{failed:,} failed", refresh=False)  # drawn by the update that follows
+        if hasattr(bar, "colour") and bar.colour != "red":
+            bar.colour = "red"
+    except Exception:  # cosmetic: see the doc
+        pass
 
 
 def start_progress(bar: Any, total: int, done_already: int = 0) -> Any:

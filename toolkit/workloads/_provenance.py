@@ -3,6 +3,13 @@ for how many RU, with which toolkit, when. It shows node names only, never URLs 
 
 `provenance(gw)` covers the whole session; ``provenance(gw, entries=...)`` only some of its ledger
 entries (one run's), and `Provenance.caption()` says it in one line, to print under a figure.
+
+Every cent the ledger holds is counted, the way the budget counts it: RU billed for answers, and
+apart from them the RU that may have been billed (sent without an answer: a timeout, a call in
+flight when a run was stopped). The chain heads fetched to price calls (or to judge which answers
+are final) are counted too, and named apart: they are in no run's rows. Calls a stop cancelled
+are counted, whether they had left (sent, maybe billed) or not (free). Runs into a dataset keep
+their own record, with the same counts, next to their rows (`Workload.run`, `read_dataset`).
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from .._reprs import key_values_html
 from .._version import __version__
+from ..client import CACHE_HEAD_NOTE, HEAD_NOTE
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -28,17 +36,22 @@ class NodeUse:
     calls: int
     ru: int
     head: int | None  # the last head the client saw, if it tracked one
+    unconfirmed_ru: int = 0  # sent without an answer: may have been billed
 
 
 @dataclass(frozen=True)
 class Provenance:
     gateway: str  # "sandbox (seed 0)" or the platform host
     nodes: list[NodeUse]
-    total_ru: int
+    total_ru: int  # billed: attempts that got an answer
     calls: int  # every call the ledger holds: sent, refused, cached, or not sent for an error
     sent: int = 0  # requests that went out (their attempts may be several)
     refused: int = 0  # refused by the budget before anything was sent (0 RU)
     cached: int = 0  # answered from the response cache (0 RU)
+    unconfirmed_ru: int = 0  # sent without an answer (a timeout, a stop): may have been billed
+    stopped: int = 0  # calls a cancel or an interrupt ended (sent or not)
+    heads: int = 0  # chain heads fetched to price calls or judge finality (counted in `calls`)
+    heads_ru: int = 0  # ... and what they were billed (counted in `total_ru`)
     toolkit_version: str = __version__
     python_version: str = field(default_factory=_platform.python_version)
     time: datetime = field(default_factory=lambda: datetime.now(UTC))
@@ -47,6 +60,11 @@ class Provenance:
     def not_sent(self) -> int:
         """Calls never sent for another reason (the gateway unreachable, cancelled first)."""
         return self.calls - self.sent - self.refused - self.cached
+
+    @property
+    def counted_ru(self) -> int:
+        """Billed plus may-have-been-billed: what the budget counts, and the most the bill is."""
+        return self.total_ru + self.unconfirmed_ru
 
     def rows(self) -> list[tuple[str, str]]:
         rows = [
@@ -58,20 +76,30 @@ class Provenance:
                 "calls",
                 f"{self.calls:,}: {self.sent:,} sent, {self.refused:,} refused by the budget, "
                 f"{self.cached:,} from the cache"
-                + (f", {self.not_sent:,} not sent (errors)" if self.not_sent else ""),
+                + (f", {self.not_sent:,} not sent (errors, stops)" if self.not_sent else ""),
             ),
-            ("RU spent", f"{self.total_ru:,}"),
+            ("RU spent", _ru(self.total_ru, self.unconfirmed_ru, long=True)),
         ]
+        if self.heads:
+            rows.append(
+                (
+                    "chain heads",
+                    f"{self.heads:,} fetched to price calls, {self.heads_ru:,} RU (counted above)",
+                )
+            )
+        if self.stopped:
+            rows.append(("stopped", f"{self.stopped:,} calls cancelled or interrupted"))
         for use in self.nodes:
             head = f", head {use.head:,}" if use.head is not None else ""
-            rows.append((use.node, f"{use.chain}: {use.calls:,} calls, {use.ru:,} RU{head}"))
+            ru = _ru(use.ru, use.unconfirmed_ru)
+            rows.append((use.node, f"{use.chain}: {use.calls:,} calls, {ru}{head}"))
         return rows
 
     def caption(self) -> str:
         """The record in one line, for the foot of a figure made from these calls."""
         nodes = "; ".join(
             f"{use.node} ({use.chain}{f', head {use.head:,}' if use.head is not None else ''}): "
-            f"{use.calls:,} calls, {use.ru:,} RU"
+            f"{use.calls:,} calls, {_ru(use.ru, use.unconfirmed_ru)}"
             for use in self.nodes
         )
         when = self.time.strftime("%Y-%m-%d %H:%M UTC")
@@ -88,6 +116,15 @@ class Provenance:
         return key_values_html("Provenance", self.rows())
 
 
+def _ru(billed: int, unconfirmed: int, *, long: bool = False) -> str:
+    """RU as the budget counts them: billed, and what may also have been, when there is any."""
+    if not unconfirmed:
+        return f"{billed:,} RU" if not long else f"{billed:,}"
+    if long:
+        return f"{billed:,} billed + {unconfirmed:,} that may have been (sent, no answer)"
+    return f"{billed:,} RU + {unconfirmed:,} RU maybe"
+
+
 def provenance(gateway: Gateway, *, entries: Sequence[Entry] | None = None) -> Provenance:
     """The provenance of everything done through `gateway` so far (no request is sent), or of
     the ledger `entries` given (``gw.ledger.entries[before:]``: what one run did)."""
@@ -98,7 +135,8 @@ def provenance(gateway: Gateway, *, entries: Sequence[Entry] | None = None) -> P
         client = gateway.clients.get(name)
         chain = client.chain.name if client is not None else "platform"
         head = client.last_head if client is not None else None
-        uses.append(NodeUse(name, chain, len(mine), sum(e.ru for e in mine), head))
+        billed, unconfirmed = sum(e.ru for e in mine), sum(e.unconfirmed_ru for e in mine)
+        uses.append(NodeUse(name, chain, len(mine), billed, head, unconfirmed))
     sandbox = gateway.sandbox
     where = (
         f"embedded sandbox (seed {sandbox.world.seed})"
@@ -107,6 +145,7 @@ def provenance(gateway: Gateway, *, entries: Sequence[Entry] | None = None) -> P
     )
     refused = sum(e.status == REFUSED and not e.sent for e in entries)
     cached = sum(e.cache_hit for e in entries)
+    heads = [e for e in entries if e.note in HEAD_NOTES]
     return Provenance(
         gateway=where,
         nodes=uses,
@@ -115,7 +154,13 @@ def provenance(gateway: Gateway, *, entries: Sequence[Entry] | None = None) -> P
         sent=sum(e.sent for e in entries),
         refused=refused,
         cached=cached,
+        unconfirmed_ru=sum(e.unconfirmed_ru for e in entries),
+        stopped=sum(e.status in STOPPED for e in entries),
+        heads=len(heads),
+        heads_ru=sum(e.ru for e in heads),
     )
 
 
 REFUSED = "BudgetExceeded"  # the status of a call the budget refused: it never went out
+STOPPED = frozenset({"cancelled", "interrupted"})  # the statuses of calls a stop ended
+HEAD_NOTES = frozenset({HEAD_NOTE, CACHE_HEAD_NOTE})  # the ledger notes of head fetches
