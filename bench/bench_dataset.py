@@ -2,7 +2,8 @@
 
 1. A sandbox workload of `--calls` ``eth_getBalance`` (addresses x old blocks, so every call is
    an archive read) run into a Parquet dataset by ``Workload.run(dataset=...)`` in this process,
-   and by ``Workload.run(dataset=..., client=...)`` on a ``LocalCluster`` of 2 worker processes.
+   beside the same run without the dataset's journal (what durability by the batch costs), and
+   by ``Workload.run(dataset=..., client=...)`` on a ``LocalCluster`` of 2 worker processes.
    The sandbox is served by a process of its own. Reported: calls per second, and the peak
    resident memory of this process (the coordinator) above what it held before the run, sampled
    every 20 ms.
@@ -20,12 +21,14 @@ coordinator's memory stays flat while the workers do the work.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
@@ -33,9 +36,11 @@ import psutil
 from bench_bulk import start_sandbox  # this folder: the sandbox in a process of its own
 
 import toolkit
+from toolkit.workloads._dataset import SYNC_SECONDS, Journal
 from toolkit.workloads._workload import Workload
 
 ROWS_PER_FILE = 50_000
+DURABILITY_COST_TARGET = 0.10  # of one-process throughput, for the journal (issue: at most 10 %)
 MEMORY_TARGET_MIB = 1_024  # the Dask aggregation stays below this, whatever the dataset's size
 
 
@@ -80,7 +85,7 @@ def workload(gateway: toolkit.Gateway, calls: int) -> Workload:
     )
 
 
-def run_section(calls: int, workdir: Path) -> str:
+def run_section(calls: int, workdir: Path, rounds: int = 2) -> str:
     from dask.distributed import Client, LocalCluster
 
     process, info = start_sandbox()
@@ -95,35 +100,42 @@ def run_section(calls: int, workdir: Path) -> str:
             ) as cluster,
             Client(cluster) as client,
         ):
+            durable = "one process: Workload.run(dataset=...)"
+            baseline = "one process, no journal (rows reach the disk only as part files)"
+            # The two one-process contenders take turns, `rounds` times (the best of each
+            # counts), so a busy moment of the machine does not fall on one of them only.
             contenders = [
-                ("one process: Workload.run(dataset=...)", None),
-                ("2 Dask workers: Workload.run(dataset=..., client=...)", client),
+                *[(durable, None, True), (baseline, None, False)] * rounds,
+                ("2 Dask workers: Workload.run(dataset=..., client=...)", client, True),
             ]
-            for _, dask_client in contenders:  # warm-up: imports, connections, the workers
+            for _, dask_client, _ in contenders[-2:]:  # warm-up: imports, connections, workers
                 target = workdir / "warm-up"
                 workload(gateway, 500).run(progress=False, dataset=target, client=dask_client)
                 shutil.rmtree(target)
-            for name, dask_client in contenders:
+            for name, dask_client, journal in contenders:
                 work = workload(gateway, calls)
                 target = workdir / f"run-{len(rows)}"
                 ledger = gateway.ledger
                 billed, unconfirmed = ledger.total_ru, ledger.unconfirmed_ru
-                with PeakMemory() as memory:
+                with PeakMemory() as memory, journaling(journal):
                     started = time.perf_counter()
-                    frame = work.run(
-                        progress=False, dataset=target, client=dask_client, partition_size=5_000
-                    )
+                    split = {} if dask_client is None else {"partition_size": 5_000}
+                    frame = work.run(progress=False, dataset=target, client=dask_client, **split)
                     seconds = time.perf_counter() - started
                 assert frame["error"].isna().all() and len(frame) == len(work)
                 ru = (ledger.total_ru - billed, ledger.unconfirmed_ru - unconfirmed)
-                rows.append((name, len(work), seconds, memory.mib, ru))
+                best = next((row for row in rows if row[0] == name), None)
+                if best is None or seconds < best[2]:
+                    rows = [row for row in rows if row[0] != name]
+                    rows.append((name, len(work), seconds, memory.mib, ru))
                 del frame, work
                 shutil.rmtree(target)
     finally:
         process.terminate()
         process.wait(timeout=10)
     lines = [
-        f"{calls:,} `eth_getBalance` calls into a dataset (sandbox in its own process)",
+        f"{calls:,} `eth_getBalance` calls into a dataset (sandbox in its own process; the one-"
+        f"process contenders: best of {rounds} rounds, in turns)",
         "",
         "| contender | calls | seconds | calls/s | coordinator peak MiB | RU billed "
         "| RU maybe billed (sent, no answer: retried) |",
@@ -134,7 +146,31 @@ def run_section(calls: int, workdir: Path) -> str:
             f"| {name} | {n:,} | {seconds:.1f} | {n / seconds:,.0f} | {mib:,.0f} | {ru:,} "
             f"| {unconfirmed:,} |"
         )
+    seconds = {row[0]: row[2] for row in rows}
+    cost = 1 - seconds[baseline] / seconds[durable]
+    verdict = "met" if cost <= DURABILITY_COST_TARGET else "NOT met"
+    lines += [
+        "",
+        f"Durability by the batch (a journal line per finished batch, fsynced every "
+        f"{SYNC_SECONDS:g} s) costs {cost:.1%} of the one-process throughput: target at most "
+        f"{DURABILITY_COST_TARGET:.0%}, {verdict}.",
+    ]
     return "\n".join(lines)
+
+
+@contextlib.contextmanager
+def journaling(on: bool) -> Iterator[None]:
+    """The dataset writer as it is, or (`on` False) without its journal: the path before
+    durability by the batch, where rows reached the disk only in part files."""
+    if on:
+        yield
+        return
+    append = Journal.append
+    Journal.append = lambda journal, items: None  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Journal.append = append  # type: ignore[method-assign]
 
 
 def make_dataset(root: Path, rows: int) -> int:

@@ -319,18 +319,23 @@ class BulkRun:
         if failure is not None:
             self._finish(unit, error=failure)
             return
+        finished: list[Item] = []
         again, wait = [], 0.0
         for item, result in zip(unit, results, strict=True):
             if not isinstance(result, GatewayError):
-                self._finish([item], result=result)
+                item.succeed(result)
+                finished.append(item)
                 continue
             delay = node.settings.retry.delay(result, item.batch_retries)
             if delay is None:
-                self._finish([item], error=result)
+                item.fail(result)
+                finished.append(item)
             else:
                 item.batch_retries += 1
                 again.append(item)
                 wait = max(wait, delay)
+        # One report for the batch's finished calls: a dataset journals them in one write.
+        self._done(finished)
         if again:
             await asyncio.sleep(wait)
             self._queue.put_nowait(again if len(again) > 1 else again[:1])
