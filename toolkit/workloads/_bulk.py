@@ -320,7 +320,7 @@ class BulkRun:
             self._finish(unit, error=failure)
             return
         finished: list[Item] = []
-        again, wait = [], 0.0
+        failures, again, wait = 0, [], 0.0
         for item, result in zip(unit, results, strict=True):
             if not isinstance(result, GatewayError):
                 item.succeed(result)
@@ -330,12 +330,13 @@ class BulkRun:
             if delay is None:
                 item.fail(result)
                 finished.append(item)
+                failures += 1
             else:
                 item.batch_retries += 1
                 again.append(item)
                 wait = max(wait, delay)
         # One report for the batch's finished calls: a dataset journals them in one write.
-        self._done(finished)
+        self._done(finished, failed=failures)
         if again:
             await asyncio.sleep(wait)
             self._queue.put_nowait(again if len(again) > 1 else again[:1])
