@@ -90,7 +90,14 @@ from .client import (
 
 if TYPE_CHECKING:
     from .frames import read_parquet, to_parquet
-    from .workloads import Preview, Provenance, Workload, provenance, read_dataset
+    from .workloads import (
+        Preview,
+        Provenance,
+        Workload,
+        compact_dataset,
+        provenance,
+        read_dataset,
+    )
 
 _LAZY_MODULES = ("frames", "plots", "widgets", "sandbox", "solana_tx", "examples", "workloads")
 # Names loaded on first use, from the module that holds them: the frames' functions load pandas
@@ -99,7 +106,8 @@ _LAZY_NAMES = {
     "to_parquet": "frames",
     "read_parquet": "frames",
     **dict.fromkeys(
-        ("Preview", "Provenance", "Workload", "provenance", "read_dataset"), "workloads"
+        ("Preview", "Provenance", "Workload", "compact_dataset", "provenance", "read_dataset"),
+        "workloads",
     ),
 }
 
@@ -176,6 +184,7 @@ __all__ = [
     "ValidationError",
     "Workload",
     "__version__",
+    "compact_dataset",
     "connect",
     "lookup",
     "node",

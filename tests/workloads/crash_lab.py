@@ -13,8 +13,11 @@ itself starts no thread, so forking it is safe. A command says how the child die
   of the dataset writer: ``journal-torn`` (half a journal line written), ``journal-written``
   (a whole line, not yet fsynced), ``part-temporary`` (a part file written, not renamed),
   ``part-renamed`` (renamed, its journal not yet deleted), ``record`` (the run's record
-  written, not renamed);
+  written, not renamed); ``merge-partial`` and ``merge-written`` (a run's merge of small
+  files, cut short after its first new file, or after all of them but before the old go);
 - ``{"kill": "none"}``: the child runs to the end (two of them at once: ``"children": 2``).
+
+``"run"`` overrides what the child passes to ``run()`` (`RUN`).
 """
 
 from __future__ import annotations
@@ -120,6 +123,24 @@ def plant(point: str, at: int) -> None:
                 os.replace = replace
 
         _dataset.write_atomically = atomically
+    elif point == "merge-partial":  # the first merged file written, the others not
+        write = _dataset.DatasetWriter._write
+
+        def write_then_maybe_die(file, frame, about):
+            write(file, frame, about)
+            if file.name.startswith("part-merged-") and arrive():
+                die()
+
+        _dataset.DatasetWriter._write = staticmethod(write_then_maybe_die)
+    elif point == "merge-written":  # every merged file written, the old ones not yet removed
+        finish = _dataset._finish_merge
+
+        def die_before_finishing(root):
+            if (root / _dataset._PLAN).exists() and arrive():
+                die()
+            finish(root)
+
+        _dataset._finish_merge = die_before_finishing
     else:
         raise SystemExit(f"unknown point {point}")
 
@@ -143,7 +164,7 @@ def child(info, command) -> None:
     progress = KillAfter(command["at"]) if kill == "calls" else False
     if kill not in ("calls", "seconds", "none"):
         plant(kill, command["at"])
-    work.run(progress=progress, dataset=command["dataset"], **RUN)
+    work.run(progress=progress, dataset=command["dataset"], **{**RUN, **command.get("run", {})})
 
 
 def main() -> None:

@@ -15,6 +15,7 @@ import threading
 import warnings
 from pathlib import Path
 
+import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
@@ -121,7 +122,7 @@ def test_a_run_killed_while_it_recovers_a_dead_runs_journal_loses_nothing(
 ):
     gateway = make_gateway(cache=False)
     dataset = tmp_path / "ds"
-    (end,) = lab(kill="calls", at=40, dataset=str(dataset))
+    (end,) = lab(kill="journal-written", at=4, dataset=str(dataset))
     assert end == {"signal": 9}
     assert list(dataset.glob("_journal/*.jsonl"))
     # The next run dies after writing the first part file it recovers from the journal.
@@ -132,6 +133,63 @@ def test_a_run_killed_while_it_recovers_a_dead_runs_journal_loses_nothing(
     frame = work.run(progress=False, dataset=dataset, **RUN)
     assert frame.attrs["summary"]["from_dataset"] >= paid_before - 2 * IN_FLIGHT
     assert_whole(dataset, len(work))
+
+
+@pytest.mark.parametrize("point", ["merge-partial", "merge-written"])
+def test_a_run_killed_while_it_merges_small_files_loses_nothing_and_doubles_nothing(
+    lab, make_gateway, sandbox, tmp_path, point
+):
+    gateway = make_gateway(cache=False)
+    dataset = tmp_path / "ds"
+    big = {"rows_per_file": 1_000}  # every file small
+    (end,) = lab(kill="journal-written", at=4, dataset=str(dataset), run=big)
+    assert end == {"signal": 9}
+    # The resume writes what the journal held and its own rows: small files, merged at its end.
+    (end,) = lab(kill=point, at=1, dataset=str(dataset), run=big)
+    assert end == {"signal": 9}
+    assert (dataset / "_compacting.json").exists()
+    before = paid_calls(sandbox)
+    work = workload(gateway)
+    frame = work.run(progress=False, dataset=dataset, **big)
+    assert frame["ru"].sum() == 0 and paid_calls(sandbox) == before  # every row was there
+    assert_whole(dataset, len(work))
+    assert not (dataset / "_compacting.json").exists()
+    for folder in {file.parent for file in dataset.rglob("part-*.parquet")}:
+        assert len(list(folder.glob("part-*.parquet"))) == 1  # the merge was done, or redone
+
+
+def test_each_run_merges_the_small_files_it_leaves(make_gateway, sandbox, tmp_path):
+    gateway = make_gateway(cache=False)
+    dataset = tmp_path / "ds"
+    work = workload(gateway)
+    for share in range(1, 5):  # four runs, each sending a quarter more: a small file each
+        Workload(work.calls[: share * len(work) // 4]).run(
+            progress=False, dataset=dataset, rows_per_file=1_000
+        )
+    for folder in {file.parent for file in dataset.rglob("part-*.parquet")}:
+        assert len(list(folder.glob("part-*.parquet"))) == 1
+    assert_whole(dataset, len(work))
+
+
+def test_compact_dataset_rechunks_a_dataset_exactly(make_gateway, sandbox, tmp_path):
+    gateway = make_gateway(cache=False)
+    dataset = tmp_path / "ds"
+    work = workload(gateway)
+    work.run(progress=False, dataset=dataset, rows_per_file=5)
+    files = len(list(dataset.rglob("part-*.parquet")))
+    assert files == 60 // 5 + 10 // 5
+    before = toolkit.read_dataset(dataset)
+    assert toolkit.compact_dataset(dataset, rows_per_file=1_000) == files - 2
+    assert len(list(dataset.rglob("part-*.parquet"))) == 2
+    after = toolkit.read_dataset(dataset)
+    order = ["node", "method", "params"]
+    pd.testing.assert_frame_equal(
+        after.sort_values(order, ignore_index=True), before.sort_values(order, ignore_index=True)
+    )
+    again = work.run(progress=False, dataset=dataset)
+    assert again["ru"].sum() == 0 and again.attrs["summary"]["from_dataset"] == len(work)
+    with pytest.raises(toolkit.ValidationError, match="rows_per_file"):
+        toolkit.compact_dataset(dataset, rows_per_file=0)
 
 
 def test_two_processes_into_one_dataset_pay_once(lab, make_gateway, sandbox, tmp_path):

@@ -12,6 +12,7 @@ Layout (``_``- and ``.``-prefixed names are skipped by pyarrow, DuckDB and Dask)
     _runs/<run>.json                             each run's provenance
     _quarantine/...                              damaged files, moved aside
     _lock, _lock.owner                           the one writer's lock, and who holds it
+    _compacting.json                             a merge of small files under way (see below)
 
 **Durable by the batch.** Each batch of finished calls is appended to the writer's journal as one
 line as soon as it finishes, so a process that dies (kill -9, a dead kernel, out of memory) loses
@@ -20,7 +21,12 @@ in, which bounds what a power loss can take. Part files are written when a parti
 `rows_per_file` rows and when the run ends (temporary file, fsync, rename, fsync of the folder),
 then the journal they came from is deleted. The next writer (under the lock) turns what a dead
 run's journal holds into part files before it resumes; `read_dataset` reads journals too.
-`rows_per_file` is thus the size of the files, not the unit of durability.
+`rows_per_file` is thus the size of the files, not the unit of durability. Each run (and each
+resume) leaves at most one file per partition under that size; when a run ends, the small files of
+the partitions it wrote are merged (`compact_dataset` does it for a whole dataset). A merge writes
+its plan first (``_compacting.json``: the files it adds and those it replaces), then the new files,
+then removes the old ones: the next writer finishes or undoes a merge that a crash cut short, so
+no row is ever lost or there twice.
 
 **One writer.** A run holds an OS file lock on the folder (``_lock``, `filelock`) while it writes;
 another run waits for it, saying who holds it, or raises `DatasetBusy` at once. The OS drops the
@@ -81,6 +87,7 @@ _RUNS = "_runs"
 _QUARANTINE = "_quarantine"
 _LOCK = "_lock"
 _OWNER = "_lock.owner"
+_PLAN = "_compacting.json"
 
 
 # --- files: names, atomic writes, damage ------------------------------------------------------
@@ -527,6 +534,7 @@ class DatasetWriter:
         self._generation = 0
         self._journal = Journal(self.root, self._stem())
         self._buffers: dict[tuple[str, str, str], list[Item]] = {}
+        self._written: set[Path] = set()  # partition folders this writer wrote into
         self._lock: DatasetLock | None = None
 
     def _stem(self) -> str:
@@ -578,11 +586,17 @@ class DatasetWriter:
             self.release()
             raise
 
+    def _prepare(self, prefix: str, damaged: list[Damaged]) -> None:
+        """Clear up after writers that died: temporary files, a merge cut short, journals."""
+        self._remove_temporary_files(prefix)
+        if not self.own_files_only:
+            _finish_merge(self.root)
+        self._recover(prefix, damaged)
+
     def _resume(self) -> pd.DataFrame:
         prefix = f"{self.prefix}-" if self.own_files_only else ""
-        self._remove_temporary_files(prefix)
         damaged: list[Damaged] = []
-        self._recover(prefix, damaged)
+        self._prepare(prefix, damaged)
         kept = []
         for file, node, method in list(_parts(self.root, prefix)):
             try:
@@ -647,31 +661,51 @@ class DatasetWriter:
     # --- writing ---
 
     def add(self, items: Sequence[Item]) -> None:
-        """Take finished calls: into the journal at once, into part files as they fill."""
+        """Take finished calls: into the journal at once, into part files as they fill (a
+        partition's file is written when it has `rows_per_file` rows, never more)."""
         if self.failure is not None:
             return
         kept = [item for item in items if not isinstance(item.error, BudgetExceeded)]
-        if not kept:  # the budget refused them: never sent, the next run sends them
-            return
-        try:
-            self._journal.append(kept)
-        except (OSError, TypeError, ValueError) as error:  # a full disk; a result JSON refuses
-            self._failed(error)
-            return
-        full = False
-        for item in kept:
-            key = (item.node.gateway, item.node.name, item.call.method)
-            buffer = self._buffers.setdefault(key, [])
-            buffer.append(item)
-            full = full or len(buffer) >= self.rows_per_file
-        if full:
-            self._seal()
+        # (The budget refused the others: never sent, the next run sends them.)
+        keys = [(item.node.gateway, item.node.name, item.call.method) for item in kept]
+        while kept and self.failure is None:
+            fit = self._fitting(keys)
+            try:
+                self._journal.append(kept[:fit])
+            except (OSError, TypeError, ValueError) as error:  # a full disk; a non-JSON result
+                self._failed(error)
+                return
+            full = False
+            for key, item in zip(keys[:fit], kept[:fit], strict=True):
+                buffer = self._buffers.setdefault(key, [])
+                buffer.append(item)
+                full = full or len(buffer) >= self.rows_per_file
+            if full:  # the journal's rows all go into part files: the next rows start a new one
+                self._seal()
+            kept, keys = kept[fit:], keys[fit:]
+
+    def _fitting(self, keys: list[tuple[str, str, str]]) -> int:
+        """How many of the calls with `keys` fit before a partition's buffer is full."""
+        counts: dict[tuple[str, str, str], int] = {}
+        for index, key in enumerate(keys):
+            count = counts.get(key)
+            if count is None:
+                count = len(self._buffers.get(key, ()))
+            if count >= self.rows_per_file:
+                return index
+            counts[key] = count + 1
+        return len(keys)
 
     def close(self) -> None:
-        """Write what is buffered into part files and let go of the dataset (after a run, or
-        when it was interrupted: what finished is kept)."""
+        """Write what is buffered into part files, merge the small files of the partitions this
+        run wrote, and let go of the dataset (after a run, or when it was interrupted: what
+        finished is kept)."""
         try:
             self._seal()
+            if not self.own_files_only and self.failure is None and self._written:
+                merge_small_files(self.root, self.rows_per_file, sorted(self._written))
+        except Exception as error:  # the rows are written: a merge that fails loses nothing
+            warn(f"the dataset's small files could not be merged ({error!r})", RuntimeWarning)
         finally:
             self._journal.close()
             self.release()
@@ -692,6 +726,7 @@ class DatasetWriter:
                 file = _partition_dir(self.root, node, method) / _part_name(stem, gateway)
                 frame = results_frame(items).drop(columns=list(PARTITIONS))
                 self._write(file, frame, _about(gateway, node, method))
+                self._written.add(file.parent)
             self._journal.discard()
         except Exception as error:  # the journal still holds the rows: the next run writes them
             self._failed(error)
@@ -732,6 +767,105 @@ class DatasetWriter:
             write_atomically(folder / f"{self.run_id}.json", lambda file: file.write_text(text))
         except OSError as error:
             warn(f"the run's record could not be written ({error!r})", RuntimeWarning)
+
+
+# --- merging small files ------------------------------------------------------------------------
+
+
+def compact_dataset(
+    path: str | PathLike[str], rows_per_file: int = ROWS_PER_FILE, *, wait: bool = True
+) -> int:
+    """Merge the small part files of every partition of a dataset into files of up to
+    `rows_per_file` rows, as the dataset's one writer (waiting for a run that writes, or
+    `DatasetBusy` with ``wait=False``); return how many files were merged away. Also clears up
+    after runs that died (their journals, damaged files), as a run into the dataset would."""
+    check_rows_per_file(rows_per_file)
+    root = Path(path)
+    if not root.is_dir():
+        raise FileNotFoundError(f"no dataset at {root}")
+    writer = DatasetWriter(root, rows_per_file, wait=wait)
+    said = False
+    while not writer._take_lock():
+        said = writer._waiting(said)
+        time.sleep(WAIT_POLL_SECONDS)
+    try:
+        damaged: list[Damaged] = []
+        writer._prepare("", damaged)
+        _report_damage(root, damaged, move=True)
+        folders = sorted({file.parent for file, _, _ in _parts(root)})
+        return merge_small_files(root, rows_per_file, folders)
+    finally:
+        writer.release()
+
+
+def merge_small_files(root: Path, rows_per_file: int, folders: Sequence[Path]) -> int:
+    """In each of `folders`, merge the part files under `rows_per_file` rows (per gateway) into
+    as few files as hold them; the caller holds the lock. Returns how many files went away."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    adds: list[tuple[Path, pd.DataFrame, dict[str, Any]]] = []
+    removes: list[Path] = []
+    for folder in folders:
+        small = []
+        for file in sorted(folder.glob("part-*.parquet")):
+            try:
+                if pq.read_metadata(file).num_rows < rows_per_file:
+                    small.append(file)
+            except (OSError, ValueError):  # damaged: the next writer moves it aside
+                continue
+        groups: dict[Any, list[tuple[Path, pd.DataFrame, dict[str, Any]]]] = {}
+        node = unquote(folder.parent.name.removeprefix("node="))
+        method = unquote(folder.name.removeprefix("method="))
+        for file in small if len(small) > 1 else ():
+            try:
+                frame, about = _read_part(file, node, method)
+            except Damaged:
+                continue
+            groups.setdefault(about.get("gateway"), []).append((file, frame, about))
+        for members in groups.values():
+            if len(members) < 2:
+                continue
+            merged = pd.concat([frame for _, frame, _ in members], ignore_index=True)
+            merged = merged.drop(columns=[*PARTITIONS, "gateway"])
+            about, token = members[0][2], secrets.token_hex(3)
+            for number, start in enumerate(range(0, len(merged), rows_per_file)):
+                name = f"part-merged-{token}-{number:05d}-{(about.get('gateway') or 'unknown')[:8]}"
+                rows = merged.iloc[start : start + rows_per_file].reset_index(drop=True)
+                adds.append((folder / f"{name}.parquet", rows, about))
+            removes += [file for file, _, _ in members]
+    if not adds:
+        return 0
+    plan = {
+        "add": [file.relative_to(root).as_posix() for file, _, _ in adds],
+        "remove": [file.relative_to(root).as_posix() for file in removes],
+    }
+    write_atomically(root / _PLAN, lambda file: file.write_text(json.dumps(plan)))
+    for file, frame, about in adds:
+        DatasetWriter._write(file, frame, about)
+    _finish_merge(root)
+    return len(removes) - len(adds)
+
+
+def _finish_merge(root: Path) -> None:
+    """Complete the merge that ``_compacting.json`` plans: when all its new files are there,
+    remove the files they replace; otherwise (a crash while writing them) remove the new ones."""
+    plan_file = root / _PLAN
+    if not plan_file.exists():
+        return
+    try:
+        plan = json.loads(plan_file.read_text())
+        adds = [root / name for name in plan["add"]]
+        removes = [root / name for name in plan["remove"]]
+    except (OSError, ValueError, KeyError, TypeError):  # never whole: written atomically
+        adds, removes = [], []
+    done = all(file.exists() for file in adds)
+    for file in removes if done else adds:
+        file.unlink(missing_ok=True)
+    for folder in {file.parent for file in adds + removes if file.parent.exists()}:
+        _fsync_dir(folder)
+    plan_file.unlink()
+    _fsync_dir(root)
 
 
 def _about(gateway: str | None, node: str, method: str) -> dict[str, Any]:
