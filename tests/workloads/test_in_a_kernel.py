@@ -38,3 +38,94 @@ def test_run_and_arun_in_a_running_kernel():
     texts = "".join(o.get("text", "") for o in run_outputs)
     assert widgets or "50/50" in texts  # the notebook bar, or text where ipywidgets is missing
     assert [o["data"]["text/plain"] for o in arun_outputs if "data" in o] == ["50"]
+
+
+STOPPABLE = """
+import toolkit
+gw = toolkit.connect(sandbox=True)
+eth = gw.node("ethereum-mainnet")
+accounts = [f"0x{i:040x}" for i in range(1, 401)]
+work = toolkit.Workload().grid(eth, "eth_getBalance", accounts, ["latest"])
+work.run(progress=False)  # warm: the sandbox, the client and its connections are up
+gw.sandbox.reset_metering()
+gw.sandbox.faults.set(kind="latency", node="ethereum-mainnet", delay=0.05)
+"""
+
+WHAT_WAS_KEPT = """
+import json, time
+time.sleep(0.5)  # requests given up on reach the sandbox's meter
+kept = work.last_result
+spent = kept["ru"] + kept["unconfirmed_ru"]
+usage = gw.sandbox.metering()["ethereum-mainnet"]
+print(json.dumps({
+    "rows": len(kept),
+    "finished": int(kept["error"].isna().sum()),
+    "interrupted": int(kept["error"].eq("Interrupted").sum()),
+    "went_out": int((spent > 0).sum()),
+    "metered_calls": usage["calls"],
+    "rows_ru": int(spent.sum()),
+    "metered_ru": usage["ru"],
+}))
+"""
+
+
+def test_the_stop_button_keeps_the_finished_rows_and_says_so_in_a_few_lines():
+    import json
+    import re
+
+    from tests.notebooks.kernel import Kernel
+
+    with Kernel(seconds=120) as kernel:
+        assert not [o for o in kernel.run(STOPPABLE) if o["msg_type"] == "error"]
+        # 400 calls, 4 at a time, each answered 50 ms late: about 5 s; stopped 1 s in.
+        outputs = kernel.run("frame = work.run(concurrency=4, batch_size=1)", interrupt_after=1)
+        [error] = [o for o in outputs if o["msg_type"] == "error"]
+        kept = json.loads(
+            next(o["text"] for o in kernel.run(WHAT_WAS_KEPT) if o["msg_type"] == "stream")
+        )
+    assert error["ename"] == "RunStopped"
+    assert 0 < kept["finished"] < kept["rows"] == 400
+    assert kept["finished"] + kept["interrupted"] == 400
+    assert error["evalue"].startswith(
+        f"stopped after {kept['finished']} of 400 calls; {kept['finished']} rows kept in "
+        "work.last_result;"
+    )
+    # The rows say what the gateway metered: each call that went out, paid or maybe paid.
+    assert kept["went_out"] == kept["metered_calls"] > kept["finished"]
+    assert kept["rows_ru"] == kept["metered_ru"]
+    # Short: the cell and run() itself, nothing of the threads the run waited in.
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(error["traceback"]))
+    assert "threading" not in shown and "concurrent" not in shown and "_loop.py" not in shown
+    assert shown.count("File ") + shown.count("Cell In") <= 2
+    assert len(shown.splitlines()) <= 15, shown
+    assert not [o for o in outputs if o["msg_type"] == "stream" and "Traceback" in o["text"]]
+
+
+def test_notebook_08s_run_again_after_the_budget_shows_failures_and_warns():
+    """Its `work.run()` cell run again once the budget is spent: every call refused."""
+    from tests.notebooks.kernel import NOTEBOOKS, execute
+
+    path = next(p for p in NOTEBOOKS if p.name.startswith("08_"))
+    notebook = execute(path, extra_cells=["results = work.run()\nresults.attrs['summary']"])
+    first = next(c for c in notebook.cells if c.source.startswith("results = work.run()"))
+    again = notebook.cells[-1]
+    state = notebook.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+
+    def bar(cell) -> tuple[str, str | None]:
+        """The text right of the cell's progress bar, and the bar's colour."""
+        [view] = [
+            o["data"]["application/vnd.jupyter.widget-view+json"]["model_id"]
+            for o in cell.outputs
+            if "application/vnd.jupyter.widget-view+json" in o.get("data", {})
+        ]
+        _, progress, right = (
+            c.removeprefix("IPY_MODEL_") for c in state[view]["state"]["children"]
+        )
+        style = state[progress]["state"]["style"].removeprefix("IPY_MODEL_")
+        return state[right]["state"]["value"], state[style]["state"].get("bar_color")
+
+    assert "failed" not in bar(first)[0] and bar(first)[1] in (None, "")
+    text, colour = bar(again)
+    assert "failed" in text.replace("\u2007", " ") and colour == "red"
+    warned = "".join(o.get("text", "") for o in again.outputs if o.get("name") == "stderr")
+    assert "RuntimeWarning" in warned and "calls failed" in warned and "BudgetExceeded" in warned

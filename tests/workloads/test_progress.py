@@ -4,6 +4,7 @@ since the calls started (not a moving average of refreshes, not since the bar wa
 from __future__ import annotations
 
 import io
+import warnings
 
 import pytest
 
@@ -118,3 +119,52 @@ def test_cache_hits_count_as_done_but_not_in_the_rate(make_gateway, cache_path):
     assert frame["cache_hit"].sum() == 10
     assert (bar.n, bar.total, bar.initial) == (25, 25, 10)
     bar.close()
+
+
+def test_a_run_whose_calls_fail_says_so_on_its_bar_in_red_and_warns_once(make_gateway, capsys):
+    # Notebook 08 again after its budget was spent: every call refused, and the bar used to
+    # fill up as if all went well.
+    gateway = make_gateway(budget=0)
+    work = Workload().grid(gateway.node("ethereum-mainnet"), "eth_getBalance", ADDRESSES[:20], [1])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        frame = work.run(batch_size=5)  # tqdm's text bar here, as outside a notebook
+    assert frame["error"].eq("BudgetExceeded").all()
+    warned = [w for w in caught if "calls failed" in str(w.message)]
+    assert len(warned) == 1 and warned[0].category is RuntimeWarning
+    assert str(warned[0].message).startswith("20 of 20 calls failed: 20 BudgetExceeded")
+    assert warned[0].filename == __file__  # it points at the line that ran the workload
+    shown = capsys.readouterr().err.rsplit("\r", 1)[-1]  # the bar as it was left
+    assert "20/20" in shown and "20 failed" in shown
+    assert "\x1b[31m" in shown  # red
+
+
+def test_a_run_that_went_well_keeps_its_bar_plain_and_says_nothing(make_gateway):
+    gateway = make_gateway()
+    work = Workload().grid(gateway.node("ethereum-mainnet"), "eth_getBalance", ADDRESSES[:20], [1])
+    bar = progress_bar(len(work), True, "calls")
+    bar.fp = io.StringIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        work.run(progress=bar)
+    assert bar.colour is None and "failed" not in str(bar)
+    bar.close()
+
+
+class BarWithoutRefresh(FakeBar):
+    """A caller's bar with a postfix of its own making, which takes no ``refresh``."""
+
+    def set_postfix_str(self, text):
+        self.events.append(("postfix", text))
+
+
+@pytest.mark.parametrize("kind", [FakeBar, BarWithoutRefresh])
+def test_a_callers_bar_keeps_counting_when_calls_fail(make_gateway, kind):
+    gateway = make_gateway(budget=0)
+    work = Workload().grid(gateway.node("ethereum-mainnet"), "eth_getBalance", ADDRESSES[:20], [1])
+    bar = kind(gateway.ledger)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        work.run(progress=bar, batch_size=5)
+    assert sum(n for event, n in bar.events if event == "update") == 20
+    assert not [w for w in caught if "progress bar" in str(w.message)]  # never dropped

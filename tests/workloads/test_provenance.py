@@ -4,6 +4,7 @@ from the cache, and not sent for an error; sent is what the gateway metered."""
 from __future__ import annotations
 
 import socket
+import time
 
 import pytest
 
@@ -72,3 +73,44 @@ def test_a_runs_provenance_covers_only_its_entries_and_fits_a_caption(make_gatew
     )
     assert all(url not in caption for url in sandbox.info["nodes"].values())
     assert toolkit.provenance(gateway).calls == len(gateway.ledger)  # the default: everything
+
+
+def test_maybe_billed_ru_and_head_fetches_are_counted_and_named(make_gateway, sandbox):
+    gateway = make_gateway(timeout=0.3)
+    eth = gateway.node("ethereum-mainnet")
+    eth.head()  # fetched to price archive calls: 1 RU
+    sandbox.faults.set(kind="latency", node="ethereum-mainnet", delay=1.0, count=1)
+    try:
+        with pytest.raises(toolkit.Timeout):
+            eth.block_number()  # sent, no answer within the deadline: may have been billed
+        time.sleep(1.0)  # the sandbox meters it once the delayed request is read
+        record = toolkit.provenance(gateway)
+        metered = sandbox.metering()["ethereum-mainnet"]["ru"]
+    finally:
+        sandbox.faults.clear()
+    assert (record.total_ru, record.unconfirmed_ru, record.counted_ru) == (1, 1, 2)
+    assert record.counted_ru == metered
+    assert (record.heads, record.heads_ru) == (1, 1)
+    text = str(record)
+    assert "RU spent" in text and "1 billed + 1 that may have been (sent, no answer)" in text
+    assert "1 fetched to price calls, 1 RU (counted above)" in text
+    assert "ethereum: 2 calls, 1 RU + 1 RU maybe, head " in text
+    assert "): 2 calls, 1 RU + 1 RU maybe · " in record.caption()
+
+
+def test_a_runs_summary_and_dataset_record_count_the_heads_it_fetched(
+    make_gateway, sandbox, tmp_path
+):
+    gateway = make_gateway()
+    eth = gateway.node("ethereum-mainnet")
+    head = eth.head()
+    eth.forget_head()  # the run must fetch it again to price its archive calls
+    sandbox.reset_metering()
+    work = Workload().grid(eth, "eth_getBalance", ADDRESSES[:3], [head - 500, "latest"])
+    frame = work.run(progress=False, dataset=tmp_path / "balances")
+    summary = frame.attrs["summary"]
+    assert (summary["heads"], summary["heads_ru"], summary["heads_unconfirmed_ru"]) == (1, 1, 0)
+    metered = sum(usage["ru"] for usage in sandbox.metering().values())
+    assert summary["ru"] + summary["heads_ru"] == metered == 3 * 2 + 3 * 1 + 1
+    [record] = toolkit.read_dataset(tmp_path / "balances").attrs["runs"]
+    assert record["summary"]["heads_ru"] == 1 and record["summary"]["ru"] == 9

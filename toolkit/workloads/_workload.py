@@ -284,7 +284,14 @@ class Workload:
         from ._bulk import close_progress, progress_bar
 
         concurrency, batch_size, rows_per_file, partition_size = _check_run_arguments(
-            concurrency, batch_size, progress, dataset, rows_per_file, client, partition_size
+            concurrency,
+            batch_size,
+            progress,
+            dataset,
+            rows_per_file,
+            client,
+            partition_size,
+            wait_for_dataset,
         )
         writer = self._writer(dataset, rows_per_file, client, wait_for_dataset)
         bar = progress_bar(len(self), progress, "calls")
@@ -330,7 +337,14 @@ class Workload:
         from ._bulk import close_progress, progress_bar
 
         concurrency, batch_size, rows_per_file, partition_size = _check_run_arguments(
-            concurrency, batch_size, progress, dataset, rows_per_file, client, partition_size
+            concurrency,
+            batch_size,
+            progress,
+            dataset,
+            rows_per_file,
+            client,
+            partition_size,
+            wait_for_dataset,
         )
         writer = self._writer(dataset, rows_per_file, client, wait_for_dataset)
         bar = progress_bar(len(self), progress, "calls")
@@ -564,6 +578,7 @@ def _check_run_arguments(
     rows_per_file: Any,
     client: Any,
     partition_size: Any,
+    wait_for_dataset: Any,
 ) -> tuple[int, int, int, int | None]:
     """`run`'s and `arun`'s arguments, checked before anything is opened or sent (0 RU): a
     `ValidationError` names the first that is wrong. Returns the whole numbers as ints."""
@@ -581,6 +596,12 @@ def _check_run_arguments(
             )
         partition_size = _at_least_one(partition_size, "partition_size")
     check_progress(progress)
+    if not isinstance(wait_for_dataset, bool):
+        raise ValidationError(
+            f"must be True or False, got {wait_for_dataset!r}",
+            param="wait_for_dataset",
+            rule="type",
+        )
     if client is not None and not callable(getattr(client, "submit", None)):
         raise ValidationError(
             f"must be a dask.distributed.Client, got {type(client).__name__}",
