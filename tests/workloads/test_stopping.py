@@ -146,15 +146,18 @@ def test_a_stopped_run_into_a_dataset_keeps_its_rows_and_record_there(
 def test_a_cancelled_arun_raises_cancelled_error_once_its_rows_are_kept(slow_balances, sandbox):
     gateway, work = slow_balances
 
-    async def cancel_it() -> None:
+    async def cancel_it() -> asyncio.CancelledError:
         task = asyncio.create_task(work.arun(progress=False, concurrency=4, batch_size=1))
         await asyncio.sleep(0.4)
         task.cancel()
-        with pytest.raises(asyncio.CancelledError):
+        with pytest.raises(asyncio.CancelledError) as cancelled:
             await task
+        return cancelled.value
 
-    asyncio.run(cancel_it())
-    check_the_rows_are_what_was_paid(work.last_result, work, sandbox, gateway)
+    cancelled = asyncio.run(cancel_it())
+    finished, _ = check_the_rows_are_what_was_paid(work.last_result, work, sandbox, gateway)
+    [note] = cancelled.__notes__  # what `run` would have said
+    assert note.startswith(f"stopped after {finished} of 80 calls; {finished} rows kept in")
 
 
 def test_a_run_stopped_before_it_sent_a_call_still_has_a_row_for_each(make_gateway, sandbox):

@@ -29,6 +29,8 @@ import os
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import is_, itemgetter
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -330,7 +332,7 @@ class Workload:
 
         A cancel (``task.cancel()``, ``asyncio.wait_for``, the stop button) raises
         `asyncio.CancelledError` as asyncio code expects, once ``work.last_result`` holds the
-        rows, as after a stopped `run`.
+        rows, as after a stopped `run`; its note is the line `RunStopped` would say.
         """
         import asyncio
 
@@ -363,9 +365,10 @@ class Workload:
             else:
                 frame = await self._run(bar, concurrency, batch_size, writer)
             self._keep(frame, bar)
-        except (asyncio.CancelledError, KeyboardInterrupt):
+        except (asyncio.CancelledError, KeyboardInterrupt) as stop:
             if client is None:
-                self._stopped_result()
+                # The cancel itself goes on, as asyncio code expects; a note says what was kept.
+                stop.add_note(_stop_message(self._stopped_result(), dataset))
             raise
         finally:
             close_progress(bar, progress)
@@ -503,7 +506,8 @@ class Workload:
             # What finished is in the frame, the dataset and its run record: now the stop goes
             # on (`run` and `arun` hand the frame over as `last_result`).
             self.last_result = frame
-            raise run.stopped
+            # Without where it struck (inside asyncio's queue): nothing there for the user.
+            raise run.stopped.with_traceback(None)
         return frame
 
     async def _fetch_heads(self, cached: set[int]) -> None:
@@ -545,10 +549,21 @@ def _finish(
     return frame
 
 
+_NODE_OF = itemgetter(0)  # a PlannedCall is (node, call)
+
+
 def _ledger_marks(calls: list[PlannedCall]) -> list[tuple[Ledger, int]]:
     """Where the ledgers of the calls' nodes stand (a gateway's nodes share one): what is
     recorded after is the run's."""
-    nodes = {id(planned.node): planned.node for planned in calls}
+    if not calls:
+        return []
+    first = calls[0].node
+    # One node, the usual workload: an identity test in C per call. Collecting the nodes in a
+    # dict cost 3 % of a cached re-run of 1,000 calls.
+    if all(map(is_, map(_NODE_OF, calls), repeat(first))):
+        nodes = {id(first): first}
+    else:
+        nodes = {id(planned.node): planned.node for planned in calls}
     ledgers = {id(node.ledger): node.ledger for node in nodes.values()}
     return [(ledger, len(ledger)) for ledger in ledgers.values()]
 
