@@ -36,6 +36,7 @@ from ._errors import (
     TransportError,
     TronError,
     ValidationError,
+    WorkerFailed,
 )
 from ._version import __version__
 from .catalog import (
@@ -182,6 +183,7 @@ __all__ = [
     "TronError",
     "TronNode",
     "ValidationError",
+    "WorkerFailed",
     "Workload",
     "__version__",
     "compact_dataset",

@@ -17,7 +17,8 @@
         └── PlatformError      the platform API's ``{"error": {"code", "message"}}``
             └── AuthenticationError  (401 and 403)
     DatasetError (a GatewayError) a dataset could not be used or written; says what was kept
-    └── DatasetBusy            another run holds the dataset's lock (who, since when)
+    ├── DatasetBusy            another run holds the dataset's lock (who, since when)
+    └── WorkerFailed           a distributed run's partition failed on its worker (`frame` kept)
     FrameError (toolkit.frames) a payload does not have the shape a frame function expects
     RunStopped (a KeyboardInterrupt) a blocking `Workload.run()` was stopped; says what it kept
 
@@ -211,6 +212,39 @@ class DatasetBusy(DatasetError):
         super().__init__(message, **kw)
 
 
+class WorkerFailed(DatasetError):
+    """A partition of a distributed run (`Workload.run(client=...)`) failed on its worker: its
+    storage refused a write (a full disk, a file size limit), its run raised (out of memory), or
+    the worker died more often than dask retries a task. Raised once every partition has ended,
+    every reservation settled and the ledger holds what the workers spent.
+
+    `frame` has one row per call this run was to send (the calls the dataset answered before
+    the run are not in it: `read_dataset` has them). Of those, `answered` have their result in
+    `frame` (and in the dataset at `path` when they were written before the failure),
+    `not_sent` were refused before sending (0 RU), and `unknown` ran on workers that died or
+    failed before returning their rows: the rows they wrote are in the dataset, and what they
+    cost is in the ledger (may-have-been-billed at most). `causes` says what failed, one line
+    per partition. A run again into the dataset sends only the calls without a row there."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        frame: Any = None,
+        answered: int = 0,
+        not_sent: int = 0,
+        unknown: int = 0,
+        causes: list[str] | None = None,
+        **kw,
+    ):
+        self.frame = frame
+        self.answered = answered
+        self.not_sent = not_sent
+        self.unknown = unknown
+        self.causes = causes or []
+        super().__init__(message, **kw)
+
+
 __all__ = [
     "AmbiguousAssetName",
     "AuthenticationError",
@@ -231,4 +265,5 @@ __all__ = [
     "TransportError",
     "TronError",
     "ValidationError",
+    "WorkerFailed",
 ]

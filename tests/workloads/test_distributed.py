@@ -1,11 +1,14 @@
 """Workload.run(dataset=..., client=...) on a dask.distributed LocalCluster of 2 worker processes,
 against the sandbox over loopback: one row per call, ledger == the sandbox's metering, a budget
-never crossed, no key in task keys or logs, and a worker that dies loses nothing."""
+never crossed, no key in task keys or logs, and a worker that dies or fails loses nothing and
+pays nothing twice."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import resource
+import signal
 import threading
 import time
 
@@ -111,30 +114,54 @@ def test_no_key_in_task_keys_or_logs(make_gateway, sandbox, dask_client, tmp_pat
         assert not any(key in name for name in names)
 
 
-def test_a_worker_that_dies_loses_nothing(make_gateway, sandbox, dask_client, tmp_path):
+def kill_mid_partition(client, ready, killed: list[str]) -> None:
+    """Once `ready()` gives the key of a running task (or True: any of the run's tasks), SIGKILL
+    the process of the worker running it: its next calls are in flight, at the sandbox's slowed
+    pace."""
+    pids = client.run(os.getpid)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        wanted = ready()
+        for worker, keys in client.processing().items() if wanted else ():
+            for key in map(str, keys):
+                if key == wanted or (wanted is True and key.startswith("toolkit-")):
+                    killed.append(key)
+                    os.kill(pids[worker], signal.SIGKILL)
+                    return
+        time.sleep(0.01)
+
+
+def with_settled_calls(dataset, settled: int):
+    """A `ready` for `kill_mid_partition`: the task whose write-ahead journal shows `settled`
+    calls done (so rows of its are in the dataset by then)."""
+
+    def ready() -> str | None:
+        for journal in dataset.glob("_spending/*.wal"):
+            with contextlib.suppress(FileNotFoundError):
+                if journal.read_text().count('["s"') >= settled:
+                    return "toolkit-" + journal.name.rsplit("-", 1)[0]
+        return None
+
+    return ready
+
+
+def test_a_worker_killed_mid_partition_spends_only_what_is_left_of_its_slice(
+    make_gateway, sandbox, dask_client, tmp_path
+):
+    """The retried task reads what the dead one wrote ahead: the gateway's meter stays within
+    the budget, and the ledger bounds it (billed <= metered <= billed + may-have-been-billed)."""
     gateway = make_gateway()
-    work = workload(gateway, blocks=8)  # 180 calls
+    work = workload(gateway, blocks=8)  # 160 balances at 2 RU and 20 TRON blocks at 1 RU
+    limit = gateway.ledger.counted_ru + 200
+    gateway.set_budget(limit)
+    sandbox.reset_metering()
+    start = gateway.ledger.counted_ru
     sandbox.faults.set(kind="latency", delay=0.05)
     killed: list[str] = []
-
-    def kill_a_worker_with_rows_written():
-        """Once a partition has written its first rows, kill the worker that runs it."""
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            for file in (tmp_path / "ds").rglob("part-*.parquet"):
-                # part-<run>-p<i>-<attempt>-<n>-<gateway>.parquet is written by task
-                # toolkit-<run>-p<i>
-                key = "toolkit-" + file.name.removeprefix("part-").rsplit("-", 3)[0]
-                for worker, keys in dask_client.processing().items():
-                    if key in map(str, keys):
-                        killed.append(key)
-                        # the worker dies before it can answer: the scheduler's link to it closes
-                        with contextlib.suppress(distributed.comm.CommClosedError):
-                            dask_client.run(os._exit, 1, workers=[worker])
-                        return
-            time.sleep(0.02)
-
-    killer = threading.Thread(target=kill_a_worker_with_rows_written)
+    killer = threading.Thread(
+        target=kill_mid_partition,
+        args=(dask_client, lambda: metered_ru(sandbox) >= 20, killed),
+    )
     killer.start()
     try:
         frame = work.run(
@@ -142,25 +169,191 @@ def test_a_worker_that_dies_loses_nothing(make_gateway, sandbox, dask_client, tm
             dataset=tmp_path / "ds",
             client=dask_client,
             partition_size=30,
-            rows_per_file=5,
             batch_size=1,
             concurrency=2,
         )
     finally:
         killer.join()
         sandbox.faults.clear()
-    assert killed, "no worker was killed while it had rows written"
-    assert frame["error"].isna().all() and len(frame) == len(work)
+    assert killed, "no worker was killed mid-partition"
+    metered = metered_ru(sandbox)
+    billed = gateway.ledger.total_ru - start
+    maybe = gateway.ledger.unconfirmed_ru
+    assert billed <= metered <= billed + maybe
+    assert metered <= limit - start  # the retry spent only what was left of its slice
+    assert gateway.meter.in_flight_ru == 0
+    refused = frame["error"].eq("BudgetExceeded").fillna(False)
+    assert len(frame) == len(work) and refused.any() and frame.loc[~refused, "error"].isna().all()
+    # every paid row is kept once: the dead attempt's rows and the retry's
     stored = toolkit.read_dataset(tmp_path / "ds")
-    assert len(stored) == len(work)
+    assert len(stored) == (~refused).sum()
     assert not stored.duplicated(["node", "method", "params"]).any()
-    # the killed partition ran again and kept the rows its first attempt wrote
-    prefix = killed[0].removeprefix("toolkit-")
-    attempts = {f.name.split("-")[-3] for f in (tmp_path / "ds").rglob(f"part-{prefix}-*")}
-    assert len(attempts) == 2
-    # what the dead worker spent after its last file may be missing from the ledger, never more
-    assert gateway.ledger.counted_ru <= metered_ru(sandbox)
+    # and the retry sent again only what was in flight at the kill (2 calls at a time)
+    sent = sum(
+        usage["by_method"].get(method, {}).get("calls", 0)
+        for usage in sandbox.metering().values()
+        for method in ("eth_getBalance", "wallet/gettransactioninfobyblocknum")
+    )
+    assert (~refused).sum() <= sent <= (~refused).sum() + 2
+    assert not list((tmp_path / "ds").glob("_spending/*.wal"))  # settled, then removed
     dask_client.wait_for_workers(2, timeout=60)
+
+
+def test_a_task_dask_gives_up_on_is_settled_from_its_journal(
+    make_gateway, sandbox, dask_client, tmp_path
+):
+    """With no retry allowed, the killed partition's task fails for good: the coordinator reads
+    what it spent from its journal, and the rows it wrote are in the dataset."""
+    gateway = make_gateway()
+    work = workload(gateway, blocks=4)  # 100 calls
+    gateway.set_budget(gateway.ledger.counted_ru + 1_000)
+    sandbox.reset_metering()
+    start = gateway.ledger.counted_ru
+    allowed = dask_client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.allowed_failures)
+    dask_client.run_on_scheduler(
+        lambda dask_scheduler: setattr(dask_scheduler, "allowed_failures", 0)
+    )
+    sandbox.faults.set(kind="latency", delay=0.05)
+    killed: list[str] = []
+    killer = threading.Thread(
+        target=kill_mid_partition,
+        args=(dask_client, with_settled_calls(tmp_path / "ds", 6), killed),
+    )
+    killer.start()
+    try:
+        with pytest.raises(toolkit.WorkerFailed) as failed:
+            work.run(
+                progress=False,
+                dataset=tmp_path / "ds",
+                client=dask_client,
+                partition_size=50,
+                batch_size=1,
+                concurrency=2,
+            )
+    finally:
+        killer.join()
+        sandbox.faults.clear()
+        dask_client.run_on_scheduler(
+            lambda dask_scheduler: setattr(dask_scheduler, "allowed_failures", allowed)
+        )
+    assert killed
+    error = failed.value
+    assert "KilledWorker" in str(error) and error.unknown == 50
+    unknown = error.frame["error"].eq("WorkerFailed").fillna(False)
+    assert unknown.sum() == 50 and error.frame.loc[unknown, "message"].str.contains("ledger").all()
+    # the rows the dead partition wrote are in the dataset: a run again sends only the rest
+    stored = toolkit.read_dataset(tmp_path / "ds")
+    lost = error.frame[unknown]
+    written = stored.merge(lost[["node", "method", "params"]], on=["node", "method", "params"])
+    assert len(written) > 0
+    metered = metered_ru(sandbox)
+    billed = gateway.ledger.total_ru - start
+    assert billed <= metered <= billed + gateway.ledger.unconfirmed_ru
+    assert gateway.ledger.frame["status"].eq("worker died").any()
+    assert gateway.meter.in_flight_ru == 0
+    assert not list((tmp_path / "ds").glob("_spending/*.wal"))
+    dask_client.wait_for_workers(2, timeout=60)
+
+
+def test_a_stopped_run_settles_and_its_workers_send_nothing_more(
+    make_gateway, sandbox, dask_client, tmp_path
+):
+    """An interrupt while the partitions run: the tasks are cancelled, the workers' next calls
+    are refused unsent, and each reservation settles at what the journals said."""
+    gateway = make_gateway()
+    work = workload(gateway, blocks=8)
+    gateway.set_budget(gateway.ledger.counted_ru + 1_000)
+    sandbox.reset_metering()
+    start = gateway.ledger.counted_ru
+    sandbox.faults.set(kind="latency", delay=0.05)
+    finished = threading.Event()
+
+    def interrupt() -> None:
+        deadline = time.monotonic() + 60
+        while metered_ru(sandbox) < 20 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if not finished.is_set():
+            signal.raise_signal(signal.SIGINT)  # the notebook's stop button: the main thread
+
+    interrupter = threading.Thread(target=interrupt)
+    interrupter.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            try:
+                work.run(
+                    progress=False,
+                    dataset=tmp_path / "ds",
+                    client=dask_client,
+                    partition_size=30,
+                    batch_size=1,
+                    concurrency=2,
+                )
+            finally:
+                finished.set()
+        assert gateway.meter.in_flight_ru == 0
+        time.sleep(0.3)  # the calls in flight at the stop end
+        stopped_at = metered_ru(sandbox)
+        time.sleep(0.5)
+        assert metered_ru(sandbox) == stopped_at < len(work) * 2  # nothing more was sent
+    finally:
+        interrupter.join()
+        sandbox.faults.clear()
+    billed = gateway.ledger.total_ru - start
+    assert billed <= stopped_at <= billed + gateway.ledger.unconfirmed_ru
+    assert gateway.ledger.frame["status"].eq("stopped").any()
+
+
+def test_workers_over_their_file_size_limit_say_what_was_kept_and_where(
+    make_gateway, sandbox, dask_client, tmp_path
+):
+    """No file a worker writes may pass 1,500 bytes: no Parquet file of rows fits, and the
+    write-ahead journal fills after a few calls. The paid rows come back in the error's frame,
+    the calls that could not be written ahead are not sent, and everything settles."""
+    gateway = make_gateway()
+    work = workload(gateway, blocks=4)  # 100 calls
+    gateway.set_budget(gateway.ledger.counted_ru + 1_000)
+    sandbox.reset_metering()
+    start = gateway.ledger.counted_ru
+    original = dask_client.run(resource.getrlimit, resource.RLIMIT_FSIZE)
+    hard = next(iter(original.values()))[1]
+    dask_client.run(resource.setrlimit, resource.RLIMIT_FSIZE, (1_500, hard))
+    try:
+        with pytest.raises(toolkit.WorkerFailed) as failed:
+            work.run(
+                progress=False,
+                dataset=tmp_path / "ds",
+                client=dask_client,
+                partition_size=30,
+                batch_size=1,
+                concurrency=2,
+            )
+    finally:
+        for worker, limits in original.items():
+            dask_client.run(resource.setrlimit, resource.RLIMIT_FSIZE, limits, workers=[worker])
+    error = failed.value
+    assert isinstance(error, toolkit.DatasetError) and error.path == str(tmp_path / "ds")
+    assert "File too large" in str(error) and str(tmp_path / "ds") in str(error)
+    frame = error.frame
+    assert len(frame) == len(work)
+    answered = frame["error"].isna()
+    # what was paid is kept in the error's frame, and what reached the dataset is of it
+    assert error.answered == answered.sum() > 0
+    stored = toolkit.read_dataset(tmp_path / "ds")
+    kept = set(zip(stored["node"], stored["method"], stored["params"], strict=True))
+    paid = frame[answered]
+    assert kept <= set(zip(paid["node"], paid["method"], paid["params"], strict=True))
+    # the calls whose spending could not be written ahead were not sent, at 0 RU
+    ahead = frame["error"].eq("DatasetError").fillna(False)
+    assert ahead.any() and frame.loc[ahead, "ru"].eq(0).all()
+    assert frame.loc[ahead, "message"].str.contains("could not be written ahead").all()
+    assert error.not_sent == (~answered).sum() and error.unknown == 0
+    # the ledger bounds the gateway's meter, and the budget holds nothing more
+    metered = metered_ru(sandbox)
+    billed = gateway.ledger.total_ru - start
+    assert billed <= metered <= billed + gateway.ledger.unconfirmed_ru
+    assert frame["ru"].sum() <= billed
+    assert gateway.meter.in_flight_ru == 0
+    assert str(error).count("partition") >= 1 and error.causes
 
 
 def test_a_cluster_run_needs_a_dataset(make_gateway, dask_client):

@@ -12,37 +12,74 @@ a key travels) on its own meter and runs its calls through the same pipeline as 
   is settled and the rest of its slice is free for the next ones. A partition that does not get
   its whole slice waits for running ones to end; if none is running it gets what is left, and
   the calls it cannot afford end as ``BudgetExceeded`` rows, as in a local run.
-- **Ledger**: a worker returns its ledger entries with its rows; the coordinator records them in
-  the gateway's ledger, so ``gw.ledger.frame`` is what the gateway metered.
+- **Write-ahead**: each attempt at a partition keeps a journal in the dataset
+  (``_spending/<run>-p<n>-<attempt>.wal``, see `Journal`), its meter's `journal`. Before a request
+  or batch goes out, the reservation for it is appended, flushed and fsynced; what it settled
+  at is appended after, and the ledger's entries with the next reservation. A reservation that
+  cannot be written is not sent: the call fails with `DatasetError` at 0 RU. The cost is one
+  fsync per request or JSON-RPC batch (about a millisecond on a local disk: nothing beside a
+  batch of 100, and the bound on calls sent one by one). Once the coordinator has recorded a
+  partition, its journals are removed.
+- **A worker that dies** (killed, out of memory): dask runs its task again elsewhere. The new
+  attempt reads the earlier attempts' journals: what they settled, plus every reservation they
+  left unsettled (it may have been sent) as may-have-been-billed, is what the partition spent
+  already, and the attempt's budget is the rest of the slice; it reads the rows its partition
+  wrote and sends only the calls without one. So a retry costs only the calls in flight at the
+  death, counted at their highest price, and the gateway's meter never crosses the budget. If
+  dask gives up on the task, the coordinator reads the journals itself. The rows a dead attempt
+  wrote come back in the run's frame as rows from the dataset (``ru`` 0, ``cache_hit``): what
+  they cost is in the ledger.
+- **Ledger**: a worker returns its ledger entries with its rows, and those of the attempts before
+  it as their journals tell (a dead attempt's unsettled reservations as ``unconfirmed_ru``); the
+  coordinator records them in the gateway's ledger, so that billed <= what the gateway metered
+  <= billed + may-have-been-billed.
+- **A worker that fails** (its disk full, its file size limit, its run raising): the task returns
+  its frame (the rows it could not write too), its reservation settles, no more partitions are
+  sent, and once the running ones end the run raises `WorkerFailed` (a `DatasetError`): its
+  ``frame`` has every answered row, and it says how many calls were answered, not sent (0 RU),
+  or lost with a worker dask gave up on (the rows that worker wrote are in the dataset, their
+  cost in the ledger). No raw `OSError` reaches the notebook.
+- **Stopping** the coordinator (an interrupt) leaves a ``_spending/<run>.stop`` mark that makes
+  the workers' next reservations fail unsent, cancels the tasks, and settles each running
+  partition at what its journals say, unsettled reservations counted whole.
 - **Rate limit**: at most one partition per worker runs at a time, and each gets an equal share
   of the coordinator's rate, so that together they keep it.
 - **Secrets**: task keys are ``toolkit-<run>-p<n>``; node URLs are in task payloads only.
-- **A worker that dies**: dask runs its task again on another worker. The task reads the rows
-  its partition wrote (files named after the partition) and what its earlier attempts spent
-  (recorded with each file), sends only the calls without a row, and spends at most what is left
-  of the slice. What a dead attempt spent after its last file is the most that can go unrecorded.
+
+What the write-ahead cannot cover: a worker cut off from the scheduler but still running (dask
+then runs its task elsewhere while it goes on) spends on beyond what the new attempt saw in its
+journal; a stop mark on shared storage with a slow attribute cache (NFS) is seen late.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import os
+import secrets
+import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._errors import BudgetExceeded
+from .._errors import BudgetExceeded, DatasetError, WorkerFailed
 from ..client import Entry, NodeSpec, Settings, open_nodes, run_sync
 from ._dataset import DatasetWriter
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..client import Ledger
     from ._workload import Workload
 
 WORKER_ROWS_PER_FILE = 500
-"""A worker writes its rows, and its spending so far, at least this often."""
+"""A worker writes its rows at least this often."""
+
+SPENDING = "_spending"
+"""The dataset's folder for the journals of the runs in progress."""
 
 
 @dataclass(frozen=True)
@@ -67,65 +104,262 @@ class Partition:
     def prefix(self) -> str:
         return f"{self.run_id}-p{self.index:05d}"
 
+    @property
+    def label(self) -> str:
+        """The ledger's node column for spending no call entry accounts for."""
+        return ", ".join(spec.name for spec in self.nodes)
+
 
 @dataclass(frozen=True)
 class PartitionResult:
     index: int
-    frame: pd.DataFrame
-    entries: list[Entry]  # every attempt's, as far as they were recorded
+    frame: pd.DataFrame | None  # None: the run raised, its rows are in the dataset only
+    # Every attempt's (the earlier ones as their journals tell); None: the worker could not
+    # read the journals, the coordinator reads them.
+    entries: list[Entry] | None
+    failure: str | None = None  # what went wrong on the worker, for `WorkerFailed`
 
 
-class Spending:
-    """What a partition's attempts spent, kept next to its rows (``_spending/<prefix>.json``)."""
+class Journal:
+    """The write-ahead record of one attempt at a partition, ``_spending/<prefix>-<id>.wal``, set
+    as its meter's `journal` (a `SpendingJournal`, see `toolkit.client._ledger`). A JSON array
+    a line:
 
-    def __init__(self, dataset: str, prefix: str):
-        self.file = Path(dataset) / "_spending" / f"{prefix}.json"
+    - ``["r", ru]``: a reservation, appended, flushed and fsynced before the attempt is sent;
+    - ``["s", reserved, billed, unconfirmed]``: its settlement, appended but not fsynced (lost to
+      a power cut, its reservation counts whole, which is never less than what it spent);
+    - ``["e", n, time, node, ...]``: `n` alike ledger entries, with the next reservation and when
+      the attempt ends.
 
-    def read(self) -> list[Entry]:
-        if not self.file.exists():
-            return []
-        return [_entry_from(fields) for fields in json.loads(self.file.read_text())]
+    A line without its newline (the process died while writing it) is ignored by `attempt_entries`.
+    Once a write fails, the journal is cut back to its last whole line and refuses every later
+    reservation: a call whose reservation is not on disk is never sent.
+    """
 
-    def write(self, entries: list[Entry]) -> None:
-        self.file.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.file.with_name(f".{self.file.name}.tmp")
-        temporary.write_text(json.dumps([_entry_fields(entry) for entry in entries]))
-        temporary.replace(self.file)
+    def __init__(self, dataset: str, run_id: str, prefix: str, ledger: Ledger):
+        folder = Path(dataset) / SPENDING
+        self.dataset = dataset
+        self.file = folder / f"{prefix}-{secrets.token_hex(4)}.wal"
+        self.stop_mark = folder / f"{run_id}.stop"
+        self.failure: str | None = None
+        self._ledger = ledger
+        self._lock = threading.Lock()
+        self._recorded = 0  # ledger entries written
+        self._size = 0
+        self._fd = -1
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND
+            self._fd = os.open(self.file, flags, 0o644)
+            _fsync_folder(folder)  # the file itself must survive a power cut
+        except OSError as error:
+            if self._fd >= 0:
+                os.close(self._fd)
+            raise DatasetError(
+                f"the write-ahead journal {self.file} could not be made ({error}); no call of "
+                "its partition was sent (0 RU)",
+                path=dataset,
+            ) from error
+
+    def reserving(self, ru: int, what: str) -> None:
+        with self._lock:
+            if self.failure is None:
+                with contextlib.suppress(OSError):
+                    self._append(self._entry_lines() + _line(["r", ru]), sync=True)
+            if self.failure is not None:
+                raise DatasetError(
+                    f"{what} was not sent (0 RU): what it may spend could not be written ahead "
+                    f"({self.failure})",
+                    path=self.dataset,
+                )
+        # Checked after the reservation is on disk: a coordinator that made the mark and then
+        # read the journals has either seen this reservation or made it fail here.
+        if self.stop_mark.exists():
+            self.settled(ru, 0, 0)
+            raise DatasetError(
+                f"{what} was not sent (0 RU): the run was stopped", path=self.dataset
+            )
+
+    def settled(self, reserved: int, billed: int, unconfirmed: int) -> None:
+        with self._lock:
+            if self.failure is None:
+                with contextlib.suppress(OSError):
+                    self._append(_line(["s", reserved, billed, unconfirmed]), sync=False)
+
+    def close(self) -> None:
+        """Write the entries not written yet, and close the file."""
+        with self._lock:
+            if self.failure is None:
+                with contextlib.suppress(OSError):
+                    self._append(self._entry_lines(), sync=True)
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+
+    def _append(self, data: bytes, *, sync: bool) -> None:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._fd, view) :]
+            if sync:
+                os.fsync(self._fd)
+        except OSError as error:
+            self.failure = f"{self.file}: {error}"
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, self._size)  # a later line must not follow a torn one
+            raise
+        self._size += len(data)
+
+    def _entry_lines(self) -> bytes:
+        new = self._ledger.since(self._recorded)
+        self._recorded += len(new)
+        lines = []
+        start = 0
+        for end in range(1, len(new) + 1):
+            # A batch's calls that read alike share one entry object: one line for them.
+            if end == len(new) or new[end] is not new[start]:
+                entry = new[start]
+                lines.append(_line(["e", end - start, entry.time.isoformat(), *entry[1:]]))
+                start = end
+        return b"".join(lines)
 
 
-def _entry_fields(entry: Entry) -> dict[str, Any]:
-    return {**entry._asdict(), "time": entry.time.isoformat()}
+def _line(fields: list[Any]) -> bytes:
+    return json.dumps(fields, separators=(",", ":")).encode() + b"\n"
 
 
-def _entry_from(fields: dict[str, Any]) -> Entry:
-    return Entry(**{**fields, "time": datetime.fromisoformat(fields["time"])})
+def _fsync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
-def _counted(entries: list[Entry]) -> int:
+def attempt_entries(data: bytes, *, label: str, status: str, note: str) -> list[Entry]:
+    """Ledger entries for one attempt's journal (`Journal`): those it wrote, and one entry for
+    what they do not account for (spending recorded after the last entries, and reservations
+    never settled, counted whole as may-have-been-billed) with `status` and `note`."""
+    entries: list[Entry] = []
+    reserved = settled = billed = unconfirmed = 0
+    for raw in data.split(b"\n")[:-1]:  # what follows the last newline is a torn line
+        try:
+            line = json.loads(raw)
+            if line[0] == "r":
+                reserved += int(line[1])
+            elif line[0] == "s":
+                settled, billed = settled + int(line[1]), billed + int(line[2])
+                unconfirmed += int(line[3])
+            elif line[0] == "e":
+                entries += [Entry(datetime.fromisoformat(line[2]), *line[3:])] * int(line[1])
+        except (ValueError, TypeError, IndexError):
+            continue  # garbled by a power cut: past the last fsync, so never a sent reservation
+    maybe = unconfirmed + max(0, reserved - settled)
+    rest_billed = max(0, billed - sum(entry.ru for entry in entries))
+    rest_maybe = max(0, maybe - sum(entry.unconfirmed_ru for entry in entries))
+    if rest_billed or rest_maybe:
+        entries.append(
+            Entry(
+                time=datetime.now(UTC),
+                node=label,
+                method="(unrecorded)",
+                ru=rest_billed,
+                latency_s=0.0,
+                status=status,
+                unconfirmed_ru=rest_maybe,
+                note=note,
+                sent=True,
+            )
+        )
+    return entries
+
+
+def journal_entries(dataset: str, prefix: str, *, label: str, status: str) -> list[Entry]:
+    """The entries of every attempt at the partition `prefix` (`attempt_entries`). Raises
+    `OSError` when a journal cannot be read: then what was spent is not known."""
+    entries: list[Entry] = []
+    note = f"spent by an attempt at partition {prefix} beyond the calls it recorded"
+    for file in sorted((Path(dataset) / SPENDING).glob(f"{prefix}-*.wal")):
+        entries += attempt_entries(file.read_bytes(), label=label, status=status, note=note)
+    return entries
+
+
+def _counted(entries: Iterable[Entry]) -> int:
     return sum(entry.ru + entry.unconfirmed_ru for entry in entries)
 
 
+def _worker_name() -> str:
+    with contextlib.suppress(ImportError, ValueError):
+        from distributed import get_worker
+
+        return f"worker {get_worker().address}"
+    return "its worker"
+
+
 def run_partition(part: Partition) -> PartitionResult:
-    """A worker's task: the partition's calls that have no row yet, through a local run."""
+    """A worker's task: the partition's calls that have no row yet, through a local run, within
+    what the partition's earlier attempts left of its slice (see the module doc)."""
     from ._workload import Workload
 
-    spending = Spending(part.dataset, part.prefix)
-    earlier = spending.read()  # attempts on a worker that died
-    left = None if part.slice_ru is None else max(0, part.slice_ru - _counted(earlier))
-    nodes = open_nodes(part.nodes, replace(part.settings, budget=left))
-    ledger = next(iter(nodes.values())).ledger
-    work = Workload()
-    for name, method, arguments in part.calls:
-        work.add(nodes[name], method, **arguments)
-    writer = DatasetWriter(part.dataset, part.rows_per_file, prefix=part.prefix)
-    writer.after_write = lambda: spending.write(earlier + ledger.entries)
+    refusal: DatasetError | None = None
+    earlier: list[Entry] | None = None
     try:
-        frame = run_sync(work._run(None, part.concurrency, part.batch_size, writer))
+        earlier = journal_entries(part.dataset, part.prefix, label=part.label, status="worker died")
+    except OSError as error:
+        refusal = _unreadable(part, error)
+    left = None if part.slice_ru is None else max(0, part.slice_ru - _counted(earlier or []))
+    nodes = open_nodes(part.nodes, replace(part.settings, budget=0 if refusal else left))
+    try:
+        meter = next(iter(nodes.values())).meter
+        work = Workload()
+        for name, method, arguments in part.calls:
+            work.add(nodes[name], method, **arguments)
+        journal = None
+        if refusal is None:
+            try:
+                journal = Journal(part.dataset, part.run_id, part.prefix, meter.ledger)
+            except DatasetError as error:
+                refusal = error
+        if journal is None:
+            frame = _not_sent(work, refusal)  # `earlier` None: the coordinator reads them
+            return PartitionResult(part.index, frame, earlier, f"on {_worker_name()}: {refusal}")
+        meter.journal = journal
+        writer = DatasetWriter(part.dataset, part.rows_per_file, prefix=part.prefix)
+        frame, failure = None, None
+        try:
+            frame = run_sync(work._run(None, part.concurrency, part.batch_size, writer))
+        except Exception as error:  # out of memory, or a bug: the rows written are kept
+            failure = f"its run raised {error!r}"
+        finally:
+            journal.close()
+        failures = [failure] if failure else []
+        if writer.failure is not None:
+            failures.append(f"the dataset could not be written ({writer.failure})")
+        if journal.failure is not None:
+            failures.append(f"the write-ahead journal could not be written ({journal.failure})")
+        failure = f"on {_worker_name()}: {'; '.join(failures)}" if failures else None
+        return PartitionResult(
+            part.index, frame, [*(earlier or []), *meter.ledger.entries], failure
+        )
     finally:
         for node in nodes.values():
             node.close()
-    spending.write(earlier + ledger.entries)
-    return PartitionResult(part.index, frame, earlier + ledger.entries)
+
+
+def _unreadable(part: Partition, error: OSError) -> DatasetError:
+    return DatasetError(
+        f"what earlier attempts at partition {part.index} spent could not be read ({error}); "
+        "no call of it was sent (0 RU)",
+        path=part.dataset,
+    )
+
+
+def _not_sent(work: Workload, error: BaseException) -> pd.DataFrame:
+    from ._bulk import Item, results_frame
+
+    items = [Item(c.node, c.call) for c in work.calls]
+    for item in items:
+        item.fail(error)
+    return results_frame(items)
 
 
 def run_on_cluster(
@@ -138,11 +372,11 @@ def run_on_cluster(
     batch_size: int,
     bar: Any,
 ) -> pd.DataFrame:
-    """Run every call of `to_send` on `client`'s workers; one row per call, in order."""
-    import pandas as pd
+    """Run every call of `to_send` on `client`'s workers; one row per call, in order. Raises
+    `WorkerFailed` when a partition failed on its worker (see the module doc)."""
     from distributed import as_completed
 
-    from ._bulk import Item, results_frame
+    from ._bulk import results_frame
 
     calls = to_send.calls
     if not calls:
@@ -176,53 +410,168 @@ def run_on_cluster(
         return sum(highs[p] for p in groups[index]) + heads
 
     waiting = list(range(len(groups)))
-    reserved: dict[int, int] = {}  # running partitions and the RU reserved for each
-    results: dict[int, PartitionResult] = {}
+    # Running partitions by task key: the task, the RU reserved for it on the coordinator's
+    # meter, and its future.
+    running: dict[str, tuple[Partition, int, Any]] = {}
+    done: dict[int, Rows] = {}
     futures = as_completed()
+    budget_stop = False  # a partition ran out of budget: nothing more is sent
+    causes: list[str] = []  # a partition failed on its worker: nothing more is sent
 
     def submit_what_fits() -> None:
-        while waiting and not stopped and len(reserved) < workers:
+        while waiting and not budget_stop and not causes and len(running) < workers:
             index, budget = waiting[0], meter.budget
             need = slice_of(index)
             if budget is not None and need > budget.remaining:
-                if reserved or budget.remaining <= 0:
+                if running or budget.remaining <= 0:
                     return  # wait for a running partition to hand back what it did not spend
                 need = budget.remaining
             if budget is not None:
                 meter.reserve(need, what=f"partition {index} of a distributed run")
-            reserved[index] = need
             waiting.pop(0)
             task = partition(index, need if budget is not None else None)
-            futures.add(client.submit(run_partition, task, key=f"toolkit-{task.prefix}"))
+            future = client.submit(run_partition, task, key=f"toolkit-{task.prefix}")
+            running[str(future.key)] = (task, need if budget is not None else 0, future)
+            futures.add(future)
 
-    stopped = False  # a partition ran out of budget: nothing more is sent
+    def settle(task: Partition, held: int, entries: list[Entry] | None, status: str) -> None:
+        if entries is None:  # what the worker could not read
+            entries = _spent(task, held, status)
+        meter.ledger.record_many(entries)
+        billed = sum(entry.ru for entry in entries)
+        meter.settle(held, billed, _counted(entries) - billed)
+        _forget(task)
 
-    submit_what_fits()
-    for future in futures:
-        result: PartitionResult = future.result()
-        future.release()
-        for entry in result.entries:
-            meter.ledger.record(entry)
-        billed = sum(entry.ru for entry in result.entries)
-        budgeted = meter.budget is not None
-        held = reserved.pop(result.index)
-        meter.settle(held if budgeted else 0, billed, _counted(result.entries) - billed)
-        results[result.index] = result
-        if bar is not None:
-            bar.update(len(result.frame))
-        stopped = stopped or bool(result.frame["error"].eq("BudgetExceeded").fillna(False).any())
+    try:
         submit_what_fits()
+        for future in futures:
+            task, held, _ = running.pop(str(future.key))
+            try:
+                result: PartitionResult = future.result()
+            except Exception as error:  # dask gave up on the task (its workers died), or the
+                # task could not run: its journals tell what it spent, the dataset what it kept
+                why = f"as a dask task ({type(error).__name__}: {error})"
+                result = PartitionResult(task.index, None, None, why)
+            finally:
+                future.release()
+            settle(task, held, result.entries, "worker died")
+            rows = _rows(task, [calls[p] for p in groups[task.index]], result)
+            done[task.index] = rows
+            if result.failure is not None:
+                causes.append(f"partition {task.index} failed {result.failure}")
+            if bar is not None:
+                bar.update(len(rows.frame))
+            budget_stop = budget_stop or bool(
+                rows.frame["error"].eq("BudgetExceeded").fillna(False).any()
+            )
+            submit_what_fits()
+    except BaseException:
+        _stop(writer, client, running, settle)
+        raise
+    finally:
+        with contextlib.suppress(OSError):
+            (Path(writer.root) / SPENDING).rmdir()  # when no run left anything in it
+    return _assemble(calls, groups, done, waiting, highs, meter, causes, writer)
 
-    frames = [results[i].frame for i in sorted(results)]
-    positions = [p for i in sorted(results) for p in groups[i]]
+
+@dataclass
+class Rows:
+    """A partition's rows for the run's frame, and what the coordinator knows of them."""
+
+    frame: pd.DataFrame
+    answered: int = 0  # rows with a result
+    not_sent: int = 0  # calls refused before sending (0 RU)
+    unknown: int = 0  # calls of a task that returned no rows (its workers died, or it raised)
+
+
+def _spent(task: Partition, held: int, status: str) -> list[Entry]:
+    """What a partition's attempts spent, from their journals; if those cannot be read, all it
+    held, as may-have-been-billed."""
+    try:
+        return journal_entries(task.dataset, task.prefix, label=task.label, status=status)
+    except OSError as error:
+        note = f"partition {task.prefix}: its journals could not be read ({error})"
+        when = datetime.now(UTC)
+        return [
+            Entry(when, task.label, "(unrecorded)", 0, 0.0, status, unconfirmed_ru=held, note=note)
+        ]
+
+
+def _forget(task: Partition) -> None:
+    """Remove a settled partition's journals: what they tell is in the ledger now."""
+    for file in (Path(task.dataset) / SPENDING).glob(f"{task.prefix}-*.wal"):
+        with contextlib.suppress(OSError):
+            file.unlink()
+
+
+def _stop(writer: DatasetWriter, client: Any, running: dict, settle: Any) -> None:
+    """The coordinator is stopping (an interrupt): no worker sends anything more, and each
+    running partition settles at what its journals say now (see `Journal.reserving`)."""
+    folder = Path(writer.root) / SPENDING
+    with contextlib.suppress(OSError):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{writer.run_id}.stop").touch()
+    with contextlib.suppress(Exception):
+        client.cancel([future for _, _, future in running.values()], force=True)
+    for task, held, _ in running.values():
+        settle(task, held, None, "stopped")
+    running.clear()
+
+
+def _rows(task: Partition, planned: list[Any], result: PartitionResult) -> Rows:
+    """The partition's rows for the run's frame: the task's own, or with none (its workers died,
+    or its run raised), a `WorkerFailed` row for each call: the rows it wrote are in the
+    dataset, and a run again into it sends the others."""
+    from ._bulk import Item, results_frame
+
+    frame = result.frame
+    if frame is not None:
+        return Rows(frame, answered=int(frame["error"].isna().sum()), not_sent=_refused(frame))
+    lost = WorkerFailed(
+        f"partition {task.index} failed {result.failure}: this call may have been sent, and its "
+        "row written into the dataset; what it cost is in the ledger (as may-have-been-billed)",
+        path=task.dataset,
+    )
+    items = [Item(c.node, c.call) for c in planned]
+    for item in items:
+        item.fail(lost)
+    return Rows(results_frame(items), unknown=len(items))
+
+
+def _refused(frame: pd.DataFrame) -> int:
+    """Rows of calls refused before sending: by the budget, or for want of a write-ahead record."""
+    refused = frame["error"].isin(["BudgetExceeded", "DatasetError"]).fillna(False)
+    return int((refused & frame["ru"].eq(0) & frame["unconfirmed_ru"].eq(0)).sum())
+
+
+def _assemble(
+    calls: list[Any],
+    groups: list[list[int]],
+    done: dict[int, Rows],
+    waiting: list[int],
+    highs: list[int],
+    meter: Any,
+    causes: list[str],
+    writer: DatasetWriter,
+) -> pd.DataFrame:
+    """The run's frame in the workload's order; `WorkerFailed` if a partition failed."""
+    import pandas as pd
+
+    from ._bulk import Item, results_frame
+
+    frames = [done[i].frame for i in sorted(done)]
+    positions = [p for i in sorted(done) for p in groups[i]]
     never_sent = [p for index in waiting for p in groups[index]]
     if never_sent:
-        remaining = meter.budget.remaining if meter.budget is not None else 0
-        error = BudgetExceeded(
-            "not sent: the budget refused an earlier call of this run",
-            needed=sum(highs[p] for p in never_sent),
-            remaining=max(0, remaining),
-        )
+        if causes:
+            error: Exception = WorkerFailed(f"not sent (0 RU): {causes[0]}", path=str(writer.root))
+        else:
+            remaining = meter.budget.remaining if meter.budget is not None else 0
+            error = BudgetExceeded(
+                "not sent: the budget refused an earlier call of this run",
+                needed=sum(highs[p] for p in never_sent),
+                remaining=max(0, remaining),
+            )
         items = [Item(calls[p].node, calls[p].call) for p in never_sent]
         for item in items:
             item.fail(error)
@@ -230,4 +579,30 @@ def run_on_cluster(
         positions += never_sent
     frame = pd.concat(frames, ignore_index=True)
     order = sorted(range(len(positions)), key=positions.__getitem__)
-    return frame.iloc[order].reset_index(drop=True)
+    frame = frame.iloc[order].reset_index(drop=True)
+    if not causes:
+        return frame
+    counts = {
+        name: sum(getattr(rows, name) for rows in done.values())
+        for name in ("answered", "not_sent", "unknown")
+    }
+    counts["not_sent"] += len(never_sent)
+    told = [
+        f"{counts['answered']:,} were answered: their rows are in this error's `frame` (and in "
+        f"the dataset at {writer.root} when written before a failure)",
+        f"{counts['not_sent']:,} were not sent (0 RU)",
+    ]
+    if counts["unknown"]:
+        told.append(
+            f"{counts['unknown']:,} ran on workers that died or failed before returning their "
+            "rows: the rows they wrote are in the dataset, what they cost in the ledger"
+        )
+    raise WorkerFailed(
+        f"{'; '.join(causes)}. Of the {len(frame):,} calls this run was to send, "
+        f"{'; '.join(told)}. A run again into the dataset sends only the calls without a row "
+        "there.",
+        frame=frame,
+        path=str(writer.root),
+        causes=causes,
+        **counts,
+    )
