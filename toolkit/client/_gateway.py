@@ -37,6 +37,7 @@ from ._platform import Platform, platform_core
 from ._ratelimit import RateLimiter
 from ._settings import RateLimitSetting, Settings, Shared
 from ._transport import DEFAULT_TIMEOUT, RetryPolicy
+from ._urls import check_key_in_clear, checked_url, clean_url
 
 if TYPE_CHECKING:
     import httpx
@@ -55,12 +56,18 @@ def env_name(node_name: str) -> str:
 
 
 def make_node(
-    url: str, shared: Shared, *, chain: str | Chain | None = None, name: str | None = None
+    url: str,
+    shared: Shared,
+    *,
+    chain: str | Chain | None = None,
+    name: str | None = None,
+    source: str = "",
 ) -> Node:
-    """A blocking client of the right class for the node's chain, on `shared` settings."""
+    """A blocking client of the right class for the node's chain, on `shared` settings.
+    `source` says where `url` came from, for an error about it."""
     from ._chains import NODE_CLASSES
 
-    check_url(url)
+    url = checked_url(url, source=source, allow_insecure_http=shared.settings.allow_insecure_http)
     register_url(url)
     resolved = resolve_chain(chain, url, name)
     core = NodeCore(url, resolved, shared=shared, name=name)
@@ -75,13 +82,6 @@ def open_nodes(specs: Iterable[NodeSpec], settings: Settings) -> dict[str, Node]
     return {
         spec.name: make_node(spec.url, shared, chain=spec.chain, name=spec.name) for spec in specs
     }
-
-
-def check_url(url: Any) -> None:
-    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-        raise ValidationError(
-            "must be the node's http(s) URL (with its access key)", param="url", rule="type"
-        )
 
 
 def _is_remote(url: str) -> bool:
@@ -109,6 +109,7 @@ class Gateway:
         register_secret(api_key)
         settings = (settings or Settings()).replace(**options) if options else settings
         settings = settings or Settings()
+        platform_url = clean_url(platform_url, param="platform_url")  # checked in platform_core
         if sandbox is not None and settings.trust_env:
             settings = settings.replace(trust_env=False)  # in this process: never via a proxy
         self.settings = settings
@@ -117,9 +118,13 @@ class Gateway:
         self.shared = Shared(self.settings, remote=remote)
         self.meter = self.shared.meter
         self.platform = Platform(platform_core(platform_url, api_key, self.shared))
-        self._node_urls = dict(nodes or {})
-        for url in self._node_urls.values():
-            register_url(url)
+        self._node_urls: dict[str, str] = {}
+        for node_name, url in dict(nodes or {}).items():
+            cleaned = clean_url(url, source=f"nodes[{node_name!r}]")
+            register_url(cleaned)
+            if not settings.allow_insecure_http:  # allowed ones warn when their client is made
+                check_key_in_clear(cleaned, source=f"nodes[{node_name!r}]")
+            self._node_urls[node_name] = cleaned
         self._nodes: dict[str, Node] = {}
 
     # --- nodes ---
@@ -161,12 +166,16 @@ class Gateway:
             )
         if name in self._nodes and url is None and key is None:
             return self._nodes[name]
-        record_chain = chain
+        record_chain, source = chain, ""
+        if url is None and name in self._node_urls:
+            url, source = self._node_urls[name], f"nodes[{name!r}]"
         if url is None:
-            url = self._node_urls.get(name) or os.environ.get(ENV_NODE_PREFIX + env_name(name))
+            variable = ENV_NODE_PREFIX + env_name(name)
+            url, source = os.environ.get(variable), variable
         if url is None:
             url, record_chain = self._url_from_platform(name, key, chain)
-        client = make_node(url, self.shared, chain=record_chain, name=name)
+            source = f"the platform's record of node {name!r}"
+        client = make_node(url, self.shared, chain=record_chain, name=name, source=source)
         self._nodes[name] = client
         return client
 
@@ -288,6 +297,7 @@ def connect(
     rate_limit: RateLimitSetting = None,
     async_transport: AsyncTransportKind = "auto",
     trust_env: bool = True,
+    allow_insecure_http: bool = False,
 ) -> Gateway:
     """A gateway handle.
 
@@ -306,6 +316,9 @@ def connect(
     `trust_env`: proxies (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY) and CA roots
     (SSL_CERT_FILE, SSL_CERT_DIR) from the environment, the same for sync, async and bulk calls.
     The embedded sandbox, in this process, is never reached through a proxy.
+    `allow_insecure_http`: a key (the API key, a node URL's access key) travels over HTTPS, or
+    plain HTTP to loopback; a plain-HTTP URL elsewhere that carries one is a `ValidationError`
+    before anything is sent, unless this is True (a private network you trust): then it warns.
     """
     settings = Settings(
         budget=budget,
@@ -317,6 +330,7 @@ def connect(
         rate_limit=rate_limit,
         async_transport=async_transport,
         trust_env=trust_env,
+        allow_insecure_http=allow_insecure_http,
     )
     if platform_url is None and api_key is None and sandbox is not True:
         platform_url, api_key = os.environ.get(ENV_PLATFORM_URL), os.environ.get(ENV_API_KEY)
@@ -361,11 +375,13 @@ def node(
     rate_limit: RateLimitSetting = None,
     async_transport: AsyncTransportKind = "auto",
     trust_env: bool = True,
+    allow_insecure_http: bool = False,
 ) -> Node:
     """A standalone client for one node URL (its access key in the path), with its own ledger.
 
     The chain comes from `chain`, else from `name` or the URL's host (``ethereum-mainnet...``).
-    `cache`, `rate_limit`, `async_transport` and `trust_env` are as for `connect`.
+    `cache`, `rate_limit`, `async_transport`, `trust_env` and `allow_insecure_http` are as for
+    `connect`.
     """
     settings = Settings(
         budget=budget,
@@ -377,6 +393,7 @@ def node(
         rate_limit=rate_limit,
         async_transport=async_transport,
         trust_env=trust_env,
+        allow_insecure_http=allow_insecure_http,
     )
-    check_url(url)
+    url = clean_url(url)
     return make_node(url, Shared(settings, remote=_is_remote(url)), chain=chain, name=name)

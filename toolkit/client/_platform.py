@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 from .._errors import MalformedResponse, ValidationError
 from .._redact import hide_credentials
 from ..catalog import CHAINS
-from ..catalog.encoding import is_loopback_host
 from ._http import LazyModule
 from ._node import AsyncNode, Node, NodeCore
 from ._settings import Settings, Shared
 from ._transport import bearer
+from ._urls import check_key_in_clear, clean_url
 
 if TYPE_CHECKING:
     import httpx
@@ -63,23 +63,20 @@ def _same_page(link: str) -> str:
     return f"{url.scheme}://{url.host}:{url.port}{url.path.rstrip('/')}?{query}"
 
 
-def check_platform_url(url: str) -> None:
-    """The API key is broad: it travels only over HTTPS, or plain HTTP on loopback (the sandbox)."""
-    parsed = httpx.URL(url)
-    if parsed.scheme == "https":
-        return
-    if parsed.scheme == "http" and is_loopback_host(parsed.host):
-        return
-    raise ValidationError(
-        f"the platform API needs HTTPS (got {parsed.scheme}://{parsed.host}); plain HTTP is "
-        "allowed only on loopback, because the API key would travel in clear",
-        param="platform_url",
-        rule="https",
+def check_platform_url(url: object, *, allow_insecure_http: bool = False) -> str:
+    """The platform URL to use. The API key is broad: it travels only over HTTPS, or plain HTTP
+    on loopback (the sandbox), or where the user allowed plain HTTP for a private network."""
+    cleaned = clean_url(url, param="platform_url")
+    check_key_in_clear(
+        cleaned, param="platform_url", allow_insecure_http=allow_insecure_http, keyed=True
     )
+    return cleaned
 
 
 def platform_core(platform_url: str, api_key: str, shared: Shared) -> NodeCore:
-    check_platform_url(platform_url)
+    platform_url = check_platform_url(
+        platform_url, allow_insecure_http=shared.settings.allow_insecure_http
+    )
     if not api_key:
         raise ValidationError("an API key is needed for the platform API", param="api_key")
     return NodeCore(

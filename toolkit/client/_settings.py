@@ -34,6 +34,8 @@ class Settings:
     `async_transport`: ``"auto"`` (aiohttp) or ``"httpx"``. `trust_env`: take proxies
     (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY) and CA roots (SSL_CERT_FILE, SSL_CERT_DIR) from
     the environment, for sync, async and bulk calls alike; the embedded sandbox turns it off.
+    `allow_insecure_http`: let a URL that carries a key use plain HTTP to a host other than
+    loopback (a private network you trust), with a warning; otherwise such a URL is refused.
     """
 
     budget: int | None = None
@@ -45,6 +47,7 @@ class Settings:
     rate_limit: RateLimitSetting = None
     async_transport: AsyncTransportKind = "auto"
     trust_env: bool = True
+    allow_insecure_http: bool = False
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -65,6 +68,12 @@ class Settings:
             )
         if not isinstance(self.trust_env, bool):
             _refuse("trust_env", f"must be True or False, got {self.trust_env!r}", "type")
+        if not isinstance(self.allow_insecure_http, bool):
+            _refuse(
+                "allow_insecure_http",
+                f"must be True or False, got {self.allow_insecure_http!r}",
+                "type",
+            )
         rate_limiter(self.rate_limit, self.pricing)  # refuses a bad value now
 
     def replace(self, **changes: Any) -> Settings:

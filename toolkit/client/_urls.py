@@ -1,0 +1,117 @@
+"""Node and platform addresses as the toolkit accepts them, checked before anything is sent.
+
+A URL is text with a scheme (http or https) and a host.
+
+A key never leaves in clear: a URL that carries one goes over HTTPS, or plain HTTP only to
+loopback (127.0.0.0/8, ::1, localhost), where nothing is on the path. A node URL carries a key
+when it has a path (the gateway puts the access key there, and the toolkit cannot tell a key from
+a word, so the whole path is treated as secret, as `redact_url` shows it), a ``user:password@``,
+or a query parameter that looks like a key; the platform API always does (its Bearer header).
+`allow_insecure_http=True` lets a trusted private network use plain HTTP anyway, with a warning.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from .._errors import ValidationError
+from .._redact import redact_url, warn
+from ..catalog.encoding import is_loopback_host
+from ._http import LazyModule
+
+if TYPE_CHECKING:
+    import httpx
+else:
+    httpx = LazyModule("httpx", globals())  # imported on first use: see `_http.LazyModule`
+
+# Query parameters that name a credential (dRPC's `dkey`, `apikey`, `access_token`, ...).
+_KEY_LIKE_NAME = re.compile(r"key|token|secret|auth|pass|sig|credential", re.IGNORECASE)
+# A value that reads as key material whatever its parameter is called: long, no spaces, letters
+# and digits mixed (a hex or base64 key; not ``ethereum`` or ``mainnet``).
+_KEY_LIKE_VALUE = re.compile(r"(?=.*[0-9])(?=.*[A-Za-z])[A-Za-z0-9_\-.~+/=]{16,}")
+
+
+def clean_url(url: object, *, param: str = "url", source: str = "") -> str:
+    """`url`, once it is an http(s) URL with a host; else a
+    `ValidationError` naming `param` (and `source`, where the URL came from). The URL itself is
+    never quoted: it may hold a key that is not registered as a secret yet."""
+    where = f" ({source})" if source else ""
+    if not isinstance(url, str):
+        raise ValidationError(
+            f"must be the http(s) URL as text{where}, got {type(url).__name__}",
+            param=param,
+            rule="type",
+        )
+    stripped = url
+    scheme = stripped.partition("://")[0]
+    if scheme.lower() not in ("http", "https"):
+        raise ValidationError(
+            f"must be an http:// or https:// URL{where}, not {scheme[:16]}://",
+            param=param,
+            rule="scheme",
+        )
+    try:
+        parsed = httpx.URL(stripped)
+    except httpx.InvalidURL:
+        parsed = None
+    if parsed is None or not parsed.host:
+        raise ValidationError(f"is not a URL with a host{where}", param=param, rule="url")
+    return stripped
+
+
+def carries_key(url: str) -> bool:
+    """Whether `url` holds what may be a key: a path, a ``user:password@`` or a key-like query
+    parameter (by its name, or a value that reads as key material)."""
+    parsed = httpx.URL(url)
+    if parsed.userinfo or parsed.path.strip("/"):
+        return True
+    return any(
+        value and (_KEY_LIKE_NAME.search(name) or _KEY_LIKE_VALUE.fullmatch(value))
+        for name, value in parsed.params.multi_items()
+    )
+
+
+def check_key_in_clear(
+    url: str,
+    *,
+    param: str = "url",
+    source: str = "",
+    allow_insecure_http: bool = False,
+    keyed: bool | None = None,
+) -> None:
+    """Refuse `url` (a `ValidationError`, rule ``https``) when it would send a key over plain
+    HTTP to a host other than loopback; with `allow_insecure_http`, warn instead.
+
+    `keyed` says whether a key goes with every request whatever the URL (the platform API's
+    Bearer header); None works it out from the URL (`carries_key`)."""
+    parsed = httpx.URL(url)
+    if parsed.scheme == "https" or is_loopback_host(parsed.host):
+        return
+    if not (carries_key(url) if keyed is None else keyed):
+        return
+    where = f" ({source})" if source else ""
+    shown = redact_url(url)
+    if allow_insecure_http:
+        warn(
+            f"{param}{where}: the key goes over plain HTTP to {shown}, because "
+            "allow_insecure_http=True; anyone on the network path can read it",
+            stacklevel=3,
+        )
+        return
+    raise ValidationError(
+        f"needs HTTPS: {shown}{where} would send its key in clear over plain HTTP. Use "
+        "https://; plain HTTP is allowed on loopback, or on a private network you trust with "
+        "allow_insecure_http=True",
+        param=param,
+        rule="https",
+    )
+
+
+def checked_url(
+    url: object, *, param: str = "url", source: str = "", allow_insecure_http: bool = False
+) -> str:
+    """`clean_url`, then `check_key_in_clear`: the URL to use."""
+    cleaned = clean_url(url, param=param, source=source)
+    check_key_in_clear(cleaned, param=param, source=source, allow_insecure_http=allow_insecure_http)
+    return cleaned
