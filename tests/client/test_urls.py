@@ -183,3 +183,88 @@ def test_urls_that_would_send_a_key_in_clear_are_refused(url):
     with pytest.raises(toolkit.ValidationError) as caught:
         check_key_in_clear(url)
     assert caught.value.rule == "https"
+
+
+# --- URLs stripped or refused -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tail", ["\n", " ", "\r\n", "\t "])
+def test_an_environment_node_url_with_trailing_whitespace_is_stripped(sandbox, monkeypatch, tail):
+    sandbox.reset_metering()
+    info = sandbox.info
+    monkeypatch.setenv(
+        "NODE_GATEWAY_NODE_ETHEREUM_MAINNET", info["nodes"]["ethereum-mainnet"] + tail
+    )
+    gateway = toolkit.Gateway(info["platform_url"], info["api_key"], sandbox=sandbox, cache=False)
+    assert gateway.node("ethereum-mainnet").block_number() > 0
+    gateway.close()
+    # the sandbox knows the node by its key: a key sent with the space would not have reached it
+    assert sandbox.metering()["ethereum-mainnet"]["requests"] == 1
+
+
+def test_environment_platform_url_and_api_key_with_a_newline_are_stripped(sandbox, monkeypatch):
+    info = sandbox.info
+    monkeypatch.setenv("NODE_GATEWAY_PLATFORM_URL", " " + info["platform_url"] + "\n")
+    monkeypatch.setenv("NODE_GATEWAY_API_KEY", info["api_key"] + "\n")
+    gateway = toolkit.connect(cache=False)
+    names = [record["name"] for record in gateway.nodes()]
+    gateway.close()
+    assert "ethereum-mainnet" in names
+
+
+def test_a_node_url_passed_with_surrounding_whitespace_is_stripped(sandbox):
+    sandbox.reset_metering()
+    url = "  " + sandbox.info["nodes"]["ethereum-mainnet"] + "\n"
+    client = toolkit.node(url, chain="ethereum", cache=False)
+    assert client.block_number() > 0
+    client.close()
+    assert sandbox.metering()["ethereum-mainnet"]["requests"] == 1
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://nd-1.example.com/KEY 0123456789",
+        "https://nd-1.example.com/KEY\n0123456789",
+        "https://nd-1.example.com/KEY\x000123456789",
+        "https://nd-1.example.com/KEY\u200b0123456789",  # a zero-width space
+    ],
+)
+def test_whitespace_or_a_control_character_inside_a_url_is_refused_clearly(url):
+    with pytest.raises(
+        toolkit.ValidationError, match="whitespace or a control character"
+    ) as caught:
+        toolkit.node(url, chain="ethereum", cache=False)
+    assert (caught.value.param, caught.value.rule) == ("url", "url")
+    assert "0123456789" not in str(caught.value)
+
+
+def test_an_environment_url_with_whitespace_inside_names_the_variable(monkeypatch):
+    monkeypatch.setenv("NODE_GATEWAY_NODE_ETHEREUM_MAINNET", "https://nd-1.example.com/K EY0123")
+    gateway = toolkit.connect("https://api.gateway.example", "k" * 32, cache=False)
+    with pytest.raises(toolkit.ValidationError) as caught:
+        gateway.node("ethereum-mainnet")
+    assert caught.value.rule == "url"
+    assert "NODE_GATEWAY_NODE_ETHEREUM_MAINNET" in str(caught.value)
+
+
+@pytest.mark.parametrize("url", ["nd-1.example.com/KEY0123456789", "localhost:8545/KEY0123456789"])
+def test_a_node_url_without_a_scheme_says_so(url):
+    with pytest.raises(toolkit.ValidationError, match="has no scheme") as caught:
+        toolkit.node(url, chain="ethereum", cache=False)
+    assert (caught.value.param, caught.value.rule) == ("url", "scheme")
+    assert "KEY0123456789" not in str(caught.value)
+
+
+def test_a_platform_url_without_a_scheme_says_so():
+    with pytest.raises(toolkit.ValidationError, match="has no scheme") as caught:
+        toolkit.connect("api.gateway.example", "k" * 32, cache=False)
+    assert (caught.value.param, caught.value.rule) == ("platform_url", "scheme")
+    assert "got ://" not in str(caught.value)
+
+
+@pytest.mark.parametrize("url", ["ftp://nd-1.example.com/KEY", "wss://nd-1.example.com/KEY"])
+def test_a_url_of_another_scheme_is_refused_naming_it(url):
+    with pytest.raises(toolkit.ValidationError, match="http:// or https://") as caught:
+        toolkit.node(url, chain="ethereum", cache=False)
+    assert caught.value.rule == "scheme"

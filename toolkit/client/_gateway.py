@@ -84,6 +84,12 @@ def open_nodes(specs: Iterable[NodeSpec], settings: Settings) -> dict[str, Node]
     }
 
 
+def _environ(name: str) -> str | None:
+    """An environment variable's value without surrounding whitespace (a value pasted from a
+    file keeps its newline); None when unset or blank."""
+    return os.environ.get(name, "").strip() or None
+
+
 def _is_remote(url: str) -> bool:
     return not is_loopback_host(httpx.URL(url).host)
 
@@ -171,7 +177,7 @@ class Gateway:
             url, source = self._node_urls[name], f"nodes[{name!r}]"
         if url is None:
             variable = ENV_NODE_PREFIX + env_name(name)
-            url, source = os.environ.get(variable), variable
+            url, source = _environ(variable), variable
         if url is None:
             url, record_chain = self._url_from_platform(name, key, chain)
             source = f"the platform's record of node {name!r}"
@@ -196,7 +202,7 @@ class Gateway:
         endpoint = (record.get("details") or {}).get("https_endpoint")
         if not endpoint:
             raise ValidationError(f"node {name!r} has no https_endpoint", param="name")
-        key = key or os.environ.get(ENV_KEY_PREFIX + env_name(name))
+        key = key or _environ(ENV_KEY_PREFIX + env_name(name))
         if key:
             register_secret(key)
             endpoint = endpoint.rstrip("/") + "/" + key
@@ -333,7 +339,7 @@ def connect(
         allow_insecure_http=allow_insecure_http,
     )
     if platform_url is None and api_key is None and sandbox is not True:
-        platform_url, api_key = os.environ.get(ENV_PLATFORM_URL), os.environ.get(ENV_API_KEY)
+        platform_url, api_key = _environ(ENV_PLATFORM_URL), _environ(ENV_API_KEY)
         if not (platform_url and api_key):
             platform_url = api_key = None
     if platform_url is None and api_key is None:

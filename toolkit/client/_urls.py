@@ -1,6 +1,9 @@
 """Node and platform addresses as the toolkit accepts them, checked before anything is sent.
 
-A URL is text with a scheme (http or https) and a host.
+A URL is text with a scheme (http or https) and a host. Whitespace at either end is dropped: a
+value read from a file or pasted into an environment variable often ends with a newline or a
+space, which httpx would refuse with a bare `InvalidURL` (a newline) or send percent-encoded (a
+space); whitespace or control characters inside are refused.
 
 A key never leaves in clear: a URL that carries one goes over HTTPS, or plain HTTP only to
 loopback (127.0.0.0/8, ::1, localhost), where nothing is on the path. A node URL carries a key
@@ -33,7 +36,7 @@ _KEY_LIKE_VALUE = re.compile(r"(?=.*[0-9])(?=.*[A-Za-z])[A-Za-z0-9_\-.~+/=]{16,}
 
 
 def clean_url(url: object, *, param: str = "url", source: str = "") -> str:
-    """`url`, once it is an http(s) URL with a host; else a
+    """`url` without surrounding whitespace, once it is an http(s) URL with a host; else a
     `ValidationError` naming `param` (and `source`, where the URL came from). The URL itself is
     never quoted: it may hold a key that is not registered as a secret yet."""
     where = f" ({source})" if source else ""
@@ -43,8 +46,22 @@ def clean_url(url: object, *, param: str = "url", source: str = "") -> str:
             param=param,
             rule="type",
         )
-    stripped = url
-    scheme = stripped.partition("://")[0]
+    stripped = url.strip()
+    if not stripped:
+        raise ValidationError(f"is empty{where}", param=param, rule="type")
+    if any(character.isspace() or not character.isprintable() for character in stripped):
+        raise ValidationError(
+            f"has whitespace or a control character inside the URL{where}; a URL has none",
+            param=param,
+            rule="url",
+        )
+    scheme, separator, _ = stripped.partition("://")
+    if not separator or not scheme or "/" in scheme:
+        raise ValidationError(
+            f"has no scheme{where}: write it in full, as https://host/... ",
+            param=param,
+            rule="scheme",
+        )
     if scheme.lower() not in ("http", "https"):
         raise ValidationError(
             f"must be an http:// or https:// URL{where}, not {scheme[:16]}://",
