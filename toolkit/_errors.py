@@ -16,6 +16,8 @@
         ├── TonError           toncenter's ``{"ok": false, "code": ..., "error": ...}``
         └── PlatformError      the platform API's ``{"error": {"code", "message"}}``
             └── AuthenticationError  (401 and 403)
+    TapeError (a GatewayError) a tape cannot be used: not a tape, an unknown version, no path
+    └── TapeMiss               replaying, a call the tape does not hold (nothing was sent)
     DatasetError (a GatewayError) a dataset could not be used or written; says what was kept
     ├── DatasetBusy            another run holds the dataset's lock (who, since when)
     └── WorkerFailed           a distributed run's partition failed on its worker (`frame` kept)
@@ -192,6 +194,20 @@ class PlatformError(ResponseError):
 
 class AuthenticationError(PlatformError):
     """The platform API refused the API key (HTTP 401 or 403)."""
+
+
+class TapeError(GatewayError):
+    """A tape (`toolkit.connect(tape=...)`) cannot be used: the file is not a tape, was written
+    by a newer toolkit (an unknown version), or cannot be read or written."""
+
+
+class TapeMiss(TapeError):
+    """Replaying a tape, a call it does not hold: nothing was sent (0 RU). `call` names the
+    node, the method and the params, as the tape keys calls."""
+
+    def __init__(self, message: str, *, call: dict[str, str] | None = None, **kw):
+        self.call = call or {}
+        super().__init__(message, **kw)
 
 
 class DatasetError(GatewayError):

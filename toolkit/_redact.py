@@ -13,11 +13,12 @@ through `warn`, and every log record of every logger is scrubbed when it is made
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import traceback
 import warnings
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 REDACTED = "***"
 
@@ -184,6 +185,44 @@ def redact_url(url: str | None) -> str | None:
     if parts.path.strip("/") or parts.query:
         return f"{parts.scheme}://{host}/{REDACTED}"
     return f"{parts.scheme}://{host}"
+
+
+_KEY_PARAMETERS = re.compile(r"key|token|secret|auth|pass|sig", re.IGNORECASE)
+
+
+def looks_like_key(text: str) -> bool:
+    """Whether a URL's path segment or query value looks like key material: 16 characters or
+    more, mixing letters and digits (hex, base58, base64 keys), where the words of a URL
+    (``ethereum-mainnet``, ``v2``, ``jsonRPC``, ``getTransactionInfoByBlockNum``) have none or
+    are short."""
+    return (
+        len(text) >= 16
+        and any(c.isdigit() for c in text)
+        and any(c.isalpha() for c in text)
+        and " " not in text
+    )
+
+
+def redact_key_material(url: str) -> str:
+    """`url` with its key material replaced by ``***``: registered secrets, path segments that
+    look like keys, and values of key-like query parameters (``dkey``, ``apikey``, ``token``)
+    or that look like keys. Scheme, host, port, the words of the path and the other query
+    parameters stay: a link (a page's ``next``) keeps working. Not for display: `redact_url`
+    shows a node URL without its path at all."""
+    parts = urlsplit(url)
+    path = "/".join(
+        REDACTED if looks_like_key(unquote(segment)) else segment
+        for segment in parts.path.split("/")
+    )
+    pairs = []
+    for pair in parts.query.split("&") if parts.query else ():
+        name, equals, value = pair.partition("=")
+        if equals and (_KEY_PARAMETERS.search(name) or looks_like_key(unquote(value))):
+            value = REDACTED
+        pairs.append(f"{name}{equals}{value}")
+    host = parts.netloc.rsplit("@", 1)[-1]  # user:password@ is a secret too
+    cleaned = urlunsplit((parts.scheme, host, path, "&".join(pairs), parts.fragment))
+    return scrub(cleaned)
 
 
 # --- log records ------------------------------------------------------------------------------

@@ -217,6 +217,17 @@ def test_no_piece_of_any_key_in_any_error_or_log_line(sandbox, loopback_server, 
     _catch(errors, lambda: eth.get_balance(EVM_ADDRESS, block=f"{hostile.url}/{key}"))
     for kind in (toolkit.GatewayError, toolkit.ResponseError):  # the bases, made by hand
         errors.append(kind(f"{'q' * 150}{key}", node=f"{hostile.url}/{key}"))
+    # Errors about datasets, runs and tapes, made by hand with a key in everything they carry
+    # (a dataset's path, who holds its lock, a call's params, a run's message).
+    where = f"/data/{key}/balances"
+    errors += [
+        toolkit.DatasetError(f"{'q' * 150}{key}", path=where),
+        toolkit.DatasetBusy(f"held by {key}", holder={"run": key, "host": key}, path=where),
+        toolkit.WorkerFailed(f"{'q' * 150}{key}", causes=[f"OSError: {where}"], path=where),
+        toolkit.TapeError(f"{where}/session.tape.gz is not a tape"),
+        toolkit.TapeMiss(f"no answer for {key}", call={"params": f'["{key}"]'}, node=where),
+        toolkit.RunStopped(f"stopped after 1 of 2 calls; rows in the dataset at {where}"),
+    ]
 
     # The sandbox itself, sync and async, with every logger at DEBUG.
     gw = toolkit.Gateway(info["platform_url"], info["api_key"], nodes=info["nodes"])

@@ -568,8 +568,9 @@ def resolve_cache(setting: CacheSetting, *, remote: bool) -> ResponseCache | Non
 
     ``"auto"`` (the default): the ``NODE_GATEWAY_CACHE`` variable if set (``off``, or a path), else
     the default file for a real (remote) gateway and no cache for a loopback one (the sandbox,
-    a local Anvil): their calls are free, and the sandbox's answers are synthetic and its port,
-    part of each key, changes on every start. ``True``: the default file; ``False``/``None``: no
+    a local Anvil): their calls are free, and the sandbox's answers are synthetic (another
+    sandbox, of another seed, answers the same call otherwise). ``True``: the default file;
+    ``False``/``None``: no
     cache; a path: that file; a `ResponseCache`: itself.
     """
     if isinstance(setting, ResponseCache):

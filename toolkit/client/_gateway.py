@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 from collections.abc import Iterable
+from os import PathLike
 from typing import TYPE_CHECKING, Any
 
 from .._errors import ValidationError
@@ -36,6 +38,7 @@ from ._node import Node, NodeCore, NodeSpec, resolve_chain
 from ._platform import Platform, platform_core
 from ._ratelimit import RateLimiter
 from ._settings import RateLimitSetting, Settings, Shared
+from ._tape import Tape, tape_from
 from ._transport import DEFAULT_TIMEOUT, RetryPolicy
 from ._urls import check_key_in_clear, checked_url, clean_url
 
@@ -132,6 +135,8 @@ class Gateway:
                 check_key_in_clear(cleaned, source=f"nodes[{node_name!r}]")
             self._node_urls[node_name] = cleaned
         self._nodes: dict[str, Node] = {}
+        if self.shared.tape is not None and not self.shared.tape.replaying:
+            self.shared.tape.header["gateway"] = self.description
 
     # --- nodes ---
 
@@ -255,6 +260,24 @@ class Gateway:
         self.platform.close()
         for client in self._nodes.values():
             client.close()
+        if self.shared.tape is not None:
+            self.shared.tape.close()
+
+    @property
+    def tape(self) -> Tape | None:
+        """The tape this handle records into or replays from (None: none)."""
+        return self.shared.tape
+
+    @property
+    def description(self) -> str:
+        """Which gateway this is, for a provenance record: the sandbox and its seed, or the
+        platform's host; replaying, the gateway the tape was recorded from."""
+        tape = self.shared.tape
+        if tape is not None and tape.replaying:
+            return tape.header.get("gateway") or "a recorded gateway"
+        if self.sandbox is not None:
+            return f"embedded sandbox (seed {self.sandbox.world.seed})"
+        return self.platform.name
 
     def __enter__(self):
         return self
@@ -304,6 +327,8 @@ def connect(
     async_transport: AsyncTransportKind = "auto",
     trust_env: bool = True,
     allow_insecure_http: bool = False,
+    tape: str | PathLike[str] | None = None,
+    tape_mode: str | None = None,
 ) -> Gateway:
     """A gateway handle.
 
@@ -325,7 +350,12 @@ def connect(
     `allow_insecure_http`: a key (the API key, a node URL's access key) travels over HTTPS, or
     plain HTTP to loopback; a plain-HTTP URL elsewhere that carries one is a `ValidationError`
     before anything is sent, unless this is True (a private network you trust): then it warns.
+    `tape`, `tape_mode`: record the calls' answers into a tape file, or replay them from it with
+    no key and no network (``"record"``, ``"replay"``, or ``"auto"``: replay when the file
+    exists); by default from ``NODE_GATEWAY_TAPE`` and ``NODE_GATEWAY_TAPE_MODE``. Replaying,
+    ``connect()`` needs no gateway at all: the tape names the nodes. See `toolkit.client._tape`.
     """
+    tape = tape_from(tape, tape_mode)
     settings = Settings(
         budget=budget,
         pricing=pricing,
@@ -337,7 +367,10 @@ def connect(
         async_transport=async_transport,
         trust_env=trust_env,
         allow_insecure_http=allow_insecure_http,
+        tape=tape,
     )
+    if tape is not None and tape.replaying and platform_url is None and api_key is None:
+        return replaying_gateway(tape, settings, nodes)
     if platform_url is None and api_key is None and sandbox is not True:
         platform_url, api_key = _environ(ENV_PLATFORM_URL), _environ(ENV_API_KEY)
         if not (platform_url and api_key):
@@ -367,6 +400,30 @@ def connect(
     return Gateway(platform_url, api_key, nodes=nodes, settings=settings)
 
 
+def replaying_gateway(
+    tape: Tape, settings: Settings, nodes: dict[str, str] | None = None
+) -> Gateway:
+    """A handle on what a tape recorded: its nodes by name, at their recorded hosts (so a
+    dataset's call identity is the recording's), and an API key of its own; no socket is
+    ever opened (every client answers from the tape)."""
+    token = secrets.token_hex(8)
+
+    def url(host: str, path: str) -> str:
+        scheme = "http" if is_loopback_host(httpx.URL(f"http://{host}").host) else "https"
+        return f"{scheme}://{host or 'tape.invalid'}{path}"
+
+    recorded = tape.nodes
+    platform = next((n for n in recorded.values() if n["chain"] == "platform"), {"host": ""})
+    urls = {
+        name: url(info["host"], f"/{token}")
+        for name, info in recorded.items()
+        if info["chain"] != "platform"
+    }
+    return Gateway(
+        url(platform["host"], ""), token, nodes={**urls, **(nodes or {})}, settings=settings
+    )
+
+
 def node(
     url: str,
     *,
@@ -382,12 +439,14 @@ def node(
     async_transport: AsyncTransportKind = "auto",
     trust_env: bool = True,
     allow_insecure_http: bool = False,
+    tape: str | PathLike[str] | None = None,
+    tape_mode: str | None = None,
 ) -> Node:
     """A standalone client for one node URL (its access key in the path), with its own ledger.
 
     The chain comes from `chain`, else from `name` or the URL's host (``ethereum-mainnet...``).
-    `cache`, `rate_limit`, `async_transport`, `trust_env` and `allow_insecure_http` are as for
-    `connect`.
+    `cache`, `rate_limit`, `async_transport`, `trust_env`, `allow_insecure_http`, `tape` and
+    `tape_mode` are as for `connect`.
     """
     settings = Settings(
         budget=budget,
@@ -400,6 +459,8 @@ def node(
         async_transport=async_transport,
         trust_env=trust_env,
         allow_insecure_http=allow_insecure_http,
+        tape=tape,
+        tape_mode=tape_mode,
     )
     url = clean_url(url)
     return make_node(url, Shared(settings, remote=_is_remote(url)), chain=chain, name=name)

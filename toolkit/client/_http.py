@@ -73,12 +73,21 @@ AsyncTransportKind = Literal["auto", "aiohttp", "httpx"]
 ASYNC_TRANSPORTS = ("auto", "aiohttp", "httpx")
 
 
+class Replayed(NamedTuple):
+    """What a tape says of the answer it replays: what each call it answers cost when it was
+    recorded (billed, maybe billed), and when that was (ISO 8601, UTC)."""
+
+    costs: tuple[tuple[int, int], ...]
+    at: str
+
+
 class Answer(NamedTuple):
     """An HTTP answer as the exchange reads it (an `httpx.Response` reads the same way)."""
 
     status_code: int
     headers: Mapping[str, str]  # looked up case-insensitively: ``headers.get("retry-after")``
     content: bytes  # the body, content-encoding decoded
+    replayed: Replayed | None = None  # from a tape: nothing was sent (`toolkit.client._tape`)
 
     def __repr__(self) -> str:  # never the body or headers: an error page may echo the key
         return f"<Answer {self.status_code}, {len(self.content):,} bytes>"

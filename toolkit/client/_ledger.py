@@ -46,6 +46,8 @@ LEDGER_COLUMNS = (
     "cache_hit",
     "archive",
     "note",
+    "recorded_ru",
+    "recorded_unconfirmed_ru",
 )
 
 
@@ -71,6 +73,9 @@ class Entry(NamedTuple):
     # sent: refused by the budget, the gateway unreachable, cancelled before sending. Not a
     # frame column.
     sent: bool = False
+    # Replayed from a tape (0 RU now): what the call cost when the tape was recorded.
+    recorded_ru: int = 0
+    recorded_unconfirmed_ru: int = 0
 
 
 _RU_OF = attrgetter("ru")
@@ -176,6 +181,8 @@ class Ledger:
                 "cache_hit": "bool",
                 "archive": "boolean",
                 "note": "string",
+                "recorded_ru": "int64",
+                "recorded_unconfirmed_ru": "int64",
             }
         )
 

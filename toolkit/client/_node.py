@@ -834,11 +834,16 @@ class Node(_BaseNode):
             with self._lock:
                 if self._client is None:
                     core = self._core
-                    client = sync_client(
-                        core.endpoint.url,
-                        core.shared.timeout,
-                        trust_env=core.shared.settings.trust_env,
-                    )
+                    tape = core.shared.tape
+                    client = None
+                    if tape is None or not tape.replaying:  # replaying opens no socket at all
+                        client = sync_client(
+                            core.endpoint.url,
+                            core.shared.timeout,
+                            trust_env=core.shared.settings.trust_env,
+                        )
+                    if tape is not None:
+                        client = tape.client(core, client)
                     # A client dropped without `close()` (a notebook cell run again) closes its
                     # pooled sockets when collected, not at exit with a ResourceWarning each.
                     self._closer = weakref.finalize(self, client.close)
@@ -904,6 +909,8 @@ class Node(_BaseNode):
             self._closer.detach()
             self._client.close()
             self._client = None
+        if self._core.shared.tape is not None:
+            self._core.shared.tape.close()  # a recording is kept whole when its client closes
 
     def __enter__(self):
         return self
@@ -931,12 +938,17 @@ class AsyncNode(_BaseNode):
         if client is None:
             self._forget_closed_loops()
             settings = self._core.shared.settings
-            client = async_client(
-                settings.async_transport,
-                self._core.endpoint.url,
-                settings.timeout,
-                trust_env=settings.trust_env,
-            )
+            tape = self._core.shared.tape
+            client = None
+            if tape is None or not tape.replaying:  # replaying opens no socket at all
+                client = async_client(
+                    settings.async_transport,
+                    self._core.endpoint.url,
+                    settings.timeout,
+                    trust_env=settings.trust_env,
+                )
+            if tape is not None:
+                client = tape.client(self._core, client)
             self._clients[loop] = client
         return client
 
@@ -1011,6 +1023,8 @@ class AsyncNode(_BaseNode):
         if client is not None:
             await client.aclose()
         self._forget_closed_loops()
+        if self._core.shared.tape is not None:
+            self._core.shared.tape.close()
 
     async def __aenter__(self):
         return self

@@ -18,6 +18,7 @@ from ._cache import CacheSetting, ResponseCache, resolve_cache
 from ._http import ASYNC_TRANSPORTS, AsyncTransportKind
 from ._ledger import Meter, check_budget
 from ._ratelimit import RateLimiter
+from ._tape import tape_from
 from ._transport import DEFAULT_TIMEOUT, RetryPolicy
 
 RateLimitSetting = RateLimiter | float | str | None
@@ -48,6 +49,10 @@ class Settings:
     async_transport: AsyncTransportKind = "auto"
     trust_env: bool = True
     allow_insecure_http: bool = False
+    # Record or replay calls on a tape (`_tape`): a file path, or None for the environment's
+    # NODE_GATEWAY_TAPE; `tape_mode` "record", "replay" or "auto" (NODE_GATEWAY_TAPE_MODE).
+    tape: Any = None
+    tape_mode: str | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -123,7 +128,10 @@ class Shared:
     def __init__(self, settings: Settings, *, remote: bool):
         self.settings = settings
         self.meter = Meter(pricing=settings.pricing, budget=settings.budget)
-        self.cache: ResponseCache | None = resolve_cache(settings.cache, remote=remote)
+        self.tape = tape_from(settings.tape, settings.tape_mode)
+        # On tape, every call goes to the tape: an answer the cache gave would not be recorded.
+        cache = None if self.tape is not None else settings.cache
+        self.cache: ResponseCache | None = resolve_cache(cache, remote=remote)
         self.limiter = rate_limiter(settings.rate_limit, settings.pricing)
 
     def set_cache(self, setting: CacheSetting) -> None:

@@ -32,6 +32,7 @@ from .._errors import (
     RateLimited,
     ResponseError,
     RPCError,
+    TapeMiss,
     Timeout,
     TonError,
     TransportError,
@@ -41,7 +42,7 @@ from .._json import MAX_DEPTH, NestedTooDeep, load_bounded
 from .._redact import redact_url, register_secret, register_url, scrub, scrub_logs
 from ..catalog import Fate, charge, fate_of_status
 from ._deadlines import before
-from ._http import Answer, Delivery, LazyModule, track_delivery
+from ._http import Answer, Delivery, LazyModule, Replayed, track_delivery
 from ._ledger import Entry, Meter
 from ._ratelimit import RateLimiter
 
@@ -374,11 +375,19 @@ Interpret = Callable[[Answer], Any]
 
 class Send(NamedTuple):
     """Send `request` and answer before `deadline` (a `time.monotonic()` value); the client
-    marks `delivery` once the request may have reached the server."""
+    marks `delivery` once the request may have reached the server. `parts` (a batch's calls)
+    or `likely` and `ru` (one call) are its price, for a client that records what it cost.
+
+    A client is an `httpx.Client` (sync), an `httpx.AsyncClient` or `_http.AiohttpClient`
+    (async), or any object with ``send_step(step)`` and ``asend_step(step)`` that return the
+    `Answer` or the error (a tape, `_tape`)."""
 
     request: HTTPRequest
     deadline: float
     delivery: Delivery
+    parts: tuple[tuple[str, int, int, bool | None], ...] = ()
+    likely: int = 0
+    ru: int = 0
 
 
 Step = Send | Sleep
@@ -390,7 +399,7 @@ class DeadlinePassed(Exception):
 
 @functools.cache
 def not_sent_errors() -> tuple[type[BaseException], ...]:
-    """httpx failures that prove the request never reached the gateway; any other may have (a
+    """Failures that prove the request never reached the gateway; any other may have (a
     function, so that httpx is imported on first use, not with the module)."""
     return (
         httpx.ConnectError,
@@ -399,12 +408,16 @@ def not_sent_errors() -> tuple[type[BaseException], ...]:
         httpx.ProxyError,
         httpx.UnsupportedProtocol,
         DeadlinePassed,
+        TapeMiss,  # replaying: a call the tape lacks never reaches the network
     )
 
 
 def attempt_fate(outcome: Answer | BaseException) -> Fate:
-    """The billing fate of one attempt (see `toolkit.catalog.billing`)."""
+    """The billing fate of one attempt (see `toolkit.catalog.billing`). A tape's answer and a
+    tape's miss were never sent."""
     if not isinstance(outcome, BaseException):  # an Answer, or httpx's own (`_http`)
+        if getattr(outcome, "replayed", None) is not None:
+            return Fate.NOT_SENT
         return fate_of_status(outcome.status_code)
     return Fate.NOT_SENT if isinstance(outcome, not_sent_errors()) else Fate.UNANSWERED
 
@@ -491,6 +504,10 @@ class Exchange:
     answered_attempts: int = 0
     unanswered_attempts: int = 0
     answer: Answer | None = None  # the last answer read (its body, for the response cache)
+    # Replaying a tape: when the first answer was recorded, and what the call's answers cost
+    # then, per call (billed, maybe billed), summed over its attempts.
+    replayed_at: str | None = None
+    recorded: list[tuple[int, int]] | None = None
 
     def cost(self, likely: int, price: int) -> tuple[int, int]:
         """(billed, unconfirmed) RU so far of a call priced `likely` to `price` per attempt."""
@@ -537,38 +554,50 @@ class Exchange:
         self.meter.reserve(self.ru, what=what)
         delivery = Delivery()
         fate = None
+        likely = self.ru if self.ru_likely is None else self.ru_likely
         try:
-            outcome = yield Send(self.request, deadline, delivery)
+            outcome = yield Send(self.request, deadline, delivery, self.parts, likely, self.ru)
             fate = attempt_fate(outcome)
             return outcome
         finally:
             if fate is None:  # cancelled or interrupted: sent only if the request may have left
                 fate = Fate.UNANSWERED if delivery.may_have_left else Fate.NOT_SENT
-            likely = self.ru if self.ru_likely is None else self.ru_likely
             billed, unconfirmed = charge(fate, likely, self.ru)
             self.answered_attempts += fate is Fate.ANSWERED
             self.unanswered_attempts += fate is Fate.UNANSWERED
             self.meter.settle(self.ru, billed, unconfirmed)
             self.receipt.add(billed, unconfirmed, fate is Fate.ANSWERED)
 
+    def _add_recorded(self, replayed: Replayed) -> None:
+        if self.replayed_at is None:
+            self.replayed_at = replayed.at
+        costs = list(replayed.costs)
+        if self.recorded is not None and len(self.recorded) == len(costs):
+            costs = [(a + c, b + d) for (a, b), (c, d) in zip(self.recorded, costs, strict=True)]
+        self.recorded = costs
+
     def _record(self, status: str, result: Any, retries: int, latency: float) -> None:
         likely = self.ru if self.ru_likely is None else self.ru_likely
-        now = datetime.now(UTC)
+        # A replayed call happened when it was recorded: the ledger keeps the tape's clock.
+        now = datetime.now(UTC) if self.replayed_at is None else _utc(self.replayed_at)
         sent = self.answered_attempts + self.unanswered_attempts > 0
+        recorded = self.recorded or [(0, 0)]
         if not self.parts:  # one call, one entry
             part = (self.method, likely, self.ru, self.archive)
-            self.meter.ledger.record(self._entry(part, status, now, latency, retries, sent))
+            entry = self._entry(part, status, now, latency, retries, sent, recorded[0])
+            self.meter.ledger.record(entry)
             return
         # One entry per call; calls of a batch that read alike share one immutable entry (a
         # batch of 100 balances at archive blocks is 100 rows of one entry, made once).
         made: dict[tuple[Any, ...], Entry] = {}
         entries = []
         statuses = self._statuses(status, result, len(self.parts))
-        for part, part_status in zip(self.parts, statuses, strict=True):
-            entry = made.get((part, part_status))
+        costs = recorded if len(recorded) == len(self.parts) else [recorded[0]] * len(self.parts)
+        for part, part_status, cost in zip(self.parts, statuses, costs, strict=True):
+            entry = made.get((part, part_status, cost))
             if entry is None:
-                entry = made[(part, part_status)] = self._entry(
-                    part, part_status, now, latency, retries, sent
+                entry = made[(part, part_status, cost)] = self._entry(
+                    part, part_status, now, latency, retries, sent, cost
                 )
             entries.append(entry)
         self.meter.ledger.record_many(entries)
@@ -581,6 +610,7 @@ class Exchange:
         latency: float,
         retries: int,
         sent: bool,
+        recorded: tuple[int, int] = (0, 0),
     ) -> Entry:
         method, likely, price, archive = part
         billed, unconfirmed = self.cost(likely, price)
@@ -596,6 +626,8 @@ class Exchange:
             archive=archive,
             note=self.note,
             sent=sent,
+            recorded_ru=recorded[0],
+            recorded_unconfirmed_ru=recorded[1],
         )
 
     @staticmethod
@@ -608,6 +640,9 @@ class Exchange:
     def _read(self, outcome: Answer | Exception) -> Any:
         if not isinstance(outcome, BaseException):  # an answer (most attempts): read it
             self.answer = outcome
+            replayed = getattr(outcome, "replayed", None)  # an httpx.Response has none
+            if replayed is not None:
+                self._add_recorded(replayed)
             return self.interpret(outcome)
         if isinstance(outcome, DeadlinePassed):
             raise Timeout(f"no answer within the call's {self.timeout_s:g} s deadline")
@@ -632,6 +667,11 @@ class Exchange:
         raise outcome
 
 
+def _utc(text: str) -> datetime:
+    when = datetime.fromisoformat(text)
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
 def _certificate_refusal(error: BaseException) -> str | None:
     """Why the certificate was refused, when that is what is behind a connection error (httpx
     and aiohttp both chain the `ssl` error; aiohttp's own error also is one, wrapping it)."""
@@ -649,6 +689,18 @@ def _certificate_refusal(error: BaseException) -> str | None:
 # --- drivers ----------------------------------------------------------------------------------
 
 
+class StepClient:
+    """The transport contract in full: a client that takes a `Send` and returns the `Answer`,
+    or the error (an httpx error, a `GatewayError`), without raising. The HTTP clients are
+    driven through `_send_sync` and `_send_async` instead, for speed; a tape is a `StepClient`."""
+
+    def send_step(self, step: Send) -> Answer | BaseException:
+        raise NotImplementedError
+
+    async def asend_step(self, step: Send) -> Answer | BaseException:
+        raise NotImplementedError
+
+
 def drive_sync(client: httpx.Client, steps: Generator[Step, Any, Any]) -> Any:
     """Run an exchange generator to its result with a blocking client."""
     outcome: Any = None
@@ -658,7 +710,12 @@ def drive_sync(client: httpx.Client, steps: Generator[Step, Any, Any]) -> Any:
         except StopIteration as done:
             return done.value
         try:
-            outcome = _sleep_sync(step) if isinstance(step, Sleep) else _send_sync(client, step)
+            if isinstance(step, Sleep):
+                outcome = _sleep_sync(step)
+            elif isinstance(client, StepClient):
+                outcome = client.send_step(step)
+            else:
+                outcome = _send_sync(client, step)
         except BaseException as error:  # an interrupt mid-step: the call settles, then re-raises
             _throw(steps, error)
             raise
@@ -675,6 +732,8 @@ async def drive_async(client: Any, steps: Generator[Step, Any, Any]) -> Any:
         try:
             if isinstance(step, Sleep):
                 outcome = await asyncio.sleep(step.seconds)
+            elif isinstance(client, StepClient):
+                outcome = await client.asend_step(step)
             else:
                 outcome = await _send_async(client, step)
         except BaseException as error:  # cancelled mid-step: the call settles, then re-raises

@@ -66,6 +66,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
 from .._errors import BudgetExceeded, DatasetBusy, ValidationError
+from .._files import fsync_dir, write_atomically
 from .._redact import warn
 from .._version import __version__
 
@@ -109,33 +110,6 @@ def _folder_name(field: str, value: str) -> str:
 
 def _partition_dir(root: Path, node: str, method: str) -> Path:
     return root / _folder_name("node", node) / _folder_name("method", method)
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Make a rename or a new file in `folder` survive a power loss."""
-    descriptor = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
-
-def write_atomically(file: Path, write: Callable[[Path], None]) -> None:
-    """Write `file` whole or not at all, also across a power loss: `write` fills a temporary
-    file, which is fsynced, renamed over `file`, and the rename fsynced."""
-    temporary = file.with_name(f".{file.name}.tmp")
-    try:
-        write(temporary)
-        descriptor = os.open(temporary, os.O_RDONLY)
-        try:
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
-        os.replace(temporary, file)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    _fsync_dir(file.parent)
 
 
 class Damaged(Exception):
@@ -321,7 +295,7 @@ class Journal:
         if self._handle is None:
             self.file.parent.mkdir(parents=True, exist_ok=True)
             self._handle = open(self.file, "ab", buffering=0)  # noqa: SIM115 (kept open)
-            _fsync_dir(self.file.parent)
+            fsync_dir(self.file.parent)
         rows = [_journal_row(item) for item in items]
         self._handle.write(json.dumps(rows, separators=(",", ":")).encode() + b"\n")
         now = time.monotonic()
@@ -334,7 +308,7 @@ class Journal:
         self.close()
         if self.file.exists():
             self.file.unlink()
-            _fsync_dir(self.file.parent)
+            fsync_dir(self.file.parent)
 
     def close(self) -> None:
         if self._handle is not None:
@@ -640,12 +614,12 @@ class DatasetWriter:
             else:
                 file.unlink()
         if (self.root / _JOURNALS).exists():
-            _fsync_dir(self.root / _JOURNALS)
+            fsync_dir(self.root / _JOURNALS)
 
     def _rewrite(self, file: Path, frame: pd.DataFrame, about: dict[str, Any]) -> None:
         if frame.empty:
             file.unlink()
-            _fsync_dir(file.parent)
+            fsync_dir(file.parent)
         else:
             columns = [*PARTITIONS, "gateway"]
             self._write(file, frame.drop(columns=columns).reset_index(drop=True), about)
@@ -863,9 +837,9 @@ def _finish_merge(root: Path) -> None:
     for file in removes if done else adds:
         file.unlink(missing_ok=True)
     for folder in {file.parent for file in adds + removes if file.parent.exists()}:
-        _fsync_dir(folder)
+        fsync_dir(folder)
     plan_file.unlink()
-    _fsync_dir(root)
+    fsync_dir(root)
 
 
 def _about(gateway: str | None, node: str, method: str) -> dict[str, Any]:

@@ -52,6 +52,11 @@ class Provenance:
     stopped: int = 0  # calls a cancel or an interrupt ended (sent or not)
     heads: int = 0  # chain heads fetched to price calls or judge finality (counted in `calls`)
     heads_ru: int = 0  # ... and what they were billed (counted in `total_ru`)
+    # Replayed from a tape (0 RU now): how many calls, and what they cost when recorded.
+    replayed: int = 0
+    recorded_ru: int = 0
+    recorded_unconfirmed_ru: int = 0
+    tape: str | None = None  # "<file> recorded <when>", when the calls came from a tape
     toolkit_version: str = __version__
     python_version: str = field(default_factory=_platform.python_version)
     time: datetime = field(default_factory=lambda: datetime.now(UTC))
@@ -89,11 +94,21 @@ class Provenance:
             )
         if self.stopped:
             rows.append(("stopped", f"{self.stopped:,} calls cancelled or interrupted"))
+        if self.tape is not None:
+            rows.append(("tape", self.replay_line()))
         for use in self.nodes:
             head = f", head {use.head:,}" if use.head is not None else ""
             ru = _ru(use.ru, use.unconfirmed_ru)
             rows.append((use.node, f"{use.chain}: {use.calls:,} calls, {ru}{head}"))
         return rows
+
+    def replay_line(self) -> str:
+        """What a replay cost, beside what its recording did."""
+        recorded = _ru(self.recorded_ru, self.recorded_unconfirmed_ru)
+        return (
+            f"{self.replayed:,} calls replayed from the tape {self.tape} at {recorded}; "
+            f"{_ru(self.total_ru, self.unconfirmed_ru)} now"
+        )
 
     def caption(self) -> str:
         """The record in one line, for the foot of a figure made from these calls."""
@@ -137,11 +152,11 @@ def provenance(gateway: Gateway, *, entries: Sequence[Entry] | None = None) -> P
         head = client.last_head if client is not None else None
         billed, unconfirmed = sum(e.ru for e in mine), sum(e.unconfirmed_ru for e in mine)
         uses.append(NodeUse(name, chain, len(mine), billed, head, unconfirmed))
-    sandbox = gateway.sandbox
-    where = (
-        f"embedded sandbox (seed {sandbox.world.seed})"
-        if sandbox is not None
-        else gateway.platform.name
+    where = gateway.description
+    tape = gateway.tape
+    replaying = tape is not None and tape.replaying
+    replayed = (
+        [e for e in entries if e.recorded_ru or e.recorded_unconfirmed_ru] if replaying else []
     )
     refused = sum(e.status == REFUSED and not e.sent for e in entries)
     cached = sum(e.cache_hit for e in entries)
@@ -158,6 +173,14 @@ def provenance(gateway: Gateway, *, entries: Sequence[Entry] | None = None) -> P
         stopped=sum(e.status in STOPPED for e in entries),
         heads=len(heads),
         heads_ru=sum(e.ru for e in heads),
+        replayed=len(replayed),
+        recorded_ru=sum(e.recorded_ru for e in replayed),
+        recorded_unconfirmed_ru=sum(e.recorded_unconfirmed_ru for e in replayed),
+        # Replayed, the record is the recording's: its time, not the replay's.
+        tape=f"{tape.path.name} recorded {tape.recorded_at:%Y-%m-%d %H:%M} UTC"
+        if replaying
+        else None,
+        **({"time": tape.recorded_at} if replaying else {}),
     )
 
 

@@ -1,0 +1,233 @@
+"""Tapes: record from the sandbox, Anvil and a server that echoes keys; replay with every socket
+blocked, through the same pipeline (helpers, batches, workloads, async), at 0 RU."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gzip
+import json
+import socket
+
+import pandas as pd
+import pytest
+
+import toolkit
+from toolkit._redact import register_secret
+from toolkit.workloads._workload import Workload
+
+ADDRESSES = [f"0x{index:040x}" for index in range(1, 9)]
+
+
+@contextlib.contextmanager
+def no_network(monkeypatch):
+    """Any attempt to open a connection fails the test: replay must need none."""
+    attempts = []
+
+    def refuse(self, address, *args, **kwargs):
+        attempts.append(address)
+        raise AssertionError(f"a connection was opened while replaying: {address}")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(socket.socket, "connect", refuse)
+        patched.setattr(socket.socket, "connect_ex", refuse)
+        yield
+    assert not attempts
+
+
+def session(gateway, *, batch_size: int, concurrency: int) -> dict:
+    """What a notebook does: helpers, a batch, REST calls, the node list, a workload."""
+    eth, tron, ton = (gateway.node(n) for n in ("ethereum-mainnet", "tron-mainnet", "ton-mainnet"))
+    head = eth.head()
+    seen = {
+        "head": head,
+        "balance": eth.get_balance(ADDRESSES[0], head - 300),
+        "batch": eth.batch([("eth_getBalance", a, hex(head - 10)) for a in ADDRESSES[:3]]),
+        "tron": tron.call("wallet/getnowblock")["blockID"],
+        "ton": ton.call("api/v2/getMasterchainInfo"),
+        "nodes": sorted(n["name"] for n in gateway.nodes()),
+    }
+    work = Workload().grid(eth, "eth_getBalance", ADDRESSES, [head - 1_000, head - 20])
+    work.each(tron, "wallet/gettransactioninfobyblocknum", range(100, 104), param="num")
+    seen["frame"] = work.run(progress=False, batch_size=batch_size, concurrency=concurrency)
+    return seen
+
+
+@pytest.fixture
+def recorded(tmp_path):
+    """A session recorded from the sandbox: the tape, what the session saw, and its ledger."""
+    tape = tmp_path / "session.tape.gz"
+    gateway = toolkit.connect(tape=tape, tape_mode="record", sandbox=True)
+    seen = session(gateway, batch_size=10, concurrency=4)
+    ledger = gateway.ledger.frame
+    gateway.close()
+    return tape, seen, ledger
+
+
+def test_a_session_replays_the_same_with_no_network_and_no_ru(recorded, monkeypatch):
+    tape, seen, recording = recorded
+    assert recording["ru"].sum() > 0
+    with no_network(monkeypatch):
+        gateway = toolkit.connect(tape=tape, tape_mode="replay")
+        # Batching and concurrency differ from the recording's: calls are keyed one by one.
+        again = session(gateway, batch_size=3, concurrency=1)
+    assert again.pop("frame")[["params", "result", "value", "error"]].equals(
+        seen.pop("frame")[["params", "result", "value", "error"]]
+    )
+    assert again == seen
+    ledger = gateway.ledger.frame
+    assert ledger["ru"].sum() == 0 and ledger["unconfirmed_ru"].sum() == 0
+    # What each method cost when recorded, beside the nothing it costs now.
+    by_method = ledger.groupby("method")["recorded_ru"].sum()
+    assert by_method.to_dict() == recording.groupby("method")["ru"].sum().to_dict()
+    # The ledger keeps the recording's clock: its times are the recording's.
+    assert ledger["time"].max() <= recording["time"].max()
+    assert gateway.tape.replaying and gateway.sandbox is None
+
+
+def test_a_call_not_on_the_tape_is_a_tape_miss_at_once(recorded, monkeypatch):
+    tape, seen, _ = recorded
+    with no_network(monkeypatch):
+        gateway = toolkit.connect(tape=tape, tape_mode="replay")
+        eth = gateway.node("ethereum-mainnet")
+        with pytest.raises(toolkit.TapeMiss) as missed:
+            eth.get_balance(ADDRESSES[-1], seen["head"] - 300)
+    error = missed.value
+    assert isinstance(error, toolkit.GatewayError)
+    assert error.call["node"] == "ethereum-mainnet" and error.call["method"] == "eth_getBalance"
+    assert ADDRESSES[-1] in error.call["params"] and "nothing was sent" in str(error)
+    (entry,) = [e for e in gateway.ledger.entries if e.status == "TapeMiss"]
+    assert entry.ru == 0 and entry.unconfirmed_ru == 0 and not entry.sent
+
+
+def test_async_calls_replay_too(recorded, monkeypatch):
+    tape, seen, _ = recorded
+
+    async def read(gateway):
+        eth = gateway.node("ethereum-mainnet").aio
+        head = await eth.head()
+        return head, await eth.get_balance(ADDRESSES[0], head - 300)
+
+    with no_network(monkeypatch):
+        gateway = toolkit.connect(tape=tape, tape_mode="replay", async_transport="httpx")
+        assert asyncio.run(read(gateway)) == (seen["head"], seen["balance"])
+        gateway = toolkit.connect(tape=tape, tape_mode="replay")  # aiohttp
+        assert asyncio.run(read(gateway)) == (seen["head"], seen["balance"])
+
+
+def test_the_environment_chooses_the_tape_and_auto_replays_once_it_exists(tmp_path, monkeypatch):
+    tape = tmp_path / "from-env.tape.gz"
+    monkeypatch.setenv("NODE_GATEWAY_TAPE", str(tape))
+    monkeypatch.delenv("NODE_GATEWAY_TAPE_MODE", raising=False)
+    first = toolkit.connect(sandbox=True)  # auto, no file yet: records
+    assert not first.tape.replaying
+    head = first.node("ethereum-mainnet").head()
+    first.close()
+    assert tape.exists()
+    with no_network(monkeypatch):
+        second = toolkit.connect()  # auto, the file exists: replays, no sandbox
+        assert second.tape.replaying and second.node("ethereum-mainnet").head() == head
+    monkeypatch.setenv("NODE_GATEWAY_TAPE_MODE", "sideways")
+    with pytest.raises(toolkit.ValidationError, match="tape_mode"):
+        toolkit.connect()
+
+
+def test_a_tape_of_another_version_or_no_tape_is_a_clear_error(tmp_path):
+    newer = tmp_path / "newer.tape.gz"
+    header = {"format": "node-gateway-toolkit tape", "version": 99}
+    newer.write_bytes(gzip.compress(json.dumps(header).encode()))
+    with pytest.raises(toolkit.TapeError, match="version 99"):
+        toolkit.connect(tape=newer, tape_mode="replay")
+    garbage = tmp_path / "garbage.tape.gz"
+    garbage.write_bytes(b"not gzip at all")
+    with pytest.raises(toolkit.TapeError, match="not a tape"):
+        toolkit.connect(tape=garbage, tape_mode="replay")
+
+
+def test_a_tape_is_readable_json_lines_and_holds_no_key(recorded):
+    tape, _, _ = recorded
+    text = gzip.decompress(tape.read_bytes()).decode()
+    header, *records = (json.loads(line) for line in text.splitlines())
+    assert header["format"] == "node-gateway-toolkit tape" and header["version"] == 1
+    assert header["ru"] > 0 and set(header["nodes"]) >= {"ethereum-mainnet", "tron-mainnet"}
+    assert {"node", "chain", "call", "params", "answers", "ru"} <= set(records[0])
+    from toolkit.sandbox import shared_sandbox
+
+    info = shared_sandbox().info
+    keys = [info["api_key"], *(url.rsplit("/", 1)[-1] for url in info["nodes"].values())]
+    assert_no_fragment(text, keys)
+
+
+def assert_no_fragment(text: str, keys: list[str]) -> None:
+    """No 8-character piece of any key anywhere in `text`."""
+    for key in keys:
+        for start in range(len(key) - 7):
+            assert key[start : start + 8] not in text, f"a piece of a key is on the tape: {key}"
+
+
+def test_keys_in_paths_queries_headers_and_answers_never_reach_the_tape(tmp_path, loopback_server):
+    path_key, query_key, echoed = "a1b2c3d4e5f6a7b8c9d0", "q9r8s7t6u5v4w3x2", "e1f2a3b4c5d6e7f8"
+
+    def answer(request):
+        _, target, _, body = request
+        call = json.loads(body)
+        # The answer echoes the URL (path and query keys), in its body and in a header, and
+        # links to a node with a key the toolkit was told of (as the platform's API key is).
+        echo = f"served {target}; see https://x.io/{echoed}"
+        result = {"echo": echo, "link": f"https://node.example/{path_key}?dkey={query_key}"}
+        headers = {"content-type": "application/json", "x-served": target}
+        content = {"jsonrpc": "2.0", "id": call["id"], "result": result}
+        return 200, headers, json.dumps(content).encode()
+
+    server = loopback_server(answer)
+    register_secret(echoed)
+    tape = tmp_path / "keys.tape.gz"
+    url = f"{server.url}/{path_key}?dkey={query_key}"
+    with toolkit.node(url, chain="ethereum", name="echo", tape=tape, tape_mode="record") as node:
+        result = node.call_raw("web3_clientVersion")
+    assert path_key in json.dumps(result)  # the answer did carry the keys
+    text = gzip.decompress(tape.read_bytes()).decode()
+    assert "web3_clientVersion" in text
+    assert_no_fragment(text, [path_key, query_key, echoed])
+
+
+@pytest.mark.anvil
+def test_a_recording_from_anvil_replays_identical_frames_offline(anvil, tmp_path, monkeypatch):
+    anvil.rpc("anvil_mine", hex(20))
+    tape = tmp_path / "anvil.tape.gz"
+    sender = anvil.rpc("eth_accounts")[0]
+
+    def frames(node):
+        head = node.head()
+        work = Workload().grid(node, "eth_getBalance", [sender, *ADDRESSES[:3]], range(1, 6))
+        work.add(node, "eth_getBlockByNumber", hex(head), False)
+        return work.run(progress=False, batch_size=7)
+
+    with toolkit.node(anvil.url, chain="ethereum", name="anvil", tape=tape) as node:
+        recorded = frames(node)
+    assert recorded["error"].isna().all() and recorded["value"][0] > 0
+    with (
+        no_network(monkeypatch),
+        toolkit.node(anvil.url, chain="ethereum", name="anvil", tape=tape) as node,
+    ):
+        replayed = frames(node)
+        assert node.ledger.total_ru == 0 and node.settings.tape is not None
+    columns = ["node", "method", "params", "result", "value", "error"]
+    pd.testing.assert_frame_equal(replayed[columns], recorded[columns])
+
+
+def test_provenance_of_a_replay_says_what_the_recording_cost_and_when(recorded, monkeypatch):
+    tape, _, recording = recorded
+    with no_network(monkeypatch):
+        gateway = toolkit.connect(tape=tape, tape_mode="replay")
+        session(gateway, batch_size=5, concurrency=2)
+    record = toolkit.provenance(gateway)
+    assert record.gateway == "embedded sandbox (seed 0)"  # the recording's gateway
+    assert record.total_ru == 0 and record.unconfirmed_ru == 0
+    assert record.recorded_ru == recording["ru"].sum() > 0
+    assert record.time == gateway.tape.recorded_at  # the recording's clock, not today's
+    line = dict(record.rows())["tape"]
+    assert line == (
+        f"{record.replayed:,} calls replayed from the tape session.tape.gz recorded "
+        f"{record.time:%Y-%m-%d %H:%M} UTC at {record.recorded_ru:,} RU; 0 RU now"
+    )

@@ -1,0 +1,35 @@
+"""Files written whole or not at all, also across a power loss (datasets, tapes)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make a rename or a new file in `folder` survive a power loss."""
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def write_atomically(file: Path, write: Callable[[Path], None]) -> None:
+    """Write `file` whole or not at all: `write` fills a temporary file beside it (a hidden
+    name, which dataset readers skip), which is fsynced, renamed over `file`, and the rename
+    fsynced."""
+    temporary = file.with_name(f".{file.name}.tmp")
+    try:
+        write(temporary)
+        descriptor = os.open(temporary, os.O_RDONLY)
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+        os.replace(temporary, file)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    fsync_dir(file.parent)

@@ -1,0 +1,464 @@
+"""Tapes: record what a notebook's calls got, then replay them anywhere, with no key and no network.
+
+    gw = toolkit.connect(tape="notebook.tape.gz", tape_mode="auto")   # or NODE_GATEWAY_TAPE=...
+
+A tape is a transport (`_transport.StepClient`): the exchange above it is unchanged, so replay
+goes through the whole pipeline (validation, pricing, budget, ledger, frames, workloads), and so
+does recording. Calls are keyed by their identity, never by the request's id, URL or key: the
+node's name and chain, the method (a JSON-RPC method, or a REST verb and path) and the params as
+canonical JSON. Concurrency, batching and the cache may thus change between recording and replay:
+a batch of 100 recorded is answered as two batches of 50, or one by one.
+
+- ``record``: calls go to the gateway; each answer is kept under each call it answers (a batch
+  answer is split by id), in order, with what its attempt cost (billed, maybe billed) and when.
+  A call answered several times (a head that moved, a retry after a 429) keeps every answer.
+- ``replay``: no socket is opened. A call gets its recorded answers in order (the last again
+  once they run out), as an `Answer` marked replayed: it costs 0 RU, and its ledger entry keeps
+  what it cost when recorded (``recorded_ru``) and when (the ledger's time is the tape's). A
+  call the tape does not hold is a `TapeMiss` at once, naming the node, method and params.
+- ``auto``: replay when the file exists, else record.
+
+The file is gzip-compressed JSON lines, readable after ``gunzip``: a header (format, version,
+when it was recorded, the toolkit's version, the nodes by name, chain and host), then one line
+per call identity. Everything written passes through the toolkit's scrubber: registered keys
+anywhere, URLs in answers (the platform's node list holds endpoint URLs with their keys) reduced
+to their host, and nothing of the request but the call's identity. It is written whole (temporary
+file, fsync, rename) when the gateway closes, at exit, and at most every `SAVE_SECONDS` while
+answers come in.
+"""
+
+from __future__ import annotations
+
+import atexit
+import gzip
+import json
+import os
+import threading
+import time
+import weakref
+from datetime import UTC, datetime
+from os import PathLike
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from .._errors import TapeError, TapeMiss, ValidationError
+from .._files import write_atomically
+from .._redact import redact_key_material, scrub
+from .._version import __version__
+from ..catalog import charge
+from ._http import Answer, Replayed
+from ._transport import Send, StepClient, _send_async, _send_sync, attempt_fate
+
+if TYPE_CHECKING:
+    from ._node import NodeCore
+
+FORMAT = "node-gateway-toolkit tape"
+VERSION = 1
+MODES = ("record", "replay", "auto")
+ENV_TAPE = "NODE_GATEWAY_TAPE"
+ENV_TAPE_MODE = "NODE_GATEWAY_TAPE_MODE"
+SAVE_SECONDS = 1.0
+
+Key = tuple[str, str, str, str]  # node, chain, call, params
+
+
+def _canonical(value: Any) -> str:
+    return scrub(json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+
+
+def _clean(value: Any) -> Any:
+    """A JSON value as a tape may hold it: URLs without their key material (the platform's node
+    list holds endpoint URLs with keys the toolkit was never told of), registered keys scrubbed."""
+    if isinstance(value, str):
+        if value.startswith(("http://", "https://", "ws://", "wss://")):
+            return redact_key_material(value)
+        return scrub(value)
+    if isinstance(value, list):
+        return [_clean(item) for item in value]
+    if isinstance(value, dict):
+        return {scrub(str(key)): _clean(item) for key, item in value.items()}
+    return value
+
+
+class Tape:
+    """One tape file in one mode; shared by the clients of a gateway (see the module doc)."""
+
+    def __init__(self, path: str | PathLike[str], mode: str = "auto"):
+        if mode not in MODES:
+            raise ValidationError(
+                f"must be one of {', '.join(MODES)}; got {mode!r}", param="tape_mode", rule="choice"
+            )
+        if not isinstance(path, str | PathLike) or not str(path):
+            raise ValidationError(f"must be a file path, got {path!r}", param="tape", rule="type")
+        self.path = Path(path)
+        if mode == "auto":
+            mode = "replay" if self.path.exists() else "record"
+        self.mode = mode
+        self._lock = threading.Lock()
+        self._calls: dict[Key, dict[str, Any]] = {}
+        self._next: dict[Key, int] = {}  # replay: the next answer of each call
+        self._nodes: dict[str, dict[str, str]] = {}
+        self._dirty = False
+        self._saved = 0.0
+        if mode == "replay":
+            self.header = self._load()
+        else:
+            self.header = {"recorded": datetime.now(UTC).isoformat(timespec="seconds")}
+            # Saved whole at exit as well: a notebook rarely closes its gateway.
+            self._finalizer = weakref.finalize(self, _save_at_exit, weakref.ref(self))
+            atexit.register(self._finalizer)
+
+    def __repr__(self) -> str:
+        return f"<Tape {self.mode} {self.path.name}: {len(self._calls):,} calls>"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A Dask worker replays the same file; recording stays in the process that records.
+        if not self.replaying:
+            raise TapeError(
+                "a tape records in one process: record the run without client=, then replay "
+                "the tape on the cluster"
+            )
+        return (Tape, (str(self.path), "replay"))
+
+    # --- what the tape says of itself ---
+
+    @property
+    def replaying(self) -> bool:
+        return self.mode == "replay"
+
+    @property
+    def recorded_at(self) -> datetime:
+        return datetime.fromisoformat(self.header["recorded"])
+
+    @property
+    def nodes(self) -> dict[str, dict[str, str]]:
+        """The nodes the tape has answers of: name -> chain and host (with its port)."""
+        return dict(self._nodes)
+
+    def cost(self) -> tuple[int, int]:
+        """What the recorded calls cost (billed, maybe billed), every answer counted."""
+        billed = unconfirmed = 0
+        for record in self._calls.values():
+            billed += record["ru"]
+            unconfirmed += record["unconfirmed_ru"]
+        return billed, unconfirmed
+
+    def client(self, core: NodeCore, inner: Any = None) -> TapeClient:
+        """The transport for `core`'s calls: recording through `inner` (an HTTP client), or
+        replaying (no client at all)."""
+        name, chain = _node_of(core)
+        if not self.replaying:
+            with self._lock:
+                self._nodes.setdefault(name, {"chain": chain, "host": _netloc(core.endpoint.url)})
+        return TapeClient(self, core, inner)
+
+    # --- recording ---
+
+    def record(self, keys: list[Key], answers: list[dict[str, Any] | None], step: Send, fate):
+        """Keep each call's answer (None: the attempt got none) and what the attempt cost."""
+        prices = [(part[1], part[2]) for part in step.parts] or [(step.likely, step.ru)]
+        if len(prices) != len(keys):
+            prices = [prices[0]] * len(keys)
+        at = datetime.now(UTC).isoformat(timespec="milliseconds")
+        with self._lock:
+            for key, answer, (likely, ru) in zip(keys, answers, prices, strict=True):
+                billed, unconfirmed = charge(fate, likely, ru)
+                record = self._calls.get(key)
+                if record is None:
+                    node, chain, call, params = key
+                    record = self._calls[key] = {
+                        "node": node,
+                        "chain": chain,
+                        "call": call,
+                        "params": params,
+                        "answers": [],
+                        "ru": 0,
+                        "unconfirmed_ru": 0,
+                        "pending": [0, 0],
+                    }
+                record["ru"] += billed
+                record["unconfirmed_ru"] += unconfirmed
+                # An attempt without an answer is paid for with the next answer.
+                pending = record["pending"]
+                pending[0] += billed
+                pending[1] += unconfirmed
+                if answer is not None:
+                    answer["ru"], answer["unconfirmed_ru"] = pending
+                    answer["at"] = at
+                    record["answers"].append(answer)
+                    record["pending"] = [0, 0]
+            self._dirty = True
+        if time.monotonic() - self._saved >= SAVE_SECONDS:
+            self.save()
+
+    def close(self) -> None:
+        """Write a recording whole and let it go: the next handle on the file replays it (in
+        ``auto`` mode) instead of recording on."""
+        self.save()
+        with _open_lock:
+            if _open.get(self.path.resolve()) is self:
+                del _open[self.path.resolve()]
+
+    def save(self) -> None:
+        """Write the tape whole (a recording; a replayed tape is never written)."""
+        if self.replaying:
+            return
+        with self._lock:
+            if not self._dirty:
+                return
+            billed, unconfirmed = self.cost()
+            header = {
+                "format": FORMAT,
+                "version": VERSION,
+                "recorded": self.header["recorded"],
+                "gateway": self.header.get("gateway"),
+                "toolkit_version": __version__,
+                "nodes": self._nodes,
+                "ru": billed,
+                "unconfirmed_ru": unconfirmed,
+            }
+            lines = [json.dumps(header, sort_keys=True)]
+            for key in sorted(self._calls):
+                record = {k: v for k, v in self._calls[key].items() if k != "pending"}
+                lines.append(json.dumps(record, sort_keys=True, ensure_ascii=False))
+            self._dirty = False
+            self._saved = time.monotonic()
+        data = gzip.compress(("\n".join(lines) + "\n").encode(), mtime=0)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(self.path, lambda file: file.write_bytes(data))
+
+    # --- replaying ---
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            text = gzip.decompress(self.path.read_bytes()).decode()
+            lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+        except (OSError, EOFError, ValueError) as error:  # gzip's BadGzipFile is an OSError
+            raise TapeError(f"{self.path} is not a tape that can be read ({error})") from None
+        header = lines[0] if lines and isinstance(lines[0], dict) else {}
+        if header.get("format") != FORMAT:
+            raise TapeError(f"{self.path} is not a tape (no {FORMAT!r} header)")
+        if header.get("version") != VERSION:
+            raise TapeError(
+                f"{self.path} is a tape of version {header.get('version')!r}; this toolkit "
+                f"({__version__}) reads version {VERSION}: record it again, or upgrade"
+            )
+        for record in lines[1:]:
+            key = (record["node"], record["chain"], record["call"], record["params"])
+            self._calls[key] = record
+        self._nodes = dict(header.get("nodes", {}))
+        return header
+
+    def answer(self, keys: list[Key]) -> list[dict[str, Any]] | TapeMiss:
+        """The next recorded answer of each call, or a `TapeMiss` for the first it lacks."""
+        with self._lock:
+            found = []
+            for key in keys:
+                record = self._calls.get(key)
+                if record is None or not record["answers"]:
+                    node, chain, call, params = key
+                    return TapeMiss(
+                        f"the tape {self.path.name} holds no answer for {call} with params "
+                        f"{params} on {node} ({chain}); nothing was sent. Record the tape "
+                        "again (tape_mode='record') to add it",
+                        call={"node": node, "chain": chain, "method": call, "params": params},
+                        node=node,
+                        method=call,
+                    )
+                index = self._next.get(key, 0)
+                answers = record["answers"]
+                found.append(answers[min(index, len(answers) - 1)])
+                self._next[key] = index + 1
+            return found
+
+
+def _save_at_exit(reference: weakref.ref[Tape]) -> None:
+    tape = reference()
+    if tape is not None:
+        try:
+            tape.save()
+        except (OSError, TapeError):  # at exit, nobody to tell but stderr
+            import sys
+
+            print(f"node-gateway-toolkit: the tape {tape.path} could not be saved", file=sys.stderr)
+
+
+def _node_of(core: NodeCore) -> tuple[str, str]:
+    """The node part of a call's identity: its name, and its chain. A node without a name
+    (made from a URL alone) is known by its chain: its label holds the port, which changes."""
+    label = core.endpoint.label
+    if "://" in label:
+        label = core.chain.name
+    return label, core.chain.name
+
+
+class TapeClient(StepClient):
+    """One node's transport over a tape: recording through an HTTP client, or replaying."""
+
+    def __init__(self, tape: Tape, core: NodeCore, inner: Any):
+        self.tape = tape
+        self.inner = inner
+        self.node, self.chain = _node_of(core)
+        self.base = core.endpoint.url.rstrip("/")
+
+    def send_step(self, step: Send) -> Answer | BaseException:
+        if self.tape.replaying:
+            return self._replay(step)
+        outcome = _send_sync(self.inner, step)
+        self._record(step, outcome)
+        return outcome
+
+    async def asend_step(self, step: Send) -> Answer | BaseException:
+        if self.tape.replaying:
+            return self._replay(step)
+        outcome = await _send_async(self.inner, step)
+        self._record(step, outcome)
+        return outcome
+
+    def close(self) -> None:
+        if self.inner is not None:
+            self.inner.close()
+
+    async def aclose(self) -> None:
+        if self.inner is not None:
+            await self.inner.aclose()
+
+    def abandon(self) -> None:
+        """An async client whose loop has closed (see `AsyncNode._forget_closed_loops`)."""
+        if hasattr(self.inner, "abandon"):
+            self.inner.abandon()
+
+    # --- what a request asks ---
+
+    def _calls(self, step: Send) -> tuple[list[Key], list[Any] | None]:
+        """The identity of each call the request carries, and the JSON-RPC ids (None: REST)."""
+        request = step.request
+        body = request.json
+        if _is_rpc(body):
+            return [self._key(body["method"], body.get("params"))], [body.get("id")]
+        if isinstance(body, list) and body and all(_is_rpc(item) for item in body):
+            keys = [self._key(item["method"], item.get("params")) for item in body]
+            return keys, [item.get("id") for item in body]
+        url = request.url
+        path = url[len(self.base) :] if url.startswith(self.base) else _path_and_query(url)
+        payload = body if body is not None else (request.params or {})
+        return [self._key(f"{request.method} {scrub(path) or '/'}", payload)], None
+
+    def _key(self, call: str, params: Any) -> Key:
+        return (self.node, self.chain, call, _canonical(params))
+
+    # --- recording ---
+
+    def _record(self, step: Send, outcome: Any) -> None:
+        keys, ids = self._calls(step)
+        answers: list[dict[str, Any] | None] = [None] * len(keys)
+        if not isinstance(outcome, BaseException):
+            answers = _split(outcome, ids, len(keys))
+        self.tape.record(keys, answers, step, attempt_fate(outcome))
+
+    # --- replaying ---
+
+    def _replay(self, step: Send) -> Answer | TapeMiss:
+        keys, ids = self._calls(step)
+        found = self.tape.answer(keys)
+        if isinstance(found, TapeMiss):
+            return found
+        costs = tuple((answer["ru"], answer["unconfirmed_ru"]) for answer in found)
+        replayed = Replayed(costs, found[0]["at"])
+        first = found[0]
+        if "item" not in first or ids is None:  # an answer to the whole request
+            headers = {"content-type": first.get("type") or "application/json"}
+            if first.get("retry_after") is not None:
+                headers["retry-after"] = first["retry_after"]
+            return Answer(first["status"], headers, _body_bytes(first["body"]), replayed)
+        items = [
+            {"jsonrpc": "2.0", "id": request_id, **answer.get("item", {})}
+            for request_id, answer in zip(ids, found, strict=True)
+        ]
+        body = items if isinstance(step.request.json, list) else items[0]
+        return Answer(200, {"content-type": "application/json"}, _json_bytes(body), replayed)
+
+
+def _netloc(url: str) -> str:
+    """Host and port (a platform link is followed only on its API's own origin), never the
+    user:password of a URL."""
+    return urlsplit(url).netloc.rsplit("@", 1)[-1]
+
+
+def _is_rpc(body: Any) -> bool:
+    return isinstance(body, dict) and "method" in body and "jsonrpc" in body
+
+
+def _path_and_query(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+def _json_bytes(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _body_bytes(body: Any) -> bytes:
+    return body["text"].encode() if isinstance(body, dict) and "text" in body else _json_bytes(body)
+
+
+def _split(answer: Any, ids: list[Any] | None, count: int) -> list[dict[str, Any] | None]:
+    """What to keep of an answer for each of the request's calls: a JSON-RPC item (without its
+    id) per call when the answer is one, else the whole answer under each."""
+    content = answer.content
+    try:
+        body = json.loads(content)
+    except ValueError:
+        body = None
+    if ids is not None and answer.status_code == 200:
+        if count == 1 and isinstance(body, dict) and "id" in body:
+            return [{"item": _item(body)}]
+        if isinstance(body, list) and all(isinstance(item, dict) for item in body):
+            by_id = {json.dumps(item.get("id")): item for item in body}
+            found = [by_id.get(json.dumps(request_id)) for request_id in ids]
+            if all(item is not None for item in found):
+                return [{"item": _item(item)} for item in found]
+    whole = {
+        "status": answer.status_code,
+        "type": answer.headers.get("content-type"),
+        "retry_after": answer.headers.get("retry-after"),
+        "body": _clean(body)
+        if body is not None
+        else {"text": scrub(content.decode("utf-8", "replace"))},
+    }
+    return [dict(whole) for _ in range(count)]
+
+
+def _item(item: dict[str, Any]) -> dict[str, Any]:
+    return {key: _clean(value) for key, value in item.items() if key not in ("id", "jsonrpc")}
+
+
+_open: weakref.WeakValueDictionary[Path, Tape] = weakref.WeakValueDictionary()
+_open_lock = threading.Lock()
+
+
+def tape_from(setting: Any, mode: str | None) -> Tape | None:
+    """The tape a gateway records or replays: from the `tape` argument, else from the
+    environment (`ENV_TAPE`, `ENV_TAPE_MODE`); None for none. One file is one tape in a process:
+    every handle opened on it while it records (a gateway, a standalone node, a notebook cell run
+    twice) shares it, so that two recorders never overwrite each other's answers, until it is
+    closed."""
+    if isinstance(setting, Tape):
+        return setting
+    mode = mode or os.environ.get(ENV_TAPE_MODE) or "auto"
+    if setting is None:
+        setting = os.environ.get(ENV_TAPE) or None
+        if setting is None:
+            return None
+    if not isinstance(setting, str | PathLike) or not str(setting):
+        raise ValidationError(f"must be a file path, got {setting!r}", param="tape", rule="type")
+    path = Path(setting).expanduser().resolve()
+    with _open_lock:
+        recording = _open.get(path)
+        if recording is not None and mode in ("auto", "record"):
+            return recording
+        tape = Tape(path, mode)
+        if not tape.replaying:  # each replay starts at the tape's beginning: never shared
+            _open[path] = tape
+        return tape
