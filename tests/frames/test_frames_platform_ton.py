@@ -55,7 +55,7 @@ def test_single_page_single_node_and_empty_page(load):
     [
         ({"error": {"code": "unauthorized", "message": "Invalid API key"}}, "unauthorized"),
         ({"results": "nope"}, "results: expected an array"),
-        ({"details": {"https_endpoint": ["u"]}}, "https_endpoint: expected text"),
+        ({"details": {"https_endpoint": ["u"]}}, "https_endpoint: expected a URL as text"),
         ({"something": "else"}, "node list page"),
         (["text"], "node list page"),
     ],
@@ -63,6 +63,30 @@ def test_single_page_single_node_and_empty_page(load):
 def test_platform_errors_and_bad_shapes_raise_frame_error(payload, message):
     with pytest.raises(FrameError, match=message):
         platform_nodes(payload)
+
+
+@pytest.mark.parametrize(
+    ("details", "field"),
+    [
+        ([1, 2], "details: expected a JSON object"),
+        ({"https_endpoint": 42}, "details.https_endpoint: expected a URL as text, got int 42"),
+        ({"wss_endpoint": True}, "details.wss_endpoint: expected a URL as text"),
+    ],
+)
+def test_a_node_record_of_the_wrong_shape_is_named_with_its_field(load, details, field):
+    page = load("platform_nodes_pages")[0]
+    page["results"][2]["details"] = details
+    name = page["results"][2]["name"]
+    with pytest.raises(FrameError) as caught:
+        platform_nodes(page)
+    assert f"node record #3 (name {name!r}, id 'ND-123-456-791')" in str(caught.value)
+    assert field in str(caught.value)
+
+
+def test_a_protocol_the_toolkit_does_not_serve_is_listed_as_it_is(load):
+    page = load("platform_nodes_pages")[0]
+    page["results"][0]["protocol"] = "bitcoin"
+    assert platform_nodes(page)["protocol"][0] == "bitcoin"
 
 
 # --- TON token data -------------------------------------------------------------------------------

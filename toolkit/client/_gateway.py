@@ -29,13 +29,13 @@ from typing import TYPE_CHECKING, Any
 from .._errors import ValidationError
 from .._redact import clip, register_secret, register_url
 from .._reprs import key_values_html
-from ..catalog import DEFAULT_PRICING, Chain, PricingTable
+from ..catalog import CHAINS, DEFAULT_PRICING, Chain, PricingTable, chain_for
 from ..catalog.encoding import is_loopback_host
 from ._cache import CacheSetting, ResponseCache
 from ._http import AsyncTransportKind, LazyModule
 from ._ledger import Ledger
 from ._node import Node, NodeCore, NodeSpec, resolve_chain
-from ._platform import Platform, platform_core
+from ._platform import Platform, bad_record, platform_core
 from ._ratelimit import RateLimiter
 from ._settings import RateLimitSetting, Settings, Shared
 from ._tape import Tape, tape_from
@@ -195,8 +195,11 @@ class Gateway:
     def _url_from_platform(
         self, name: str, key: str | None, chain: str | Chain | None
     ) -> tuple[str, str | Chain | None]:
-        records = self.nodes()
-        record = next((r for r in records if name in (r.get("name"), r.get("id"))), None)
+        records = self.nodes()  # each an object with its fields' types checked (`checked_page`)
+        position, record = next(
+            ((i, r) for i, r in enumerate(records) if name in (r.get("name"), r.get("id"))),
+            (0, None),
+        )
         if record is None:
             known = ", ".join(sorted(str(r.get("name")) for r in records)) or "none"
             raise ValidationError(
@@ -204,14 +207,27 @@ class Gateway:
                 param="name",
                 rule="unknown-node",
             )
-        endpoint = (record.get("details") or {}).get("https_endpoint")
+        endpoint = ((record.get("details") or {}).get("https_endpoint") or "").strip()
         if not endpoint:
             raise ValidationError(f"node {name!r} has no https_endpoint", param="name")
         key = key or _environ(ENV_KEY_PREFIX + env_name(name))
         if key:
             register_secret(key)
             endpoint = endpoint.rstrip("/") + "/" + key
-        return endpoint, chain or record.get("protocol")
+        protocol = record.get("protocol")
+        if chain is None and protocol:
+            try:
+                chain_for(protocol)
+            except ValidationError:
+                known = ", ".join(c for c in CHAINS if c != "platform")
+                raise bad_record(
+                    record,
+                    position,
+                    "protocol",
+                    f"is {clip(repr(protocol), 40)}, not a chain this toolkit serves ({known}); "
+                    "pass chain=... if the node speaks one of them",
+                ) from None
+        return endpoint, chain or protocol
 
     # --- money ---
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
-from .._errors import MalformedResponse, ValidationError
-from .._redact import hide_credentials
+from .._errors import MalformedResponse, PlatformError, ValidationError
+from .._redact import clip, hide_credentials
 from ..catalog import CHAINS
 from ._http import LazyModule
 from ._node import AsyncNode, Node, NodeCore
@@ -27,6 +27,75 @@ else:
 
 NODES = "v2/nodes/"
 MAX_PAGES = 10_000  # a million nodes at 100 a page: a guard against a server's loop, not a limit
+
+# What a node record's fields may hold, for the fields the toolkit reads (others pass as they
+# are). Null or missing is always allowed: real records omit fields.
+_TEXT_FIELDS = ("name", "protocol", "network", "status")
+_ID_FIELDS = ("id",)  # text in the real API; a number is read as its digits
+_ENDPOINT_FIELDS = ("https_endpoint", "wss_endpoint", "beacon_endpoint", "graphql_endpoint")
+
+
+def record_label(record: Any, position: int) -> str:
+    """How an error names a node record: its place in the listing, its name and id when text."""
+    label = f"node record #{position + 1}"
+    if isinstance(record, dict):
+        known = [
+            f"{field} {clip(repr(record[field]), 60)}"
+            for field in ("name", "id")
+            if isinstance(record.get(field), str | int) and not isinstance(record[field], bool)
+        ]
+        if known:
+            label += f" ({', '.join(known)})"
+    return label
+
+
+def bad_record(record: Any, position: int, field: str, problem: str) -> PlatformError:
+    """A `PlatformError` for a node record of the wrong shape, with `record` (its label) and
+    `field` set: the platform's answer, not the caller's input, is at fault."""
+    label = record_label(record, position)
+    error = PlatformError("bad-record", f"{label}: {field} {problem}", method=NODES)
+    error.record = label
+    error.field = field
+    return error
+
+
+def _kind(value: Any) -> str:
+    return f"{type(value).__name__} {clip(repr(value), 40)}"
+
+
+def check_node_record(record: Any, position: int) -> None:
+    """Refuse a node record the toolkit could not read: not an object, or a field it reads (its
+    name, id, protocol, network, status, details and the endpoints in it) of the wrong type."""
+    if not isinstance(record, dict):
+        raise bad_record(record, position, "record", f"is {_kind(record)}; expected an object")
+    for field in _TEXT_FIELDS:
+        value = record.get(field)
+        if value is not None and not isinstance(value, str):
+            raise bad_record(record, position, field, f"is {_kind(value)}; expected text")
+    for field in _ID_FIELDS:
+        value = record.get(field)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, str | int)):
+            raise bad_record(record, position, field, f"is {_kind(value)}; expected text")
+    details = record.get("details")
+    if details is None:
+        return
+    if not isinstance(details, dict):
+        raise bad_record(record, position, "details", f"is {_kind(details)}; expected an object")
+    for field in _ENDPOINT_FIELDS:
+        value = details.get(field)
+        if value is not None and not isinstance(value, str):
+            raise bad_record(
+                record, position, f"details.{field}", f"is {_kind(value)}; expected a URL as text"
+            )
+
+
+def checked_page(page: dict[str, Any], first: int = 0) -> dict[str, Any]:
+    """A node list page whose records the toolkit can read (`check_node_record`), with their
+    credentials hidden (`hide_credentials`). `first`: how many records the listing's earlier
+    pages held, so that a record is named by its place in the whole listing."""
+    for position, record in enumerate(page["results"], start=first):
+        check_node_record(record, position)
+    return hide_credentials(page)
 
 
 class _Pages:
@@ -94,9 +163,11 @@ class PlatformMethods:
 
         `ordering` is ``name`` or ``created_at``, with a ``-`` prefix for descending order.
         Credentials a record carries (the v1 API's ``auth_key``, ``auth_password``, ...) are kept
-        usable but never shown: no repr, log line or error message prints them.
+        usable but never shown: no repr, log line or error message prints them. A record of the
+        wrong shape (not an object, `details` not an object, an endpoint or a name that is not
+        text) is a `PlatformError` naming the record and the field (`error.record`, `.field`).
         """
-        return self._request(NODES, (), {"ordering": ordering, "page": page}, hide_credentials)
+        return self._request(NODES, (), {"ordering": ordering, "page": page}, checked_page)
 
     def _first_page(self, ordering: str | None) -> str:
         params = {"ordering": ordering} if ordering else {}
@@ -110,13 +181,15 @@ class AsyncPlatform(PlatformMethods, AsyncNode):
         """Every node of every page, following `next` until it is null."""
         pages = _Pages(self._first_page(ordering))
         page = await self.list_nodes_page(ordering=ordering)
+        read = 0
         while True:
             for record in page["results"]:
                 yield record
+            read += len(page["results"])
             if not page.get("next"):
                 return
             link = pages.check(page["next"])
-            page = hide_credentials(await self._run(self._core.follow(link, NODES)))
+            page = checked_page(await self._run(self._core.follow(link, NODES)), read)
 
     async def list_nodes(self, *, ordering: str | None = None) -> list[dict[str, Any]]:
         """Every node of every page, as a list."""
@@ -132,12 +205,14 @@ class Platform(PlatformMethods, Node):
         """Every node of every page, following `next` until it is null."""
         pages = _Pages(self._first_page(ordering))
         page = self.list_nodes_page(ordering=ordering)
+        read = 0
         while True:
             yield from page["results"]
+            read += len(page["results"])
             if not page.get("next"):
                 return
             link = pages.check(page["next"])
-            page = hide_credentials(self._run(self._core.follow(link, NODES)))
+            page = checked_page(self._run(self._core.follow(link, NODES)), read)
 
     def list_nodes(self, *, ordering: str | None = None) -> list[dict[str, Any]]:
         """Every node of every page, as a list."""

@@ -76,24 +76,44 @@ def platform_nodes(payload: Any, *, reveal_endpoints: bool = False) -> pd.DataFr
     ``"eth,net,web3"``), https_endpoint, wss_endpoint, beacon_endpoint, graphql_endpoint (string).
     """
     rows = []
-    for node in _nodes(payload):
-        details = as_mapping(node.get("details"), "details")
-        row = {field: node.get(field) for field in _NODE_TEXT_FIELDS}
-        row["status"] = text_value(node.get("status"), "status")
-        namespaces = [text_value(n, "details.api_namespaces") for n in _namespaces(details)]
-        row["api_namespaces"] = ",".join(n for n in namespaces if n) if namespaces else None
-        for field in ENDPOINT_FIELDS:
-            url = text_value(details.get(field), f"details.{field}")
-            if url is not None and redact_url(url) != url:
-                register_secret(url)  # scrubbed wherever it goes: a saved file, a log line
-            row[field] = url if reveal_endpoints else redact_url(url)
-        rows.append(row)
+    for position, node in enumerate(_nodes(payload)):
+        try:
+            rows.append(_node_row(node, reveal_endpoints))
+        except FrameError as error:
+            raise FrameError(f"{_record_label(node, position)}: {error.detail}") from None
     schema = {field: "text" for field in (*_NODE_TEXT_FIELDS, "api_namespaces", *ENDPOINT_FIELDS)}
     columns = columns_from_rows(rows, schema)
     statuses = [row["status"] for row in rows]
     seen = sorted({s for s in statuses if s is not None} - set(NODE_STATUSES))
     columns["status"] = pd.Categorical(statuses, categories=[*NODE_STATUSES, *seen])
     return frame(columns, NODE_COLUMNS)
+
+
+def _node_row(node: Mapping[str, Any], reveal_endpoints: bool) -> dict[str, Any]:
+    details = as_mapping(node.get("details"), "details")
+    row = {field: node.get(field) for field in _NODE_TEXT_FIELDS}
+    row["status"] = text_value(node.get("status"), "status")
+    namespaces = [text_value(n, "details.api_namespaces") for n in _namespaces(details)]
+    row["api_namespaces"] = ",".join(n for n in namespaces if n) if namespaces else None
+    for field in ENDPOINT_FIELDS:
+        url = details.get(field)
+        if url is not None and not isinstance(url, str):
+            # a number is no address: redacted, it would pass as one (``***``)
+            raise FrameError(f"details.{field}: expected a URL as text, got {describe(url)}")
+        if url is not None and redact_url(url) != url:
+            register_secret(url)  # scrubbed wherever it goes: a saved file, a log line
+        row[field] = url if reveal_endpoints else redact_url(url)
+    return row
+
+
+def _record_label(node: Mapping[str, Any], position: int) -> str:
+    """A node record as an error names it: its place in the payload, its name and id."""
+    known = [
+        f"{field} {node[field]!r}"[:70]
+        for field in ("name", "id")
+        if isinstance(node.get(field), str | int) and not isinstance(node[field], bool)
+    ]
+    return f"node record #{position + 1}" + (f" ({', '.join(known)})" if known else "")
 
 
 def _nodes(payload: Any) -> list[Mapping[str, Any]]:
