@@ -23,6 +23,7 @@ BENCHMARKS = [
     ("bench_frames.py", "Frames", [], ["--records", "10000", "--runs", "2"]),
     ("load.py", "Load on the sandbox", [], ["--seconds", "3", "--threads", "4"]),
     ("bench_dataset.py", "Datasets and Dask", [], ["--quick"]),
+    ("bench_tape.py", "Tapes", [], ["--quick"]),
 ]
 
 

@@ -29,7 +29,14 @@ def test_every_benchmark_runs_at_its_smoke_size_and_prints_its_targets():
     assert done.returncode == 0, done.stderr[-3000:]
     report = done.stdout
     assert "skipped" not in report
-    for title in ("Start-up", "Bulk workloads", "Frames", "Load on the sandbox", "Datasets"):
+    for title in (
+        "Start-up",
+        "Bulk workloads",
+        "Frames",
+        "Load on the sandbox",
+        "Datasets",
+        "Tapes",
+    ):
         assert f"## {title}" in report
     # Each goal of issue 17 is printed as a ratio beside its target.
     for measured in (
@@ -40,6 +47,8 @@ def test_every_benchmark_runs_at_its_smoke_size_and_prints_its_targets():
         "ours / raw aiohttp:",
         "| toolkit `tron_transaction_infos` |",
         "| toolkit `tron_transaction_infos` + `toolkit.to_parquet` |",
+        "Durability by the batch (a journal line per finished batch",  # of the one-process run
+        "Replay ÷ sandbox time:",
     ):
         assert measured in report, measured
     # The load bench's clients and the sandbox's meter agree on what was spent.
