@@ -163,8 +163,8 @@ def _read_part(file: Path, node: str, method: str) -> tuple[pd.DataFrame, dict[s
 
     try:
         frame = read_parquet(file)
-    except (OSError, ValueError) as error:  # pyarrow's ArrowInvalid is a ValueError
-        raise Damaged(file, error) from None
+    except (OSError, ValueError, KeyError, TypeError) as error:  # ArrowInvalid: a ValueError;
+        raise Damaged(file, error) from None  # Key/TypeError: metadata that is not ours
     about = frame.attrs.get("dataset") or {"node": node, "method": method, "gateway": None}
     frame.attrs = {}
     return _with_partitions(frame, about), about
