@@ -17,7 +17,8 @@ itself starts no thread, so forking it is safe. A command says how the child die
   files, cut short after its first new file, or after all of them but before the old go);
 - ``{"kill": "none"}``: the child runs to the end (two of them at once: ``"children": 2``).
 
-``"run"`` overrides what the child passes to ``run()`` (`RUN`).
+``"run"`` overrides what the child passes to ``run()`` (`RUN`); ``"file_size_limit"`` (bytes)
+makes every write past it fail, as on a full disk (Python ignores SIGXFSZ: the write raises).
 """
 
 from __future__ import annotations
@@ -158,6 +159,11 @@ class KillAfter:
 
 
 def child(info, command) -> None:
+    if "file_size_limit" in command:  # a full disk, as far as this process can tell
+        import resource
+
+        limit = command["file_size_limit"]
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
     gateway = connect(info)
     work = workload(gateway)
     kill = command.get("kill", "none")

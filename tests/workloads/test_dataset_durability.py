@@ -192,6 +192,25 @@ def test_compact_dataset_rechunks_a_dataset_exactly(make_gateway, sandbox, tmp_p
         toolkit.compact_dataset(dataset, rows_per_file=0)
 
 
+def test_a_run_on_a_full_disk_keeps_what_it_wrote_and_the_next_run_sends_the_rest(
+    lab, make_gateway, sandbox, tmp_path
+):
+    gateway = make_gateway(cache=False)
+    dataset = tmp_path / "ds"
+    # Journal lines are a few KiB: the limit is hit part way through the run.
+    (end,) = lab(kill="none", dataset=str(dataset), file_size_limit=6_000)
+    assert end == {"exit": 0}  # the run went on: its frame had every row, with a warning
+    paid_before = paid_calls(sandbox)
+    kept = toolkit.read_dataset(dataset)
+    work = workload(gateway)
+    assert 0 < len(kept) < len(work) == paid_before
+    frame = work.run(progress=False, dataset=dataset, **RUN)
+    assert frame["error"].isna().all()
+    assert frame.attrs["summary"]["from_dataset"] == len(kept)
+    assert paid_calls(sandbox) == paid_before + len(work) - len(kept)  # only what was lost
+    assert_whole(dataset, len(work))
+
+
 def test_two_processes_into_one_dataset_pay_once(lab, make_gateway, sandbox, tmp_path):
     make_gateway(cache=False)
     dataset = tmp_path / "ds"
