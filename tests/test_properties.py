@@ -1,13 +1,18 @@
 """Properties checked on generated inputs (hypothesis)."""
 
 import asyncio
+import json
+import math
 
+import httpx
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolkit
 from toolkit import DEFAULT_PRICING, lookup
 from toolkit.client._ledger import Budget
+from toolkit.client._transport import parse_json
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
@@ -74,3 +79,38 @@ def test_a_budget_is_never_exceeded_by_concurrent_reservations(limit, prices):
 
     spent = asyncio.run(all_of_them())
     assert sum(spent) == budget.spent <= limit and budget.reserved == 0
+
+
+# Answers as a node may write them with Python's json: NaN and infinities included, which JSON
+# does not have, and floats past 1e308 written as digits (read back as infinity).
+ANSWERS = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=10),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+def _has_non_finite(value) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, dict):
+        return any(map(_has_non_finite, value.values()))
+    if isinstance(value, list):
+        return any(map(_has_non_finite, value))
+    return False
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=ANSWERS, huge=st.booleans())
+def test_an_answer_is_read_exactly_or_refused_as_malformed(value, huge):
+    text = json.dumps([value, 1e308] if huge else value)  # NaN, Infinity written as Python does
+    if huge:
+        text = text.replace("1e+308", "1e+309")  # beyond a float: Python's json reads infinity
+    response = httpx.Response(200, content=text.encode())
+    if huge or _has_non_finite(value):
+        with pytest.raises(toolkit.MalformedResponse, match="not a JSON number"):
+            parse_json(response)
+    else:
+        assert parse_json(response) == value

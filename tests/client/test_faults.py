@@ -80,6 +80,18 @@ def test_a_wrong_content_type_with_a_json_body_is_read(gateway, sandbox):
     assert gateway.ledger.entries[-1].retries == 0
 
 
+@pytest.mark.parametrize("node", list(CALLS))
+def test_a_non_json_number_is_malformed_at_once_on_every_surface(gateway, sandbox, node):
+    """NaN where a number (or the result) was: refused, and not asked again (it would repeat)."""
+    sandbox.faults.set(kind="non-json-number", node=node)
+    with pytest.raises(
+        toolkit.MalformedResponse, match="NaN, which is not a JSON number"
+    ) as caught:
+        CALLS[node](gateway)
+    assert caught.value.attempts == 1
+    assert caught.value.method == METHODS[node] and node in caught.value.node
+
+
 def test_retry_after_is_honoured(gateway, sandbox):
     sandbox.faults.set(kind="rate-limit", node="ethereum-mainnet", count=1, retry_after=1)
     started = time.monotonic()

@@ -6,6 +6,7 @@ A small fake node over real loopback HTTP answers each method with a chosen raw 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -95,6 +96,31 @@ def test_a_bad_balance_is_malformed_and_never_cached(fake, client, cache, result
     fake.results["eth_getBalance"] = b'"0x0de0b6b3a7640000"'  # leading zero: still a quantity
     assert client.get_balance(EVM, block=1) == 10**18
     assert len(cache) == 1
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e400", "-1E+999"])
+def test_a_number_json_cannot_hold_is_malformed_never_retried_nor_cached(fake, cache, literal):
+    """Python's json reads these (the first three are not JSON at all, the others overflow a
+    float to infinity); a balance of NaN must not pass as a number."""
+    fake.results["eth_getBalance"] = literal.encode()
+    eth = toolkit.node(fake.url, chain="ethereum", cache=cache)  # the default 4 attempts
+    for call in (
+        lambda: eth.get_balance(EVM, block=1),
+        lambda: asyncio.run(eth.aio.get_balance(EVM, block=1)),
+    ):
+        with pytest.raises(toolkit.MalformedResponse, match="not a JSON number"):
+            call()
+    assert fake.asked.count("eth_getBalance") == 2  # once per call: asking again would not help
+    assert len(cache) == 0
+    eth.close()
+
+
+def test_a_non_json_literal_inside_an_object_result_is_malformed(fake, client):
+    fake.results["eth_getBlockByNumber"] = (
+        b'{"number":"0x1","transactions":[],"gasUsed":"0x0","baseFeePerGas":Infinity}'
+    )
+    with pytest.raises(toolkit.MalformedResponse, match="Infinity, which is not a JSON number"):
+        client.call("eth_getBlockByNumber", "0x1", False)
 
 
 @pytest.mark.parametrize("result", ['"0x123"', '"0xgg"', '"0x12 "', "12", '"beef"'])

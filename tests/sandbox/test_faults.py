@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 import time
 
 import httpx
@@ -92,6 +94,15 @@ def test_truncated_body(sandbox, http, eth):
     assert response.content == whole[: len(whole) // 2]
     with pytest.raises(ValueError):
         response.json()
+
+
+def test_non_json_number_writes_nan_where_a_number_or_the_result_was(sandbox, http, eth):
+    fault_once(sandbox, "non-json-number")
+    response = http.post(eth, json=ENVELOPE)
+    assert response.status_code == 200
+    assert response.content.endswith(b'"result": NaN}')  # eth_blockNumber's result is text
+    decoded = json.loads(response.content)  # Python's json takes it; JSON has no NaN
+    assert math.isnan(decoded["result"]) and decoded["id"] == ENVELOPE["id"]
 
 
 def test_wrong_content_type(sandbox, http, eth):

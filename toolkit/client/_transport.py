@@ -38,7 +38,7 @@ from .._errors import (
     TransportError,
     TronError,
 )
-from .._json import MAX_DEPTH, NestedTooDeep, load_bounded
+from .._json import MAX_DEPTH, NestedTooDeep, NotJSONNumber, load_bounded
 from .._redact import redact_url, register_secret, register_url, scrub, scrub_logs
 from ..catalog import Fate, charge, fate_of_status
 from ._deadlines import before
@@ -165,11 +165,19 @@ def parse_json(response: Answer, max_depth: int = MAX_DEPTH) -> Any:
 
     Arrays and objects nested deeper than `max_depth` are a MalformedResponse too: no answer of
     the spec nests beyond a dozen levels, and a deeper one would raise RecursionError in the
-    decoder, or later in whatever walks it (the cache's encoder, a frame, a scrubber)."""
+    decoder, or later in whatever walks it (the cache's encoder, a frame, a scrubber).
+    So is a number JSON cannot hold (``NaN``, ``Infinity``, ``1e400``): it would pass for a
+    balance. Neither is retried: a node that wrote one writes it again."""
     try:
         return load_bounded(response.content, max_depth)
     except NestedTooDeep:
         message = f"HTTP {response.status_code} with JSON nested deeper than {max_depth} levels"
+        raise MalformedResponse(message, status=response.status_code) from None
+    except NotJSONNumber as error:
+        message = (
+            f"HTTP {response.status_code} with {error.literal}, which is not a JSON number "
+            "(JSON has no NaN or infinity)"
+        )
         raise MalformedResponse(message, status=response.status_code) from None
     except ValueError:
         kind = response.headers.get("content-type", "no content type")

@@ -14,6 +14,9 @@ Kinds, and what a client sees:
 ``truncated``        the real answer cut to half its bytes (status and JSON content type kept)
 ``html``             HTTP 200 with an HTML page (a CDN challenge) instead of JSON
 ``wrong-content-type`` the real body, labelled ``text/plain``
+``non-json-number``  the real answer with its first number (not an ``id``) written as ``NaN``,
+                     or, with none, its JSON-RPC ``result`` (each one's, in a batch): Python's
+                     json writes and reads that literal, which JSON does not have
 ``drop``             the connection is closed without any response
 ==================== ============================================================================
 
@@ -25,6 +28,7 @@ sandbox seed. When several answer-changing faults match, the first one set that 
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 from collections.abc import Iterable
@@ -50,6 +54,7 @@ class FaultKind(StrEnum):
     TRUNCATED = "truncated"
     HTML = "html"
     WRONG_CONTENT_TYPE = "wrong-content-type"
+    NON_JSON_NUMBER = "non-json-number"
     DROP = "drop"
 
 
@@ -216,4 +221,38 @@ def distort(fault: Fault, answer: Answer) -> Answer:
             content_type="text/plain; charset=utf-8",
             raw=content,
         )
+    if fault.kind is FaultKind.NON_JSON_NUMBER:
+        damaged = _with_a_nan(json.loads(content))
+        return Answer(
+            status=answer.status, headers=answer.headers, raw=json.dumps(damaged).encode()
+        )
     return answer
+
+
+_NOT_DAMAGED = frozenset({"id", "jsonrpc"})  # the envelope's: the answer must still be matched
+
+
+def _with_a_nan(body: Any) -> Any:
+    """`body` with its first number written as NaN; with none, each JSON-RPC result."""
+    done = [False]
+
+    def walk(value: Any) -> Any:
+        if done[0]:
+            return value
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            done[0] = True
+            return float("nan")
+        if isinstance(value, dict):
+            return {k: v if k in _NOT_DAMAGED else walk(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(item) for item in value]
+        return value
+
+    damaged = walk(body)
+    if done[0]:
+        return damaged
+    envelopes = damaged if isinstance(damaged, list) else [damaged]
+    for envelope in envelopes:
+        if isinstance(envelope, dict) and "result" in envelope:
+            envelope["result"] = float("nan")
+    return damaged
