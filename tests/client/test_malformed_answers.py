@@ -172,3 +172,77 @@ def test_a_wrong_shape_answer_is_not_retried_at_full_price(fake):
     assert fake.asked == ["eth_getBalance"]
     assert [(e.ru, e.retries) for e in eth.ledger.entries] == [(1, 0)]
     eth.close()
+
+
+# --- batches ------------------------------------------------------------------------------------
+
+OTHER = "0x" + "cd" * 20
+
+
+@pytest.fixture
+def batch_node(loopback_server):
+    """A JSON-RPC node that answers a batch with each call's balance (its address's last byte),
+    and whatever `extra(calls)` adds: answers for ids already answered."""
+
+    class BatchNode:
+        extra = staticmethod(lambda calls: [])
+
+    node = BatchNode()
+
+    def result(call):
+        if call["method"] == "eth_blockNumber":  # the head, which prices the calls
+            return "0x100000"
+        return hex(int(call["params"][0][-2:], 16))
+
+    def answer(request):
+        calls = json.loads(request[3])
+        if isinstance(calls, dict):
+            body = {"jsonrpc": "2.0", "id": calls["id"], "result": result(calls)}
+        else:
+            answers = [{"jsonrpc": "2.0", "id": c["id"], "result": result(c)} for c in calls]
+            body = answers + node.extra(calls)
+        return 200, {"content-type": "application/json"}, json.dumps(body).encode()
+
+    node.server = loopback_server(answer)
+    node.url = node.server.url + "/KEY0123456789abcdef"
+    return node
+
+
+def test_two_different_answers_for_one_id_fail_that_call_only(batch_node, cache):
+    batch_node.extra = lambda calls: [{"jsonrpc": "2.0", "id": calls[0]["id"], "result": "0x0"}]
+    eth = toolkit.node(batch_node.url, chain="ethereum", cache=cache)
+    calls = [("eth_getBalance", EVM, 1), ("eth_getBalance", OTHER, 1)]
+    first, second = eth.batch(calls, return_exceptions=True)
+    assert isinstance(first, toolkit.MalformedResponse)
+    assert "holds 2 answers for id" in str(first) and "they differ" in str(first)
+    assert second == "0xcd"
+    assert len(cache) == 1  # the answer that was unambiguous, and only it
+    with pytest.raises(toolkit.MalformedResponse, match="they differ"):
+        eth.batch([calls[0], ("eth_getBalance", "0x" + "ef" * 20, 1)])
+    batches = [r for r in batch_node.server.requests if r[3].startswith(b"[")]
+    assert len(batches) == 2  # neither batch retried: the node would say the same
+    eth.close()
+
+
+def test_a_second_copy_of_the_same_answer_is_that_answer(batch_node):
+    batch_node.extra = lambda calls: [
+        {"jsonrpc": "2.0", "id": calls[1]["id"], "result": "0xcd"}  # the very same answer
+    ]
+    eth = toolkit.node(batch_node.url, chain="ethereum", cache=False)
+    assert eth.batch([("eth_getBalance", EVM, 1), ("eth_getBalance", OTHER, 1)]) == [
+        "0xab",
+        "0xcd",
+    ]
+    eth.close()
+
+
+def test_the_async_batch_refuses_two_different_answers_too(batch_node):
+    batch_node.extra = lambda calls: [
+        {"jsonrpc": "2.0", "id": calls[1]["id"], "error": {"code": -32000, "message": "no"}}
+    ]
+    eth = toolkit.node(batch_node.url, chain="ethereum", cache=False)
+    calls = [("eth_getBalance", EVM, 1), ("eth_getBalance", OTHER, 1)]
+    first, second = asyncio.run(eth.aio.batch(calls, return_exceptions=True))
+    assert first == "0xab"
+    assert isinstance(second, toolkit.MalformedResponse) and "they differ" in str(second)
+    eth.close()

@@ -135,7 +135,10 @@ def batch_request(
     node: str,
 ) -> tuple[HTTPRequest, Interpret]:
     """One JSON-RPC batch request for `bounds`, and its reader: a list of results in order (a
-    failed item is its exception with `return_exceptions`, else the first failure raises)."""
+    failed item is its exception with `return_exceptions`, else the first failure raises).
+
+    An id answered twice with two different answers is a `MalformedResponse` for that call:
+    which one is the node's is not ours to guess. The same answer twice is that answer."""
     ids = [next_request_id() for _ in bounds]
     body = [envelope(b.rpc_method, b.wire_params, i) for b, i in zip(bounds, ids, strict=True)]
     kinds = [b.method.result for b in bounds]
@@ -146,11 +149,17 @@ def batch_request(
         answers = parse_json(response)
         if not isinstance(answers, list):
             refuse_batch_answer(answers, response.status_code)
-        by_id = {id_key(a.get("id")): a for a in answers if isinstance(a, dict)}
+        by_id, conflicting = answers_by_id(answers)
         results = []
         for request_id, kind in zip(ids, kinds, strict=True):
             try:
-                answer = by_id.get(str(request_id))  # our ids are ints: their key is the text
+                key = str(request_id)  # our ids are ints: their key is the text
+                if key in conflicting:
+                    raise MalformedResponse(
+                        f"the batch answer holds {conflicting[key]} answers for id "
+                        f"{request_id}, and they differ; none is used"
+                    )
+                answer = by_id.get(key)
                 if answer is None:
                     raise MalformedResponse(f"the batch answer lacks id {request_id}")
                 # Found by its id: the id check `interpret_rpc` makes is done already.
@@ -164,6 +173,26 @@ def batch_request(
         return results
 
     return HTTPRequest("POST", url, json=body, headers=headers), interpret
+
+
+def answers_by_id(answers: list[Any]) -> tuple[dict[str | None, Any], dict[str, int]]:
+    """A batch's answer objects by id, and the ids answered more than once with answers that
+    differ (with how many answers each had)."""
+    by_id: dict[str | None, Any] = {}
+    repeated: dict[str, list[Any]] = {}
+    for answer in answers:
+        if not isinstance(answer, dict):
+            continue
+        key = id_key(answer.get("id"))
+        if key is not None and key in by_id:
+            repeated.setdefault(key, [by_id[key]]).append(answer)
+        by_id.setdefault(key, answer)
+    conflicting = {
+        key: len(same_id)
+        for key, same_id in repeated.items()
+        if any(answer != same_id[0] for answer in same_id)
+    }
+    return by_id, conflicting
 
 
 def refuse_batch_status(response: Answer) -> None:
