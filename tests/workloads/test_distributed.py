@@ -377,3 +377,27 @@ def test_the_workers_share_the_rate_limit(make_gateway, sandbox, dask_client, tm
     assert frame["error"].isna().all() and len(frame) == calls
     # each worker's limiter lets its first call go at once; after that, `rate` calls per second
     assert elapsed >= (calls - 2) / rate
+
+
+def test_workers_replay_a_tape_recorded_in_one_process(sandbox, dask_client, tmp_path):
+    info = sandbox.info
+    tape = tmp_path / "run.tape.gz"
+    recorder = toolkit.Gateway(
+        info["platform_url"], info["api_key"], nodes=info["nodes"], tape=tape, tape_mode="record"
+    )
+    recorded = workload(recorder).run(progress=False)
+    recorder.close()
+    sandbox.reset_metering()
+    replay = toolkit.connect(tape=tape, tape_mode="replay")
+    frame = workload(replay).run(
+        progress=False, dataset=tmp_path / "ds", client=dask_client, partition_size=20
+    )
+    assert metered_ru(sandbox) == 0  # nothing reached the gateway: the workers read the tape
+    columns = ["node", "method", "params", "result", "value", "error"]
+    pd.testing.assert_frame_equal(frame[columns], recorded[columns])
+    assert frame["ru"].sum() == 0 and replay.ledger.total_ru == 0
+    # What each call cost when recorded (heads aside: each worker prices with its own).
+    ledger = replay.ledger.frame
+    for method in ("eth_getBalance", "wallet/gettransactioninfobyblocknum"):
+        was = recorded.loc[recorded["method"] == method, "ru"].sum()
+        assert ledger.loc[ledger["method"] == method, "recorded_ru"].sum() == was > 0
