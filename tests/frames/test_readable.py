@@ -51,3 +51,13 @@ def test_numbers_are_right_aligned_exact_ints_included_and_texts_left():
     right, left = rules["text-align: right;"], rules["text-align: left;"]
     assert "col0" in right and "col1" in right and "col2" not in right
     assert "col2" in left and "col0" not in left
+
+
+def test_a_readable_frame_shows_the_same_html_on_every_run():
+    import pandas as pd
+
+    frame = pd.DataFrame({"wei": pd.Series([10**21, 5], dtype=object), "who": ["a", "b"]})
+    assert readable(frame).to_html() == readable(frame.copy()).to_html()
+    other = frame.assign(who=["a", "c"])
+    assert readable(other).to_html() != readable(frame).to_html()
+    assert readable(other).uuid != readable(frame).uuid
