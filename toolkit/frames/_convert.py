@@ -225,8 +225,13 @@ def to_units(amount: int | None, scale: int | None) -> float:
         return math.nan
     try:
         return amount / scale  # int / int is correctly rounded, unlike float(amount) / scale
-    except OverflowError:
-        return math.copysign(math.inf, amount)
+    except OverflowError:  # beyond every float; the exact column beside this one keeps it
+        return _infinity_like(amount)
+
+
+def _infinity_like(value: int) -> float:
+    # not math.copysign(math.inf, value): that converts `value` to a float, and overflows too
+    return math.inf if value > 0 else -math.inf
 
 
 def json_text(value: Any) -> str | None:
@@ -483,7 +488,7 @@ def _number(value: Any, field: str) -> float:
         try:
             return float(value)
         except OverflowError:  # an int beyond every float
-            return math.copysign(math.inf, value)
+            return _infinity_like(value)
     raise FrameError(f"{field}: expected a number, got {describe(value)}")
 
 
