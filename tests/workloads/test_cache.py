@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import copy
+import json
+import os
 import pickle
 import sqlite3
+import stat
+import warnings
 
 import httpx
 import pytest
@@ -476,3 +480,104 @@ def test_receipts_say_not_sent_then_what_each_send_cost_then_cache_hit(make_gate
     frame = work.run(progress=False)
     assert frame["cache_hit"].tolist() == [True, False] and frame["ru"][0] == 0 < frame["ru"][1]
     assert work.calls[0].call.receipt is CACHE_HIT and work.calls[1].call.receipt.ru > 0
+
+
+# --- what the file says is checked ---------------------------------------------------------------
+
+
+def _damage(cache_path, method: str, text: str) -> int:
+    with sqlite3.connect(cache_path) as db:
+        return db.execute(
+            "UPDATE responses SET result = ? WHERE method = ?", (text, method)
+        ).rowcount
+
+
+@pytest.mark.parametrize("damage", ['"0xzz"', '{"balance": "0x1"}', "[1, 2]", "0xzz", '"0x1'])
+def test_a_row_damaged_into_the_wrong_kind_is_a_miss_deleted_with_one_warning(
+    make_gateway, cache_path, sandbox, damage
+):
+    gateway = make_gateway(cache=cache_path)
+    eth = gateway.node("ethereum-mainnet")
+    block = eth.head() - 1000
+    paid = eth.get_balance(ALICE, block)
+    gateway.cache.close()
+    assert _damage(cache_path, "eth_getBalance", damage) == 1
+    other = make_gateway(cache=cache_path)  # a new handle: only the file holds the answer
+    node = other.node("ethereum-mainnet")
+    spent = metered_ru(sandbox)
+    with pytest.warns(RuntimeWarning, match=r"held 1 damaged answer\(s\) \(eth_getBalance\)"):
+        assert node.get_balance(ALICE, block) == paid  # asked again, not a ValueError
+    assert metered_ru(sandbox) > spent and not other.ledger.entries[-1].cache_hit
+    other.cache.flush()
+    with sqlite3.connect(cache_path) as db:  # the damaged row is gone, the fresh answer stored
+        assert db.execute("SELECT result FROM responses").fetchall() == [(json.dumps(hex(paid)),)]
+    third = make_gateway(cache=cache_path).node("ethereum-mainnet")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # one warning: the next read is a plain hit
+        assert third.get_balance(ALICE, block) == paid
+
+
+def test_a_bulk_rerun_asks_again_only_for_the_damaged_rows(make_gateway, cache_path):
+    gateway = make_gateway(cache=cache_path)
+    work = research(gateway)
+    first = work.run(progress=False)
+    gateway.cache.close()
+    damaged = _damage(cache_path, "wallet/gettransactioninfobyblocknum", '"not a list"')
+    assert damaged > 1
+    other = make_gateway(cache=cache_path)
+    with pytest.warns(RuntimeWarning, match="damaged answer") as warned:
+        again = research(other).run(progress=False)
+    assert len([w for w in warned if "damaged" in str(w.message)]) == 1
+    assert again["error"].isna().all()
+    assert (~again["cache_hit"]).sum() == damaged
+    assert again["result"].tolist() == first["result"].tolist()
+
+
+def test_new_cache_files_are_readable_by_you_alone(tmp_path):
+    old = os.umask(0o002)  # a common umask: group-writable files by default
+    try:
+        cache = ResponseCache(tmp_path / "fresh" / "c.sqlite")
+        cache.store([(b"k" * 32, "node", "m", 1)])
+        cache.flush()
+        for name in ("c.sqlite", "c.sqlite-wal"):
+            assert stat.S_IMODE((tmp_path / "fresh" / name).stat().st_mode) == 0o600
+        assert stat.S_IMODE((tmp_path / "fresh").stat().st_mode) == 0o700
+        cache.close()
+    finally:
+        os.umask(old)
+
+
+def test_a_cache_others_may_write_is_moved_aside_for_a_private_one(tmp_path):
+    path = tmp_path / "c.sqlite"
+    planted = ResponseCache(path)
+    planted.store([(b"k" * 32, "node", "m", "a planted answer")])
+    planted.close()
+    path.chmod(0o666)
+    with pytest.warns(RuntimeWarning, match=r"writable by group or others \(mode 0o666\)"):
+        cache = ResponseCache(path)
+    assert cache.disabled is None and cache.lookup([b"k" * 32]) == {}
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert len(list(tmp_path.glob("c.sqlite.untrusted-*"))) == 1
+    cache.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "chown") or os.geteuid() != 0, reason="needs root to chown")
+def test_a_cache_another_user_owns_is_left_alone_for_your_private_one(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home-cache"))
+    shared = tmp_path / "shared.sqlite"
+    ResponseCache(shared).close()
+    os.chown(shared, 65534, 65534)
+    before = shared.read_bytes()
+    with pytest.warns(RuntimeWarning, match="belongs to user id 65534.*private cache") as warned:
+        cache = ResponseCache(shared)
+    assert str(tmp_path / "home-cache") in str(warned[0].message)
+    assert cache.path == tmp_path / "home-cache" / "node-gateway-toolkit" / "responses.sqlite"
+    assert cache.disabled is None and shared.read_bytes() == before  # not opened, not moved
+    cache.close()
+    # when the private cache is that very file, there is none to use instead
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "other"))
+    default = tmp_path / "other" / "node-gateway-toolkit" / "responses.sqlite"
+    default.parent.mkdir(parents=True)
+    shared.rename(default)
+    with pytest.warns(RuntimeWarning, match="Calls run without a cache"):
+        assert toolkit.client._cache.resolve_cache(True, remote=True) is None

@@ -35,6 +35,13 @@ those lookups than in everything else together. The texts are decoded for each r
 readers share a result object. Answers are final, so a memory entry is never wrong; it is dropped
 when this process clears or evicts answers (another process's `clear()` is not seen: its
 answers stay correct, they are only no longer on disk).
+
+What the file says is checked, since anyone who can write it could plant answers: a row read
+back must be JSON of its method's result kind (``"0xzz"`` or an object where a balance belongs
+is not), else it is deleted with one warning and counts as a miss. A file (or its ``-wal``,
+``-shm``) owned by another user is not opened at all: the default file is used instead when it
+is another, trusted one, else no cache. One of yours that group or others may write is moved
+aside (``*.untrusted-<time>``) for a fresh one. New files are made readable by you alone (0600).
 """
 
 from __future__ import annotations
@@ -55,7 +62,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .._errors import ValidationError
 from .._json import COMPACT_JSON
 from .._redact import warn
-from ..catalog import ALWAYS
+from ..catalog import ALWAYS, CATALOG, RESULT_KINDS
 from ..catalog.encoding import is_hex_quantity
 from ._identity import gateway_identity
 
@@ -107,6 +114,14 @@ def _decode_all(texts: dict[bytes, str]) -> dict[bytes, Any]:
         with contextlib.suppress(ValueError):
             found[key] = json.loads(text)
     return found
+
+
+def _fits(method: str, value: Any) -> bool:
+    """Whether a stored answer has the shape its method's answers have (what the client checked
+    before storing it): a row damaged into another kind must not reach a typed helper."""
+    entry = CATALOG.get(method)
+    kind = entry.result if entry is not None else None
+    return kind is None or RESULT_KINDS[kind].check(value)
 
 
 _SORTED_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
@@ -174,8 +189,6 @@ class ResponseCache:
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, max_bytes: int | None = None):
-        import sqlite3
-
         self.path = Path(path) if path is not None else default_path()
         self.max_bytes = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
         self.disabled: str | None = None  # why the cache is off, when it is
@@ -190,11 +203,53 @@ class ResponseCache:
         self._recent: dict[bytes, str] = {}
         self._recent_bytes = 0
         self.hits = self.misses = 0
+        distrust = _distrust(self.path)
+        if distrust is not None:
+            self._refuse(*distrust)
+        if self.disabled is None:  # else refused, with nothing trusted to use instead
+            self._open_or_disable()
+        # Answers still in memory when the interpreter exits are written then.
+        self._at_exit = weakref.finalize(self, _write_rows, self._db, self._pending, self._lock)
+
+    def _refuse(self, why: str, foreign: bool) -> None:
+        """Not the file at `path`: one owned by someone else is left alone and the default file
+        used instead (when it is another, trusted one) or none; one of yours that others may
+        write is moved aside for a fresh one."""
+        if not foreign:
+            try:
+                moved = self._move_aside("untrusted")
+            except OSError as error:
+                self.disabled = f"not private: {why}; not moved aside: {error}"
+                _warn(f"the response cache {self.path} is not used: {self.disabled}")
+                return
+            _warn(
+                f"the response cache {self.path} is not private ({why}), so its answers may not "
+                f"be yours; it was moved to {moved.name} and a fresh one, readable by you alone, "
+                "is used"
+            )
+            return
+        instead = default_path()
+        if instead.resolve() != self.path.resolve() and _distrust(instead) is None:
+            _warn(
+                f"the response cache {self.path} is not used: {why}, and answers others can "
+                f"write are not to be trusted. Your private cache {instead} is used instead"
+            )
+            self.path = instead
+            return
+        self.disabled = f"not private: {why}"
+        _warn(
+            f"the response cache {self.path} is not used: {why}, and answers others can write "
+            "are not to be trusted. Calls run without a cache"
+        )
+
+    def _open_or_disable(self) -> None:
+        import sqlite3
+
         try:
             self._open()
         except (sqlite3.Error, OSError) as error:
             if _damaged(error):
-                moved = self._move_aside()
+                moved = self._move_aside("damaged")
                 _warn(
                     f"the response cache {self.path} is damaged ({error}); it was moved to "
                     f"{moved.name} and a fresh one is used"
@@ -205,12 +260,12 @@ class ResponseCache:
                     self._disable(again)
             else:
                 self._disable(error)
-        # Answers still in memory when the interpreter exits are written then.
-        self._at_exit = weakref.finalize(self, _write_rows, self._db, self._pending, self._lock)
 
     def _open(self) -> None:
         self._close_db()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):  # a new file: yours alone (SQLite's -wal and
+            os.close(os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))  # -shm too)
         db = _connect(self.path)
         self._db = db
         # Freed pages go back to the file system (a new file only: it must precede any table).
@@ -240,9 +295,9 @@ class ResponseCache:
         self._salt = db.execute("SELECT value FROM salt").fetchone()[0]
         db.execute("SELECT count(*) FROM responses").fetchone()  # a damaged table fails here
 
-    def _move_aside(self) -> Path:
+    def _move_aside(self, why: str) -> Path:
         self._close_db()
-        moved = self.path.with_name(f"{self.path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+        moved = self.path.with_name(f"{self.path.name}.{why}-{time.strftime('%Y%m%d-%H%M%S')}")
         self.path.replace(moved)
         for suffix in ("-wal", "-shm"):  # they belong to the damaged file
             Path(f"{self.path}{suffix}").unlink(missing_ok=True)
@@ -305,16 +360,40 @@ class ResponseCache:
         wanted = list(keys)
         with self._lock:
             texts, rest = self._in_memory(wanted)
+            found = _decode_all(texts)  # in memory: checked when read, or the client's own
             if rest:
-                query = "SELECT key, result FROM responses WHERE key IN ({marks})"
+                query = "SELECT key, method, result FROM responses WHERE key IN ({marks})"
                 read = self._select(query, rest)
-                for key, text in read:
-                    self._remember(key, text)
-                texts.update(read)
-            found = _decode_all(texts)
+                on_disk = _decode_all({key: text for key, _, text in read})
+                damaged = []
+                for key, method, text in read:
+                    if key in on_disk and _fits(method, on_disk[key]):
+                        self._remember(key, text)
+                    else:
+                        on_disk.pop(key, None)
+                        damaged.append((key, method))
+                found.update(on_disk)
+                if damaged:
+                    self._delete_damaged(damaged)
             self.hits += len(found)
             self.misses += len(wanted) - len(found)
         return found
+
+    def _delete_damaged(self, rows: list[tuple[bytes, str]]) -> None:
+        """Delete rows that hold no answer of their method (one warning for them all)."""
+        import sqlite3
+
+        methods = ", ".join(sorted({method for _, method in rows}))
+        try:
+            with self._db:
+                self._db.executemany("DELETE FROM responses WHERE key = ?", [(k,) for k, _ in rows])
+            outcome = "deleted; they count as misses and are fetched again"
+        except sqlite3.Error as error:
+            outcome = f"they count as misses (not deleted: {error})"
+        _warn(
+            f"the response cache {self.path} held {len(rows)} damaged answer(s) ({methods}), "
+            f"not of the kind their method answers: {outcome}"
+        )
 
     def answers(self, keys: list[bytes]) -> list[Any]:
         """Each key's cached answer, in the order of `keys`, and `MISS` where there is none: a
@@ -528,6 +607,25 @@ class ResponseCache:
             f"<ResponseCache {self.path} {len(self):,} answers, "
             f"{self.size_bytes / 1024**2:,.1f} of {self.max_bytes / 1024**2:,.0f} MiB>"
         )
+
+
+def _distrust(path: Path) -> tuple[str, bool] | None:
+    """Why the cache file at `path` (or its -wal, -shm) is not private, and whether another user
+    owns it (else group or others may write it); None when it is private or absent."""
+    if not hasattr(os, "getuid"):
+        return None  # Windows: access is by ACLs, not by these modes
+    me = os.getuid()
+    for candidate in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        try:
+            status = candidate.stat()
+        except OSError:  # absent (or unreadable: opening it says so)
+            continue
+        if status.st_uid != me:
+            return f"{candidate.name} belongs to user id {status.st_uid}, not you", True
+        if status.st_mode & 0o022:
+            mode = oct(status.st_mode & 0o777)
+            return f"{candidate.name} is writable by group or others (mode {mode})", False
+    return None
 
 
 def _connect(path: Path) -> Any:
