@@ -204,7 +204,8 @@ class Examples:
                 "block": "latest",
             },
             "simulateTransaction": self._simulation_inputs,
-            "wallet/getassetissuebyname": lambda: {"value": enc.utf8_to_hex(tron.unique_name)},
+            # a plain name with visible ticked: what a person types (hex is for visible=false)
+            "wallet/getassetissuebyname": lambda: {"value": tron.unique_name, "visible": True},
             "wallet/getassetissuelistbyname": lambda: {"value": tron.asset_name},
             "wallet/getassetissuebyid": lambda: {"value": tron.asset_id},
             "wallet/getblockbylatestnum": lambda: {"num": 5},

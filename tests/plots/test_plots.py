@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -265,6 +266,16 @@ def test_label_helpers():
     assert short_label(pd.NA) == "unknown"
     assert safe_text(f"node https://h.example/{ACCESS_KEY}/x ok") == "node https://h.example/*** ok"
     assert json.dumps(short_label("short")) == '"short"'
+
+
+def test_dollars_in_data_are_shown_as_written_not_read_as_mathtext(balances):
+    assert safe_text("eth$$main") == r"eth\$\$main"
+    assert short_label("$" * 20) == r"\$" * 6 + "…" + r"\$" * 4  # escaped after the cut
+    fig, _ax = plots.plot_balances(balances)
+    plots.add_caption(fig, "Source: eth$$main: 1 call · $x^2$ ·")
+    fig.savefig(io.BytesIO(), format="png")  # mathtext would raise here on "$$"
+    text, is_math = fig._supxlabel._preprocess_math(fig.get_supxlabel())
+    assert (text, is_math) == ("Source: eth$$main: 1 call · $x^2$ ·", False)
 
 
 def test_a_caption_is_written_at_the_foot_wrapped_and_without_urls(balances, render):

@@ -331,3 +331,44 @@ def test_run_stays_disabled_while_the_run_is_under_way(builder, monkeypatch):
     monkeypatch.setattr(Workload, "run", watched)
     builder.run()
     assert seen == [True] and builder.error is None and not builder.run_button.disabled
+
+
+def test_started_on_the_first_node_it_plans_at_once(gw):
+    first = WorkloadBuilder(gw).node_picker.options[0]
+    builder = workload_builder(gw, node=first, show=False)
+    assert builder.node_picker.value == first
+    assert builder.method_picker.value in (BALANCE, TRON_INFOS)
+    assert builder.workload is not None and builder.preview is not None
+    assert "RU" in builder.preview_view.value and not builder.run_button.disabled
+
+
+@pytest.fixture
+def dollar_gw(sandbox, make_gateway):
+    """The sandbox with its Ethereum node also known by a name that holds ``$$`` (mathtext)."""
+    info = sandbox.info
+    gw = make_gateway(head_ttl_s=3600)
+    name = "ethereum-$$main"
+    gw._node_urls[name] = info["nodes"]["ethereum-mainnet"]
+    listed = gw.nodes
+
+    def nodes(**options):
+        return [{"name": name, "protocol": "ethereum", "status": "running"}, *listed(**options)]
+
+    gw.nodes = nodes
+    return gw, name
+
+
+def test_a_node_name_with_dollars_shows_in_the_plot_as_written(dollar_gw):
+    import io
+
+    import matplotlib
+
+    gw, name = dollar_gw
+    builder = workload_builder(gw, node=name, show=False)
+    builder.run()
+    assert builder.error is None, builder.error
+    assert bytes(builder.result.image.value)[:4] == b"\x89PNG"  # drawn, after the run was paid
+    svg = io.BytesIO()
+    with matplotlib.rc_context({"svg.fonttype": "none"}):  # text stays text in the file
+        builder.figure.savefig(svg, format="svg")
+    assert name in svg.getvalue().decode()  # as written: not read as mathtext, no backslash

@@ -134,3 +134,16 @@ def test_the_table_is_for_people_and_the_exact_value_is_on_the_widget(ui):
     wei = ui.methods.frame["wei"].iloc[0]
     assert type(wei) is int and wei == exact  # `frame` keeps the exact integer
     assert f"{exact:,}" in ui.methods.result.tables.value  # the table writes it for people
+
+
+def test_the_tron_asset_by_name_form_opens_with_a_plain_name_and_visible_ticked(ui, gw):
+    ui.picker.pick("tron-mainnet")
+    ui.methods.select("wallet/getassetissuebyname")
+    form = ui.methods.form
+    assert form.field("value").input.value == DEMO.tron.unique_name  # "SandCoin", not its hex
+    assert form.field("visible").input.value is True
+    form.field("value").input.value = "Café Crème"  # a plain name, typed as a person would
+    assert ui.methods.bound is not None, form.problem.value
+    ui.methods.run_button.click()
+    assert ui.methods.error is None
+    assert ui.methods.frame["name"].tolist() == ["Café Crème"]

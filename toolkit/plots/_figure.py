@@ -103,13 +103,24 @@ def short_label(text: Any, *, keep: int = 4) -> str:
     """A long id or address as ``head…tail``; URLs are redacted first; NA becomes "unknown"."""
     if text is None or (not isinstance(text, str) and pd.isna(text)):
         return "unknown"
-    text = safe_text(str(text))
-    return text if len(text) <= 2 * keep + 3 else f"{text[: keep + 2]}…{text[-keep:]}"
+    text = _redacted(str(text))
+    short = text if len(text) <= 2 * keep + 3 else f"{text[: keep + 2]}…{text[-keep:]}"
+    return _literal(short)  # escaped once cut, so that no cut falls inside an escape
 
 
 def safe_text(text: str) -> str:
-    """`text` with any URL in it reduced to scheme and host: labels must never leak access keys."""
+    """`text` as a label shows it: any URL in it reduced to scheme and host (labels must never
+    leak access keys), and every ``$`` escaped, so that matplotlib does not read a node named
+    ``eth$$main`` as mathtext (an error at drawing time, after the run was paid for)."""
+    return _literal(_redacted(text))
+
+
+def _redacted(text: str) -> str:
     return _URL.sub(lambda match: redact_url(match.group()) or "", text)
+
+
+def _literal(text: str) -> str:
+    return text.replace("$", r"\$")
 
 
 def show_no_data(ax: Axes, message: str = NO_DATA) -> None:

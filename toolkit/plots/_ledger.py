@@ -91,7 +91,7 @@ def plot_ru_by_method(ledger: pd.DataFrame, ax: Axes | None = None) -> tuple[Fig
     left = np.zeros(len(table))
     for status in statuses:
         values = table[status].to_numpy()
-        ax.barh(positions, values, left=left, color=colours[status], label=str(status))
+        ax.barh(positions, values, left=left, color=colours[status], label=safe_text(str(status)))
         left += values
     for position, total in zip(positions, left, strict=True):
         ax.annotate(f" {total:,.0f}", (total, position), va="center", fontsize=8)

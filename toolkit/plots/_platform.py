@@ -55,7 +55,9 @@ def plot_node_counts(
         if colour is None:
             colour, unknown = _UNKNOWN_COLOURS[unknown % len(_UNKNOWN_COLOURS)], unknown + 1
         values = counts[status].to_numpy(dtype=float)
-        ax.barh(positions, values, left=left, color=colour, label=str(status), height=0.6)
+        ax.barh(
+            positions, values, left=left, color=colour, label=safe_text(str(status)), height=0.6
+        )
         left += values
     ax.set_yticks(positions, [safe_text(str(label)) for label in counts.index])
     ax.set_title(f"Nodes by {by} ({int(left.sum()):,} nodes)")

@@ -254,9 +254,9 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
         self.run_button.on_click(lambda _button: self.run())
         # Budgets set and calls made anywhere (the ledger panel, a code cell) re-check the guard.
         self._follower = Follower(gw.meter.ledger, self.check_budget)
-        if node is not None:
+        if node is not None and node != self.node_picker.value:
             self.pick(node)
-        else:
+        else:  # the dropdown holds its first node already: picking it again would change nothing
             self._on_node()
         if method is not None:
             self.select(method)
