@@ -8,8 +8,9 @@
     eth = gw.node(ex.node_name("ethereum"))
     eth.get_balance(ex.evm.token_holder)           # an account that holds the example token
 
-Against the embedded sandbox (``gw.sandbox is not None``) every value comes from the sandbox's own
-demo world (`toolkit.sandbox.DEMO` and its Solana simulator), so each one is guaranteed to answer.
+Against the embedded sandbox (``gw.sandbox is not None``), or replaying a tape recorded from it,
+every value comes from the sandbox's own demo world (`toolkit.sandbox.DEMO` and its Solana
+simulator), so each one is guaranteed to answer.
 Against a real gateway the values are well-known public mainnet facts, kept in one place below
 (`REAL_WORLD`) with a source note for each. They are public addresses and ids, never keys, and
 they were written down from public sources, not checked here against a live node: if one has
@@ -436,11 +437,11 @@ _SANDBOX_SOURCE = "toolkit.sandbox.DEMO (the embedded sandbox's demo world)"
 _SANDBOX_SOLANA_SOURCE = "the sandbox's Solana simulator (World.solana_demo())"
 
 
-def _sandbox_examples(sandbox: Any) -> Examples:
+def _sandbox_examples(world: Any) -> Examples:
     from .sandbox import DEMO
 
     evm, tron, ton = DEMO.evm, DEMO.tron, DEMO.ton
-    solana = sandbox.world.solana_demo()
+    solana = world.solana_demo()
     wallets = solana["wallets"]
     sources = {
         "evm": _SANDBOX_SOURCE + ": the same accounts and token on every EVM chain",
@@ -554,6 +555,10 @@ def examples(gw: Gateway) -> Examples:
     On a real gateway this lists the organization's nodes once (a platform call, 0 RU) to choose
     a node per chain; see the module docstring.
     """
-    if gw.sandbox is not None:
-        return _sandbox_examples(gw.sandbox)
+    seed = gw.sandbox_seed  # a live sandbox, or a tape recorded from one
+    if seed is not None:
+        from .sandbox import World
+
+        world = gw.sandbox.world if gw.sandbox is not None else World(seed)
+        return _sandbox_examples(world)
     return _real_examples(real_node_names(gw.nodes(ordering="name"), os.environ))

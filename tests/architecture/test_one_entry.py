@@ -70,7 +70,7 @@ def test_everything_else_is_derived_from_the_entry(name):
         helper = getattr(NODE_CLASSES[chain], method.helper)
         assert helper.generated_from is method  # the helper
         assert method.summary.split(" (")[0].rstrip(".") in helper.__doc__
-    method.bind(**_sandbox_examples(Sandbox()).inputs(name))  # example inputs, by kind
+    method.bind(**_sandbox_examples(Sandbox().world).inputs(name))  # example inputs, by kind
     assert f"`{name}`" in (PACKAGE.parent / "README.md").read_text()  # the generated table
 
 

@@ -186,7 +186,7 @@ def _example(name: str) -> dict:
     from toolkit.examples import _sandbox_examples
     from toolkit.sandbox import Sandbox
 
-    examples = _sandbox_examples(Sandbox())
+    examples = _sandbox_examples(Sandbox().world)
     return examples.inputs(name, head=1_000_000 if examples.needs_head(name) else None)
 
 

@@ -401,3 +401,23 @@ def test_workers_replay_a_tape_recorded_in_one_process(sandbox, dask_client, tmp
     for method in ("eth_getBalance", "wallet/gettransactioninfobyblocknum"):
         was = recorded.loc[recorded["method"] == method, "ru"].sum()
         assert ledger.loc[ledger["method"] == method, "recorded_ru"].sum() == was > 0
+
+
+def test_a_run_on_a_cluster_is_recorded_by_its_workers_and_replays_in_one_process(
+    sandbox, dask_client, tmp_path
+):
+    info = sandbox.info
+    tape = tmp_path / "cluster.tape.gz"
+    recorder = toolkit.Gateway(
+        info["platform_url"], info["api_key"], nodes=info["nodes"], tape=tape, tape_mode="record"
+    )
+    work = workload(recorder)
+    recorded = work.run(progress=False, dataset=tmp_path / "a", client=dask_client)
+    recorder.close()  # takes in what each worker recorded
+    assert not list(tape.parent.glob("*.parts/*"))
+    sandbox.reset_metering()
+    replay = toolkit.connect(tape=tape, tape_mode="replay")
+    frame = workload(replay).run(progress=False, dataset=tmp_path / "b")
+    assert metered_ru(sandbox) == 0
+    columns = ["node", "method", "params", "result", "value", "error"]
+    pd.testing.assert_frame_equal(frame[columns], recorded[columns])

@@ -135,8 +135,14 @@ class Gateway:
                 check_key_in_clear(cleaned, source=f"nodes[{node_name!r}]")
             self._node_urls[node_name] = cleaned
         self._nodes: dict[str, Node] = {}
-        if self.shared.tape is not None and not self.shared.tape.replaying:
-            self.shared.tape.header["gateway"] = self.description
+        tape = self.shared.tape
+        if tape is not None and not tape.replaying:
+            tape.header["gateway"] = self.description
+            tape.header["sandbox_seed"] = self.sandbox_seed
+            # The nodes this handle knows without asking the platform: a replay knows them too.
+            tape.header["known_nodes"] = {
+                name: httpx.URL(url).netloc.decode() for name, url in self._node_urls.items()
+            }
 
     # --- nodes ---
 
@@ -285,6 +291,15 @@ class Gateway:
         return self.shared.tape
 
     @property
+    def sandbox_seed(self) -> int | None:
+        """The seed of the embedded sandbox this handle talks to, or that the tape it replays
+        was recorded from (its demo world is the same for one seed); None for a real gateway."""
+        tape = self.shared.tape
+        if tape is not None and tape.replaying:
+            return tape.header.get("sandbox_seed")
+        return None if self.sandbox is None else self.sandbox.world.seed
+
+    @property
     def description(self) -> str:
         """Which gateway this is, for a provenance record: the sandbox and its seed, or the
         platform's host; replaying, the gateway the tape was recorded from."""
@@ -430,11 +445,13 @@ def replaying_gateway(
 
     recorded = tape.nodes
     platform = next((n for n in recorded.values() if n["chain"] == "platform"), {"host": ""})
-    urls = {
-        name: url(info["host"], f"/{token}")
+    known = tape.header.get("known_nodes") or {}
+    urls = {name: url(host, f"/{token}") for name, host in known.items()}
+    urls.update(
+        (name, url(info["host"], f"/{token}"))
         for name, info in recorded.items()
         if info["chain"] != "platform"
-    }
+    )
     return Gateway(
         url(platform["host"], ""), token, nodes={**urls, **(nodes or {})}, settings=settings
     )

@@ -126,9 +126,13 @@ class Shared:
     limit here changes it for every client at once."""
 
     def __init__(self, settings: Settings, *, remote: bool):
+        self.tape = tape_from(settings.tape, settings.tape_mode)
+        if self.tape is not None and settings.tape is not self.tape:
+            # The tape itself, not its path: a copy of the settings (a Dask worker's) then
+            # shares it, or records beside it (`Tape.__reduce__`), never over it.
+            settings = settings.replace(tape=self.tape)
         self.settings = settings
         self.meter = Meter(pricing=settings.pricing, budget=settings.budget)
-        self.tape = tape_from(settings.tape, settings.tape_mode)
         # On tape, every call goes to the tape: an answer the cache gave would not be recorded.
         cache = None if self.tape is not None else settings.cache
         self.cache: ResponseCache | None = resolve_cache(cache, remote=remote)

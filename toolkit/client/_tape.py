@@ -33,6 +33,7 @@ import atexit
 import gzip
 import json
 import os
+import secrets
 import threading
 import time
 import weakref
@@ -96,6 +97,7 @@ class Tape:
             mode = "replay" if self.path.exists() else "record"
         self.mode = mode
         self._lock = threading.Lock()
+        self._saving = threading.Lock()
         self._calls: dict[Key, dict[str, Any]] = {}
         self._next: dict[Key, int] = {}  # replay: the next answer of each call
         self._nodes: dict[str, dict[str, str]] = {}
@@ -113,13 +115,13 @@ class Tape:
         return f"<Tape {self.mode} {self.path.name}: {len(self._calls):,} calls>"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # A Dask worker replays the same file; recording stays in the process that records.
-        if not self.replaying:
-            raise TapeError(
-                "a tape records in one process: record the run without client=, then replay "
-                "the tape on the cluster"
-            )
-        return (Tape, (str(self.path), "replay"))
+        # A Dask worker replays the same file. Recording, it records into a file of its own
+        # beside the tape, which the recording takes in when it is next saved.
+        if self.replaying:
+            return (Tape, (str(self.path), "replay"))
+        if self.path.parent.name.endswith(".parts"):  # a worker's share, copied in its process
+            return (_recording_at, (str(self.path),))
+        return (_worker_recording, (str(self.path),))
 
     # --- what the tape says of itself ---
 
@@ -204,7 +206,12 @@ class Tape:
         """Write the tape whole (a recording; a replayed tape is never written)."""
         if self.replaying:
             return
+        with self._saving:  # one save at a time: two would write the same temporary file
+            self._save()
+
+    def _save(self) -> None:
         with self._lock:
+            self._merge_parts()
             if not self._dirty:
                 return
             billed, unconfirmed = self.cost()
@@ -213,6 +220,8 @@ class Tape:
                 "version": VERSION,
                 "recorded": self.header["recorded"],
                 "gateway": self.header.get("gateway"),
+                "sandbox_seed": self.header.get("sandbox_seed"),
+                "known_nodes": self.header.get("known_nodes", {}),
                 "toolkit_version": __version__,
                 "nodes": self._nodes,
                 "ru": billed,
@@ -231,24 +240,33 @@ class Tape:
     # --- replaying ---
 
     def _load(self) -> dict[str, Any]:
-        try:
-            text = gzip.decompress(self.path.read_bytes()).decode()
-            lines = [json.loads(line) for line in text.splitlines() if line.strip()]
-        except (OSError, EOFError, ValueError) as error:  # gzip's BadGzipFile is an OSError
-            raise TapeError(f"{self.path} is not a tape that can be read ({error})") from None
-        header = lines[0] if lines and isinstance(lines[0], dict) else {}
-        if header.get("format") != FORMAT:
-            raise TapeError(f"{self.path} is not a tape (no {FORMAT!r} header)")
-        if header.get("version") != VERSION:
-            raise TapeError(
-                f"{self.path} is a tape of version {header.get('version')!r}; this toolkit "
-                f"({__version__}) reads version {VERSION}: record it again, or upgrade"
-            )
-        for record in lines[1:]:
+        header, records = _read(self.path)
+        for record in records:
             key = (record["node"], record["chain"], record["call"], record["params"])
             self._calls[key] = record
         self._nodes = dict(header.get("nodes", {}))
         return header
+
+    def _merge_parts(self) -> None:
+        """Take in what the Dask workers of a recorded run recorded (see `__reduce__`): their
+        answers go after the ones this tape holds, call by call; their files go."""
+        for file in sorted(_parts_folder(self.path).glob("*.tape.gz")):
+            try:
+                header, records = _read(file)
+            except TapeError:  # a worker killed while it wrote: its calls are not on the tape
+                continue
+            for node, info in header.get("nodes", {}).items():
+                self._nodes.setdefault(node, info)
+            for record in records:
+                key = (record["node"], record["chain"], record["call"], record["params"])
+                mine = self._calls.setdefault(
+                    key, {**record, "answers": [], "ru": 0, "unconfirmed_ru": 0, "pending": [0, 0]}
+                )
+                mine["answers"] += record["answers"]
+                mine["ru"] += record["ru"]
+                mine["unconfirmed_ru"] += record["unconfirmed_ru"]
+            file.unlink()
+            self._dirty = True
 
     def answer(self, keys: list[Key]) -> list[dict[str, Any]] | TapeMiss:
         """The next recorded answer of each call, or a `TapeMiss` for the first it lacks."""
@@ -271,6 +289,40 @@ class Tape:
                 found.append(answers[min(index, len(answers) - 1)])
                 self._next[key] = index + 1
             return found
+
+
+def _read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A tape file's header and call records; `TapeError` for a file that is not one."""
+    try:
+        text = gzip.decompress(path.read_bytes()).decode()
+        lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+    except (OSError, EOFError, ValueError) as error:  # gzip's BadGzipFile is an OSError
+        raise TapeError(f"{path} is not a tape that can be read ({error})") from None
+    header = lines[0] if lines and isinstance(lines[0], dict) else {}
+    if header.get("format") != FORMAT:
+        raise TapeError(f"{path} is not a tape (no {FORMAT!r} header)")
+    if header.get("version") != VERSION:
+        raise TapeError(
+            f"{path} is a tape of version {header.get('version')!r}; this toolkit "
+            f"({__version__}) reads version {VERSION}: record it again, or upgrade"
+        )
+    return header, lines[1:]
+
+
+def _parts_folder(path: Path) -> Path:
+    return path.with_name(f"{path.name}.parts")
+
+
+def _worker_recording(path: str) -> Tape:
+    """A Dask worker's share of a recording: a tape of its own in the recording's parts folder."""
+    return _recording_at(str(_parts_folder(Path(path)) / f"{secrets.token_hex(6)}.tape.gz"))
+
+
+def _recording_at(path: str) -> Tape:
+    """The tape this process records at `path` (one object per file, however often copied)."""
+    tape = tape_from(path, "record")
+    assert tape is not None
+    return tape
 
 
 def _save_at_exit(reference: weakref.ref[Tape]) -> None:

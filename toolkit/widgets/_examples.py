@@ -18,7 +18,7 @@ def sandbox_examples(sandbox: Any) -> Examples:
     """Example inputs for every catalog method against `sandbox` (a running `Sandbox`)."""
     from ..examples import _sandbox_examples
 
-    inputs = _sandbox_examples(sandbox)
+    inputs = _sandbox_examples(sandbox.world)
 
     def examples(chain: str, method: str) -> dict[str, Any]:
         return inputs.inputs(method, head=sandbox.world.head(chain))
