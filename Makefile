@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 TOOLS := .tools
 ANVIL := $(TOOLS)/node_modules/.bin/anvil
 
-.PHONY: lab test test-other-python lint format tools anvil browser bench clean
+.PHONY: lab tapes test test-other-python lint format tools anvil browser bench clean
 
 # The newest Python besides the default that the machine has (3.13, else 3.12; from PATH or
 # pyenv): `make test` runs a fast subset of the tests on it too. OTHER_PYTHON= skips that.
@@ -33,8 +33,15 @@ $(VENV)/.dev-installed: pyproject.toml | $(PY)
 	@touch $@
 
 # JupyterLab refuses root unless told; containers and CI machines often run as root.
+# TAPES=replay runs every notebook from its tape in notebooks/tapes/ (no sandbox, no key, no
+# network); TAPES=record records them anew as you run them.
 lab: $(VENV)/.lab-installed
+	$(if $(TAPES),NODE_GATEWAY_TAPE=$(CURDIR)/notebooks/tapes NODE_GATEWAY_TAPE_MODE=$(TAPES)) \
 	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
+
+# Record every notebook's tape anew from the sandbox (after a notebook changes its calls).
+tapes: $(VENV)/.dev-installed
+	$(PY) -m tests.notebooks.kernel
 
 # Anvil (Foundry's EVM node) from npm into a project-local folder, for the real-node tests.
 $(ANVIL):

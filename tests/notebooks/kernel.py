@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -10,20 +12,56 @@ from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+TAPES = ROOT / "notebooks" / "tapes"  # each notebook's tape, recorded from the sandbox
 SECONDS_PER_NOTEBOOK = 240
 
 
-def execute(path: Path, *, extra_cells: Iterable[str] = ()) -> nbformat.NotebookNode:
-    """The notebook at `path`, run top to bottom (then `extra_cells`), its outputs in memory."""
+def execute(
+    path: Path, *, extra_cells: Iterable[str] = (), tape_mode: str | None = None
+) -> nbformat.NotebookNode:
+    """The notebook at `path`, run top to bottom (then `extra_cells`), its outputs in memory;
+    with `tape_mode`, recording its tape in `TAPES` or replaying it, as Jupyter would with
+    ``NODE_GATEWAY_TAPE`` set to the folder (the kernel learns its notebook's name from
+    ``JPY_SESSION_NAME``)."""
     notebook = nbformat.read(path, as_version=4)
     notebook.cells.extend(nbformat.v4.new_code_cell(source) for source in extra_cells)
-    NotebookClient(
-        notebook,
-        timeout=SECONDS_PER_NOTEBOOK,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},
-    ).execute()
+    tape = {}
+    if tape_mode is not None:
+        tape = {
+            "NODE_GATEWAY_TAPE": str(TAPES),
+            "NODE_GATEWAY_TAPE_MODE": tape_mode,
+            "JPY_SESSION_NAME": str(path),
+        }
+    saved = {name: os.environ.get(name) for name in tape}
+    os.environ.update(tape)  # the kernel starts with this process's environment
+    try:
+        NotebookClient(
+            notebook,
+            timeout=SECONDS_PER_NOTEBOOK,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(path.parent)}},
+        ).execute()
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     return notebook
+
+
+def record_tapes(paths: Iterable[Path] = NOTEBOOKS) -> None:
+    """Record each notebook's tape anew from the embedded sandbox (`make tapes`): after a
+    notebook changes the calls it makes, its committed tape no longer answers them."""
+    TAPES.mkdir(exist_ok=True)
+    for path in paths:
+        (TAPES / f"{path.stem}.tape.gz").unlink(missing_ok=True)
+        execute(path, tape_mode="record")
+        print(f"{path.name}: {(TAPES / f'{path.stem}.tape.gz').stat().st_size:,} bytes")
+
+
+if __name__ == "__main__":
+    record_tapes([Path(name).resolve() for name in sys.argv[1:]] or NOTEBOOKS)
 
 
 class Kernel:

@@ -316,8 +316,15 @@ class Gateway:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _where(self) -> str:
+        """What the handle reaches, in a few words (never a URL, port or key)."""
+        tape = self.shared.tape
+        if tape is not None and tape.replaying:
+            return f"tape {tape.path.name} (from {self.description})"
+        return "embedded sandbox" if self.sandbox is not None else self.platform.name
+
     def __repr__(self) -> str:
-        where = "sandbox" if self.sandbox is not None else self.platform.name
+        where = self._where()
         return (
             f"<Gateway {where}: {len(self._node_urls)} known nodes, "
             f"{self.ledger.total_ru:,} RU spent>"
@@ -327,7 +334,7 @@ class Gateway:
         """What the handle reaches and what it spent (node names only, never URLs or keys)."""
         budget = self.budget
         rows = [
-            ("gateway", "embedded sandbox" if self.sandbox is not None else self.platform.name),
+            ("gateway", self._where()),
             ("known nodes", ", ".join(self._node_urls) or "none yet"),
             ("clients open", ", ".join(self._nodes) or "none yet"),
             ("calls", f"{len(self.ledger):,}"),

@@ -30,6 +30,7 @@ answers come in.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import gzip
 import json
 import os
@@ -48,11 +49,15 @@ from .._files import write_atomically
 from .._redact import redact_key_material, scrub
 from .._version import __version__
 from ..catalog import charge
-from ._http import Answer, Replayed
+from ._http import Answer, LazyModule, Replayed
 from ._transport import Send, StepClient, _send_async, _send_sync, attempt_fate
 
 if TYPE_CHECKING:
+    import asyncio
+
     from ._node import NodeCore
+else:
+    asyncio = LazyModule("asyncio", globals())  # imported on first use: see `_http.LazyModule`
 
 FORMAT = "node-gateway-toolkit tape"
 VERSION = 1
@@ -267,6 +272,8 @@ class Tape:
                 mine["unconfirmed_ru"] += record["unconfirmed_ru"]
             file.unlink()
             self._dirty = True
+        with contextlib.suppress(OSError):  # gone, or a worker still writing into it
+            _parts_folder(self.path).rmdir()
 
     def answer(self, keys: list[Key]) -> list[dict[str, Any]] | TapeMiss:
         """The next recorded answer of each call, or a `TapeMiss` for the first it lacks."""
@@ -307,6 +314,24 @@ def _read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
             f"({__version__}) reads version {VERSION}: record it again, or upgrade"
         )
     return header, lines[1:]
+
+
+def _file_of(path: Path) -> Path:
+    """A tape's file: `path`, or in a folder of tapes, the notebook's own (``<folder>/<notebook
+    name>.tape.gz``, the name from ``JPY_SESSION_NAME``, which Jupyter sets for a notebook's
+    kernel): one setting replays every notebook of a folder (`make lab TAPES=replay`)."""
+    if not path.is_dir():
+        return path
+    session = os.environ.get("JPY_SESSION_NAME")
+    if not session:
+        raise ValidationError(
+            f"{path} is a folder: each notebook's tape is <folder>/<notebook>.tape.gz, and the "
+            "notebook's name comes from JPY_SESSION_NAME, which Jupyter sets for a notebook's "
+            "kernel; outside a notebook, name the tape's file",
+            param="tape",
+            rule="folder",
+        )
+    return path / f"{Path(session).stem}.tape.gz"
 
 
 def _parts_folder(path: Path) -> Path:
@@ -363,6 +388,8 @@ class TapeClient(StepClient):
 
     async def asend_step(self, step: Send) -> Answer | BaseException:
         if self.tape.replaying:
+            # A request lets other tasks run, and a cancel land, while it waits: so does this.
+            await asyncio.sleep(0)
             return self._replay(step)
         outcome = await _send_async(self.inner, step)
         self._record(step, outcome)
@@ -505,7 +532,7 @@ def tape_from(setting: Any, mode: str | None) -> Tape | None:
             return None
     if not isinstance(setting, str | PathLike) or not str(setting):
         raise ValidationError(f"must be a file path, got {setting!r}", param="tape", rule="type")
-    path = Path(setting).expanduser().resolve()
+    path = _file_of(Path(setting).expanduser()).resolve()
     with _open_lock:
         recording = _open.get(path)
         if recording is not None and mode in ("auto", "record"):

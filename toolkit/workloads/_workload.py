@@ -459,6 +459,9 @@ class Workload:
             )
         finally:
             writer.close()
+            tape = self.calls[0].node.settings.tape if self.calls else None
+            if tape is not None:
+                tape.save()  # recording: takes in what each worker recorded beside it
         frame = _finish((sent, row_counts(sent)), previous, done, preview_high, started, ledgers)
         _record_run(writer, frame, self.calls)
         return frame

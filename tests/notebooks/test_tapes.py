@@ -1,0 +1,51 @@
+"""Every notebook replays from its committed tape (notebooks/tapes/) as Jupyter would run it with
+``NODE_GATEWAY_TAPE`` set to the folder: no sandbox is started, no gateway is reached, and nothing
+is spent. A notebook changed to make other calls fails here until `make tapes` records it again."""
+
+import gzip
+import json
+
+import pytest
+
+from toolkit.sandbox import World
+
+from tests.notebooks.kernel import NOTEBOOKS, SECONDS_PER_NOTEBOOK, TAPES, execute
+
+pytestmark = pytest.mark.notebooks
+
+REPLAYED = """
+assert gw.tape is not None and gw.tape.replaying, gw.tape
+assert gw.sandbox is None  # no sandbox was started: every answer came from the tape
+assert gw.ledger.total_ru == 0 and gw.ledger.unconfirmed_ru == 0
+assert not any(entry.sent for entry in gw.ledger.entries)  # no request went out
+print("replayed", len(gw.ledger), "calls")
+"""
+
+
+def test_every_notebook_has_a_tape_of_at_most_a_mebibyte_and_no_key():
+    world = World(0)  # the sandbox the tapes were recorded from: its keys come from its seed
+    keys = [world.api_key, *(node.key for node in world.nodes)]
+    for path in NOTEBOOKS:
+        tape = TAPES / f"{path.stem}.tape.gz"
+        assert tape.exists(), f"{path.name} has no tape: run `make tapes`"
+        assert tape.stat().st_size <= 2**20
+        text = gzip.decompress(tape.read_bytes()).decode()
+        header = json.loads(text.splitlines()[0])
+        assert header["gateway"] == "embedded sandbox (seed 0)" and header["sandbox_seed"] == 0
+        pieces = {key[i : i + 8] for key in keys for i in range(len(key) - 7)}
+        assert not [piece for piece in pieces if piece in text], f"a key is on {tape.name}"
+
+
+@pytest.mark.timeout(SECONDS_PER_NOTEBOOK)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_replays_from_its_tape_with_no_gateway(path):
+    notebook = execute(path, extra_cells=[REPLAYED], tape_mode="replay")
+    errors = [
+        output
+        for cell in notebook.cells
+        for output in cell.get("outputs", [])
+        if output.get("output_type") == "error"
+    ]
+    assert not errors, json.dumps(errors)[:2000]
+    (last,) = notebook.cells[-1].outputs
+    assert last["text"].startswith("replayed ")
