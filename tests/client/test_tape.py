@@ -231,3 +231,17 @@ def test_provenance_of_a_replay_says_what_the_recording_cost_and_when(recorded, 
         f"{record.replayed:,} calls replayed from the tape session.tape.gz recorded "
         f"{record.time:%Y-%m-%d %H:%M} UTC at {record.recorded_ru:,} RU; 0 RU now"
     )
+
+
+def test_a_folder_of_tapes_gives_each_notebook_its_own(recorded, monkeypatch):
+    tape, seen, _ = recorded
+    folder = tape.parent
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    with pytest.raises(toolkit.ValidationError, match="JPY_SESSION_NAME"):
+        toolkit.connect(tape=folder, tape_mode="replay")
+    # Jupyter names the kernel's notebook: its tape is <folder>/<notebook>.tape.gz
+    monkeypatch.setenv("JPY_SESSION_NAME", str(folder / "session.ipynb"))
+    with no_network(monkeypatch):
+        gateway = toolkit.connect(tape=folder, tape_mode="replay")
+        assert gateway.tape.path.name == "session.tape.gz"
+        assert gateway.node("ethereum-mainnet").head() == seen["head"]
