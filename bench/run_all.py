@@ -24,6 +24,7 @@ BENCHMARKS = [
     ("load.py", "Load on the sandbox", [], ["--seconds", "3", "--threads", "4"]),
     ("bench_dataset.py", "Datasets and Dask", [], ["--quick"]),
     ("bench_tape.py", "Tapes", [], ["--quick"]),
+    ("bench_logging.py", "Logging", [], ["--quick"]),
 ]
 
 

@@ -40,6 +40,7 @@ from ._errors import (
     ValidationError,
     WorkerFailed,
 )
+from ._redact import scrub_logging
 from ._version import __version__
 from .catalog import (
     CATALOG,
@@ -198,6 +199,7 @@ __all__ = [
     "provenance",
     "read_dataset",
     "read_parquet",
+    "scrub_logging",
     "to_checksum_address",
     "to_parquet",
     "ton_address_forms",

@@ -7,7 +7,9 @@ removes all registered secrets from any text (exception messages, log lines, rep
 
 This is the one scrubbing point for text that leaves the toolkit: errors scrub their message and
 every attribute (`scrub_value`), error snippets scrub a body before cutting it, warnings go
-through `warn`, and every log record of every logger is scrubbed when it is made (`scrub_logs`).
+through `warn`, and the records of the toolkit's loggers and of the HTTP libraries it drives are
+scrubbed by a filter on those loggers (`scrub_logs`); `scrub_logging` extends that to a user's
+own handlers, on request.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def register_secret(value: str | None) -> None:
         _secrets.update(forms)
         # Longest first, so a URL is replaced whole before the key inside it.
         _ordered = tuple(sorted(_secrets, key=len, reverse=True))
-    scrub_logs()  # in case someone replaced the log record factory since
+    scrub_logs()  # a library imported since may have made loggers
 
 
 def register_url(url: str) -> None:
@@ -226,10 +228,29 @@ def redact_key_material(url: str) -> str:
 
 
 # --- log records ------------------------------------------------------------------------------
-# A filter on a logger sees only the records logged through that very logger: records of its
-# children (``httpcore.http11``, ``httpcore.connection``) propagate to the parent's handlers
-# without passing the parent's filters. So the scrubbing happens where every record of every
-# logger is made, in the log record factory, before any filter, handler or formatter sees it.
+# The toolkit's own loggers and those of the libraries it drives carry its URLs: httpx logs each
+# request URL at INFO, httpcore headers and redirect targets at DEBUG, uvicorn the paths the
+# sandbox serves, dask a failed task's arguments. Their records are scrubbed by a filter on each
+# of those loggers; every other logger, the user's own included, is left as it is, at no cost
+# (a process-wide log record factory made each `log.info` of the user's 24 % dearer).
+# A filter on a logger sees only the records logged through that very logger (records of
+# ``httpcore.http11`` reach ``httpcore``'s handlers without passing its filters), so the filter
+# goes on every logger of those families, children included. The libraries make their loggers
+# when imported, some after the toolkit (httpx on a first call, uvicorn with the sandbox), so
+# `scrub_logs` looks again wherever one of them may just have been imported. No library's logger
+# is made here: one made early is one that `logging.config.dictConfig` would disable.
+
+LOGGER_FAMILIES = (
+    "toolkit",
+    "httpx",
+    "httpcore",
+    "aiohttp",
+    "hpack",
+    "h2",
+    "uvicorn",
+    "web3",
+    "distributed",
+)
 
 
 def _scrub_record(record: logging.LogRecord) -> None:
@@ -262,28 +283,73 @@ def _scrub_record(record: logging.LogRecord) -> None:
         record.stack_info = scrub(record.stack_info)
 
 
-class _ScrubbingFactory:
-    """Wraps the log record factory in place when installed: every record comes out scrubbed."""
+class ScrubSecrets(logging.Filter):
+    """A logging filter that removes every secret the toolkit knows of from a record (its
+    message, arguments, traceback and stack) and lets it through."""
 
-    def __init__(self, inner: Any):
-        self.inner = inner
-
-    def __call__(self, *args: Any, **kwargs: Any) -> logging.LogRecord:
-        record = self.inner(*args, **kwargs)
+    def filter(self, record: logging.LogRecord) -> bool:
         if _ordered:
             _scrub_record(record)
-        return record
+        return True
 
 
+_FILTER = ScrubSecrets()
 _install_lock = threading.Lock()
+# What the last look saw: how many loggers (none is ever removed), and the names in the families
+# that were only placeholders (a parent named by a child, which becomes a logger when asked for).
+_loggers_seen = 0
+_placeholders: tuple[str, ...] = ()
+
+
+def _add_first(filterer: logging.Filterer) -> None:
+    # First, so that any other filter there already sees the record scrubbed.
+    if _FILTER not in filterer.filters:
+        filterer.filters.insert(0, _FILTER)
 
 
 def scrub_logs() -> None:
-    """Scrub every log record of every logger, at every level (idempotent; a factory set later
-    by someone else is wrapped again the next time a secret is registered)."""
-    if isinstance(logging.getLogRecordFactory(), _ScrubbingFactory):
+    """Put the scrubbing filter on every logger of `LOGGER_FAMILIES` that exists (idempotent,
+    and nearly free when no logger was made since the last time)."""
+    global _loggers_seen, _placeholders
+    loggers = logging.root.manager.loggerDict
+    if len(loggers) == _loggers_seen and all(
+        isinstance(loggers.get(name), logging.PlaceHolder) for name in _placeholders
+    ):
         return
     with _install_lock:
-        current = logging.getLogRecordFactory()
-        if not isinstance(current, _ScrubbingFactory):
-            logging.setLogRecordFactory(_ScrubbingFactory(current))
+        placeholders = []
+        for name, logger in list(loggers.items()):
+            if name.split(".", 1)[0] not in LOGGER_FAMILIES:
+                continue
+            if isinstance(logger, logging.Logger):
+                _add_first(logger)
+            else:
+                placeholders.append(name)
+        _loggers_seen, _placeholders = len(loggers), tuple(placeholders)
+
+
+# The toolkit's own logger is made here, filtered from the start; a module of the toolkit that
+# makes a child of it (`logging.getLogger(__name__)`) calls `scrub_logs` once it has.
+_add_first(logging.getLogger("toolkit"))
+
+
+def scrub_logging(*handlers: logging.Handler) -> None:
+    """Scrub the toolkit's secrets from every record `handlers` write, whichever logger made
+    it (your own included), or from what the root logger's handlers write when none is given.
+
+    The toolkit's loggers and those of the HTTP libraries it drives are always scrubbed; your
+    loggers are not touched unless you ask for it here."""
+    if not handlers:
+        handlers = tuple(logging.getLogger().handlers)
+        if not handlers:
+            raise ValueError(
+                "the root logger has no handler yet: call logging.basicConfig() first, "
+                "or pass the handlers to scrub"
+            )
+    for handler in handlers:
+        if not isinstance(handler, logging.Handler):
+            raise TypeError(
+                f"scrub_logging takes logging handlers, not {type(handler).__name__}: a filter "
+                "on a logger does not see the records of its children, a handler's sees them all"
+            )
+        _add_first(handler)

@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from .._redact import register_secret
+from .._redact import register_secret, scrub_logs
 
 
 class LazyModule:
@@ -207,7 +207,9 @@ def _tls_context(cafile: str | None, capath: str | None) -> ssl.SSLContext:
 def sync_client(url: str, timeout: float, *, trust_env: bool) -> httpx.Client:
     """A blocking client for the node or platform at `url`."""
     options = _httpx_options(url, timeout, trust_env)
-    return httpx.Client(**options, event_hooks={"request": [_trace_delivery]})
+    client = httpx.Client(**options, event_hooks={"request": [_trace_delivery]})
+    scrub_logs()  # httpx and httpcore (imported by its transport) have just made their loggers
+    return client
 
 
 def async_client(kind: AsyncTransportKind, url: str, timeout: float, *, trust_env: bool) -> Any:
@@ -215,9 +217,12 @@ def async_client(kind: AsyncTransportKind, url: str, timeout: float, *, trust_en
     that holds it); call it inside the loop that will use it."""
     if kind == "httpx" or (kind == "auto" and not aiohttp_available()):
         options = _httpx_options(url, timeout, trust_env)
-        return httpx.AsyncClient(**options, event_hooks={"request": [_atrace_delivery]})
-    proxy = env_proxy(url) if trust_env else None
-    return AiohttpClient(proxy=proxy, tls=tls_context(trust_env))
+        client = httpx.AsyncClient(**options, event_hooks={"request": [_atrace_delivery]})
+    else:
+        proxy = env_proxy(url) if trust_env else None
+        client = AiohttpClient(proxy=proxy, tls=tls_context(trust_env))
+    scrub_logs()  # aiohttp or httpx, imported on first use, have just made their loggers
+    return client
 
 
 # How long an idle connection is kept for reuse, by both stacks: under the 5 s after which

@@ -14,6 +14,7 @@ import threading
 import time
 from typing import Any
 
+from .._redact import scrub_logs
 from ..catalog.encoding import is_loopback_host
 from ._app import create_app
 from ._faults import TRANSPORT_STATE_KEY, Faults
@@ -101,6 +102,7 @@ class Sandbox:
             timeout_graceful_shutdown=2,
         )
         server = uvicorn.Server(config)
+        scrub_logs()  # uvicorn's loggers, made by its import and its logging config
         thread = threading.Thread(
             target=_serve, args=(server, sock), name="toolkit-sandbox", daemon=True
         )

@@ -66,6 +66,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import BudgetExceeded, DatasetError, WorkerFailed
+from .._redact import scrub_logs
 from ..client import Entry, NodeSpec, Settings, open_nodes, run_sync
 from ._dataset import DatasetWriter
 
@@ -377,6 +378,8 @@ def run_on_cluster(
     from distributed import as_completed
 
     from ._bulk import results_frame
+
+    scrub_logs()  # dask's loggers (a failed task's arguments hold its nodes' URLs)
 
     calls = to_send.calls
     if not calls:
