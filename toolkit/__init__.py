@@ -125,6 +125,12 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    # What completion and `dir()` offer: the public names, the ones loaded on first use
+    # included, and not this module's own imports (`Any`, `importlib`) nor private modules.
+    return sorted({*__all__, *_LAZY_MODULES, "catalog", "client"})
+
+
 __all__ = [
     "CATALOG",
     "CHAINS",

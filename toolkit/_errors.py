@@ -64,6 +64,17 @@ class GatewayError(Exception):
     def message(self) -> str:
         return str(self)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt without `__init__`, whose arguments `args` does not hold (`needed=`, an RPC
+        # error's code): a worker's error reaches a Dask coordinator whole, attributes included.
+        return _restore, (type(self), self.args), self.__dict__
+
+
+def _restore(cls: type[GatewayError], args: tuple[Any, ...]) -> GatewayError:
+    error = cls.__new__(cls)
+    error.args = args
+    return error
+
 
 class ValidationError(GatewayError, ValueError):
     """A parameter broke a rule of the spec; nothing was sent and nothing was billed.
@@ -283,3 +294,9 @@ __all__ = [
     "ValidationError",
     "WorkerFailed",
 ]
+
+# Shown where users meet them, as `toolkit.ValidationError` in a traceback or a repr, not by the
+# private module that defines them; pickle finds them there too.
+for _name in (*__all__, "TapeError", "TapeMiss"):
+    globals()[_name].__module__ = "toolkit"
+del _name
