@@ -1,9 +1,11 @@
 """Every notebook replays from its committed tape (notebooks/tapes/) as Jupyter would run it with
-``NODE_GATEWAY_TAPE`` set to the folder: no sandbox is started, no gateway is reached, and nothing
-is spent. A notebook changed to make other calls fails here until `make tapes` records it again."""
+``NODE_GATEWAY_TAPE`` set to the folder: no sandbox is started, no gateway is reached, nothing is
+spent, and a second replay shows the same outputs. A notebook changed to make other calls fails
+here until `make tapes` records it again."""
 
 import gzip
 import json
+import re
 
 import pytest
 
@@ -36,9 +38,9 @@ def test_every_notebook_has_a_tape_of_at_most_a_mebibyte_and_no_key():
         assert not [piece for piece in pieces if piece in text], f"a key is on {tape.name}"
 
 
-@pytest.mark.timeout(SECONDS_PER_NOTEBOOK)
+@pytest.mark.timeout(2 * SECONDS_PER_NOTEBOOK)
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_replays_from_its_tape_with_no_gateway(path):
+def test_notebook_replays_from_its_tape_with_no_gateway_and_shows_the_same_twice(path):
     notebook = execute(path, extra_cells=[REPLAYED], tape_mode="replay")
     errors = [
         output
@@ -49,3 +51,29 @@ def test_notebook_replays_from_its_tape_with_no_gateway(path):
     assert not errors, json.dumps(errors)[:2000]
     (last,) = notebook.cells[-1].outputs
     assert last["text"].startswith("replayed ")
+    # Run again, it shows the same: times are the tape's, ids and tables stable.
+    again = execute(path, tape_mode="replay")
+    for first, second in zip(notebook.cells, again.cells, strict=False):
+        assert shown(first) == shown(second), first.get("source", "")[:200]
+
+
+WIDGET_ID = re.compile(r'"model_id": "[0-9a-f]+"')
+
+
+def shown(cell) -> str:
+    """What a cell shows, as text: its outputs, with stream chunks joined (how the kernel cuts
+    its stdout into messages is timing) and ipywidgets' model ids (new in every kernel) left
+    out."""
+    outputs = []
+    for output in cell.get("outputs", []):
+        previous = outputs[-1] if outputs else None
+        if (
+            output.get("output_type") == "stream"
+            and previous is not None
+            and previous.get("output_type") == "stream"
+            and previous["name"] == output["name"]
+        ):
+            previous["text"] += output["text"]
+            continue
+        outputs.append(dict(output))
+    return WIDGET_ID.sub('"model_id": "?"', json.dumps(outputs, sort_keys=True))

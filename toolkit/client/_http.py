@@ -79,6 +79,7 @@ class Replayed(NamedTuple):
 
     costs: tuple[tuple[int, int], ...]
     at: str
+    latency_s: float = 0.0  # how long the recorded request took
 
 
 class Answer(NamedTuple):

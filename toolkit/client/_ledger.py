@@ -73,9 +73,11 @@ class Entry(NamedTuple):
     # sent: refused by the budget, the gateway unreachable, cancelled before sending. Not a
     # frame column.
     sent: bool = False
-    # Replayed from a tape (0 RU now): what the call cost when the tape was recorded.
+    # Replayed from a tape (0 RU now): what the call cost when the tape was recorded. Not a
+    # frame column, `replayed`, as `sent`.
     recorded_ru: int = 0
     recorded_unconfirmed_ru: int = 0
+    replayed: bool = False
 
 
 _RU_OF = attrgetter("ru")

@@ -105,6 +105,7 @@ class Tape:
         self._saving = threading.Lock()
         self._calls: dict[Key, dict[str, Any]] = {}
         self._next: dict[Key, int] = {}  # replay: the next answer of each call
+        self._clock = ""  # replay: the latest recorded time of an answer served (ISO text)
         self._nodes: dict[str, dict[str, str]] = {}
         self._dirty = False
         self._saved = 0.0
@@ -295,7 +296,14 @@ class Tape:
                 answers = record["answers"]
                 found.append(answers[min(index, len(answers) - 1)])
                 self._next[key] = index + 1
+            self._clock = max(self._clock, *(answer["at"] for answer in found))
             return found
+
+    @property
+    def clock(self) -> datetime:
+        """Replaying, the tape's clock: when the latest answer served so far was recorded (when
+        the tape was, before any), for what a replay shows the time of."""
+        return datetime.fromisoformat(self._clock or self.header["recorded"])
 
 
 def _read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -382,8 +390,9 @@ class TapeClient(StepClient):
     def send_step(self, step: Send) -> Answer | BaseException:
         if self.tape.replaying:
             return self._replay(step)
+        started = time.perf_counter()
         outcome = _send_sync(self.inner, step)
-        self._record(step, outcome)
+        self._record(step, outcome, time.perf_counter() - started)
         return outcome
 
     async def asend_step(self, step: Send) -> Answer | BaseException:
@@ -391,8 +400,9 @@ class TapeClient(StepClient):
             # A request lets other tasks run, and a cancel land, while it waits: so does this.
             await asyncio.sleep(0)
             return self._replay(step)
+        started = time.perf_counter()
         outcome = await _send_async(self.inner, step)
-        self._record(step, outcome)
+        self._record(step, outcome, time.perf_counter() - started)
         return outcome
 
     def close(self) -> None:
@@ -429,11 +439,13 @@ class TapeClient(StepClient):
 
     # --- recording ---
 
-    def _record(self, step: Send, outcome: Any) -> None:
+    def _record(self, step: Send, outcome: Any, latency_s: float) -> None:
         keys, ids = self._calls(step)
         answers: list[dict[str, Any] | None] = [None] * len(keys)
         if not isinstance(outcome, BaseException):
             answers = _split(outcome, ids, len(keys))
+            for answer in answers:
+                answer["latency_s"] = round(latency_s, 6)
         self.tape.record(keys, answers, step, attempt_fate(outcome))
 
     # --- replaying ---
@@ -444,7 +456,7 @@ class TapeClient(StepClient):
         if isinstance(found, TapeMiss):
             return found
         costs = tuple((answer["ru"], answer["unconfirmed_ru"]) for answer in found)
-        replayed = Replayed(costs, found[0]["at"])
+        replayed = Replayed(costs, found[0]["at"], found[0].get("latency_s", 0.0))
         first = found[0]
         if "item" not in first or ids is None:  # an answer to the whole request
             headers = {"content-type": first.get("type") or "application/json"}

@@ -516,6 +516,7 @@ class Exchange:
     # then, per call (billed, maybe billed), summed over its attempts.
     replayed_at: str | None = None
     recorded: list[tuple[int, int]] | None = None
+    recorded_latency_s: float = 0.0
 
     def cost(self, likely: int, price: int) -> tuple[int, int]:
         """(billed, unconfirmed) RU so far of a call priced `likely` to `price` per attempt."""
@@ -579,6 +580,7 @@ class Exchange:
     def _add_recorded(self, replayed: Replayed) -> None:
         if self.replayed_at is None:
             self.replayed_at = replayed.at
+        self.recorded_latency_s += replayed.latency_s
         costs = list(replayed.costs)
         if self.recorded is not None and len(self.recorded) == len(costs):
             costs = [(a + c, b + d) for (a, b), (c, d) in zip(self.recorded, costs, strict=True)]
@@ -586,8 +588,11 @@ class Exchange:
 
     def _record(self, status: str, result: Any, retries: int, latency: float) -> None:
         likely = self.ru if self.ru_likely is None else self.ru_likely
-        # A replayed call happened when it was recorded: the ledger keeps the tape's clock.
+        # A replayed call happened when it was recorded, and took as long: the ledger keeps the
+        # tape's clock.
         now = datetime.now(UTC) if self.replayed_at is None else _utc(self.replayed_at)
+        if self.replayed_at is not None:
+            latency = self.recorded_latency_s
         sent = self.answered_attempts + self.unanswered_attempts > 0
         recorded = self.recorded or [(0, 0)]
         if not self.parts:  # one call, one entry
@@ -636,6 +641,7 @@ class Exchange:
             sent=sent,
             recorded_ru=recorded[0],
             recorded_unconfirmed_ru=recorded[1],
+            replayed=self.replayed_at is not None,
         )
 
     @staticmethod

@@ -10,6 +10,7 @@ integers are still in their columns.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import numbers
@@ -58,12 +59,25 @@ def human_number(value: Any, *, decimals: int = 9) -> str:
 NUMERIC_KINDS = {"integer", "floating", "mixed-integer-float", "decimal"}
 
 
+@functools.cache
+def _readable_styler() -> type:
+    """A Styler whose text form is its frame's: pandas' is the object's address, which a
+    notebook run twice would show differently."""
+    from pandas.io.formats.style import Styler
+
+    class ReadableStyler(Styler):
+        def __repr__(self) -> str:
+            return repr(self.data)
+
+    return ReadableStyler
+
+
 def readable(frame: pd.DataFrame, *, decimals: int = 9, index: bool = False) -> Styler:
     """`frame` styled for reading (see the module doc): numbers, exact ints in object columns
     included, right-aligned, the rest left-aligned; the row index hidden unless `index`."""
     import pandas as pd
 
-    styler = frame.style.format(lambda value: human_number(value, decimals=decimals))
+    styler = _readable_styler()(frame).format(lambda value: human_number(value, decimals=decimals))
     numeric = [
         column
         for position, column in enumerate(frame.columns)

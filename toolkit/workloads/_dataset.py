@@ -721,15 +721,17 @@ class DatasetWriter:
             stacklevel=4,
         )
 
-    def record_run(self, summary: dict[str, Any], nodes: list[dict[str, Any]]) -> None:
-        """Keep a run's provenance next to its rows (``_runs/<run>.json``): when, with which
-        toolkit, on which nodes at which heads, and its summary. A partition of a distributed
-        run records nothing: the run that split it does."""
+    def record_run(
+        self, summary: dict[str, Any], nodes: list[dict[str, Any]], *, time: datetime | None = None
+    ) -> None:
+        """Keep a run's provenance next to its rows (``_runs/<run>.json``): when (`time`, else
+        now), with which toolkit, on which nodes at which heads, and its summary. A partition of
+        a distributed run records nothing: the run that split it does."""
         if self.own_files_only or self.failure is not None:
             return
         record = {
             "run": self.run_id,
-            "time": datetime.now(UTC).isoformat(),
+            "time": (time or datetime.now(UTC)).isoformat(),
             "toolkit_version": __version__,
             "nodes": nodes,
             "summary": summary,

@@ -155,9 +155,7 @@ def provenance(gateway: Gateway, *, entries: Sequence[Entry] | None = None) -> P
     where = gateway.description
     tape = gateway.tape
     replaying = tape is not None and tape.replaying
-    replayed = (
-        [e for e in entries if e.recorded_ru or e.recorded_unconfirmed_ru] if replaying else []
-    )
+    replayed = [e for e in entries if e.replayed]
     refused = sum(e.status == REFUSED and not e.sent for e in entries)
     cached = sum(e.cache_hit for e in entries)
     heads = [e for e in entries if e.note in HEAD_NOTES]

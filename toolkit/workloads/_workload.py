@@ -29,6 +29,7 @@ import os
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from itertools import repeat
 from operator import is_, itemgetter
 from os import PathLike
@@ -463,7 +464,7 @@ class Workload:
             if tape is not None:
                 tape.save()  # recording: takes in what each worker recorded beside it
         frame = _finish((sent, row_counts(sent)), previous, done, preview_high, started, ledgers)
-        _record_run(writer, frame, self.calls)
+        _record_run(writer, frame, self.calls, ledgers)
         return frame
 
     async def _run(
@@ -504,7 +505,7 @@ class Workload:
         # The summary's price: what the calls were priced at as they were sent (pricing them all
         # again for it took as long as reading a tenth of the answers of a fast node).
         frame = _finish(results(items), previous, done, run.priced_high(), started, ledgers)
-        _record_run(writer, frame, self.calls)
+        _record_run(writer, frame, self.calls, ledgers)
         if run.stopped is not None:
             # What finished is in the frame, the dataset and its run record: now the stop goes
             # on (`run` and `arun` hand the frame over as `last_result`).
@@ -543,13 +544,23 @@ def _finish(
     frame.attrs["summary"] = {
         **counts,
         "preview_ru_high": preview_high,
-        "seconds": time.perf_counter() - started,
+        "seconds": _seconds(started, ledgers),
     }
     if previous is not None:
         frame.attrs["summary"]["from_dataset"] = reused
     if ledgers is not None:
         frame.attrs["summary"].update(_heads_since(ledgers))
     return frame
+
+
+def _seconds(started: float, ledgers: list[tuple[Ledger, int]] | None) -> float:
+    """How long the run took: since `started`; replaying a tape, as long as it took when it was
+    recorded (the span of its calls' recorded times), so that a replay shows the same."""
+    entries = [entry for ledger, start in ledgers or () for entry in ledger.entries[start:]]
+    if entries and all(entry.replayed for entry in entries):
+        span = max(entry.time for entry in entries) - min(entry.time for entry in entries)
+        return span.total_seconds() + max(entry.latency_s for entry in entries)
+    return time.perf_counter() - started
 
 
 _NODE_OF = itemgetter(0)  # a PlannedCall is (node, call)
@@ -681,7 +692,10 @@ def _stop_message(frame: pd.DataFrame, dataset: Any) -> str:
 
 
 def _record_run(
-    writer: DatasetWriter | None, frame: pd.DataFrame, calls: list[PlannedCall]
+    writer: DatasetWriter | None,
+    frame: pd.DataFrame,
+    calls: list[PlannedCall],
+    ledgers: list[tuple[Ledger, int]],
 ) -> None:
     if writer is None:
         return
@@ -689,7 +703,19 @@ def _record_run(
     writer.record_run(
         frame.attrs["summary"],
         [{"node": n.name, "chain": n.chain.name, "head": n.last_head} for n in nodes.values()],
+        time=_run_time(calls, ledgers),
     )
+
+
+def _run_time(calls: list[PlannedCall], ledgers: list[tuple[Ledger, int]]) -> datetime | None:
+    """When a run happened: now (None), or replaying a tape, on the tape's clock (its last
+    replayed call's recorded time, else the latest answer the tape served), so that a notebook
+    replayed twice shows the same run records."""
+    tape = calls[0].node.settings.tape if calls else None
+    if tape is None or not tape.replaying:
+        return None
+    replayed = [e.time for ledger, start in ledgers for e in ledger.entries[start:] if e.replayed]
+    return max(replayed) if replayed else tape.clock
 
 
 def _with_previous_rows(
