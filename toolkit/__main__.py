@@ -1,6 +1,8 @@
 """Command line: ``python -m toolkit <command>``.
 
     python -m toolkit sandbox [--host 127.0.0.1] [--port 0] [--seed 0] [--head-pace 1.0]
+    python -m toolkit --version
+    python -m toolkit COMMAND --help
 
 The sandbox command prints one JSON line (``{"platform_url", "api_key", "nodes"}``) first, then
 serves until SIGINT or SIGTERM and exits 0.
@@ -14,13 +16,27 @@ import signal
 import sys
 import threading
 
+from ._version import __version__
+
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m toolkit", description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    _add_sandbox_command(commands)
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
     return args.run(args)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line: its commands, each with its own ``--help``."""
+    command_line = argparse.ArgumentParser(
+        prog="python -m toolkit",
+        description="node-gateway-toolkit: a Jupyter toolkit for a hosted blockchain node gateway.",
+        epilog="`python -m toolkit COMMAND --help` shows a command's options.",
+    )
+    command_line.add_argument(
+        "--version", action="version", version=f"node-gateway-toolkit {__version__}"
+    )
+    commands = command_line.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_sandbox_command(commands)
+    return command_line
 
 
 def _add_sandbox_command(commands: argparse._SubParsersAction) -> None:
