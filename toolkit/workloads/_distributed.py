@@ -66,6 +66,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import BudgetExceeded, DatasetError, WorkerFailed
+from .._files import fsync_dir
 from .._redact import scrub_logs
 from ..client import Entry, NodeSpec, Settings, open_nodes, run_sync
 from ._dataset import DatasetWriter
@@ -152,7 +153,7 @@ class Journal:
             folder.mkdir(parents=True, exist_ok=True)
             flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND
             self._fd = os.open(self.file, flags, 0o644)
-            _fsync_folder(folder)  # the file itself must survive a power cut
+            fsync_dir(folder)  # the file itself must survive a power cut
         except OSError as error:
             if self._fd >= 0:
                 os.close(self._fd)
@@ -226,14 +227,6 @@ class Journal:
 
 def _line(fields: list[Any]) -> bytes:
     return json.dumps(fields, separators=(",", ":")).encode() + b"\n"
-
-
-def _fsync_folder(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def attempt_entries(data: bytes, *, label: str, status: str, note: str) -> list[Entry]:

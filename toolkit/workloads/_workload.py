@@ -284,9 +284,9 @@ class Workload:
         ``heads_ru`` and ``heads_unconfirmed_ru`` the chain heads the run fetched to price
         calls (ledger entries in no row).
         """
-        from ._bulk import close_progress, progress_bar
+        from ._bulk import close_progress
 
-        concurrency, batch_size, rows_per_file, partition_size = _check_run_arguments(
+        concurrency, batch_size, partition_size, writer, bar = self._start(
             concurrency,
             batch_size,
             progress,
@@ -296,9 +296,6 @@ class Workload:
             partition_size,
             wait_for_dataset,
         )
-        writer = self._writer(dataset, rows_per_file, client, wait_for_dataset)
-        bar = progress_bar(len(self), progress, "calls")
-        self.last_result = None
         try:
             if client is not None:
                 frame = self._run_on_cluster(
@@ -337,9 +334,9 @@ class Workload:
         """
         import asyncio
 
-        from ._bulk import close_progress, progress_bar
+        from ._bulk import close_progress
 
-        concurrency, batch_size, rows_per_file, partition_size = _check_run_arguments(
+        concurrency, batch_size, partition_size, writer, bar = self._start(
             concurrency,
             batch_size,
             progress,
@@ -349,9 +346,6 @@ class Workload:
             partition_size,
             wait_for_dataset,
         )
-        writer = self._writer(dataset, rows_per_file, client, wait_for_dataset)
-        bar = progress_bar(len(self), progress, "calls")
-        self.last_result = None
         try:
             if client is not None:  # the dask client blocks: wait for it off the loop
                 frame = await asyncio.to_thread(
@@ -374,6 +368,36 @@ class Workload:
         finally:
             close_progress(bar, progress)
         return frame
+
+    def _start(
+        self,
+        concurrency: Any,
+        batch_size: Any,
+        progress: Any,
+        dataset: Any,
+        rows_per_file: Any,
+        client: Any,
+        partition_size: Any,
+        wait_for_dataset: Any,
+    ) -> tuple[int, int, int | None, DatasetWriter | None, Any]:
+        """What `run` and `arun` do before a run: check every argument (0 RU for a wrong one),
+        make the dataset's writer and the progress bar, and forget the last run's frame."""
+        from ._bulk import progress_bar
+
+        concurrency, batch_size, rows_per_file, partition_size = _check_run_arguments(
+            concurrency,
+            batch_size,
+            progress,
+            dataset,
+            rows_per_file,
+            client,
+            partition_size,
+            wait_for_dataset,
+        )
+        writer = self._writer(dataset, rows_per_file, client, wait_for_dataset)
+        bar = progress_bar(len(self), progress, "calls")
+        self.last_result = None
+        return concurrency, batch_size, partition_size, writer, bar
 
     def _keep(self, frame: pd.DataFrame, bar: Any) -> None:
         """Keep a finished run's frame in `last_result`, and say if calls failed: on the bar
