@@ -50,6 +50,16 @@ def execute(
     return notebook
 
 
+def errors_of(notebook: nbformat.NotebookNode) -> list[dict]:
+    """The error outputs of a run notebook (none, when every cell ran)."""
+    return [
+        output
+        for cell in notebook.cells
+        for output in cell.get("outputs", [])
+        if output.get("output_type") == "error"
+    ]
+
+
 def record_tapes(paths: Iterable[Path] = NOTEBOOKS) -> None:
     """Record each notebook's tape anew from the embedded sandbox (`make tapes`): after a
     notebook changes the calls it makes, its committed tape no longer answers them."""

@@ -8,7 +8,7 @@ import pytest
 
 from toolkit.sandbox import World
 
-from tests.notebooks.kernel import NOTEBOOKS, SECONDS_PER_NOTEBOOK
+from tests.notebooks.kernel import NOTEBOOKS, SECONDS_PER_NOTEBOOK, errors_of
 
 pytestmark = pytest.mark.notebooks
 
@@ -32,12 +32,7 @@ def test_notebook_runs_and_shows_no_key(path, tmp_path, executed):
     text = saved.read_text()
     leaked = [secret for secret in secrets_of_the_sandbox() if secret in text]
     assert not leaked, f"{path.name} shows {len(leaked)} key(s) in its outputs"
-    errors = [
-        output
-        for cell in notebook.cells
-        for output in cell.get("outputs", [])
-        if output.get("output_type") == "error"
-    ]
+    errors = errors_of(notebook)
     assert not errors, json.dumps(errors)[:2000]
 
 

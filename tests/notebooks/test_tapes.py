@@ -11,7 +11,7 @@ import pytest
 
 from toolkit.sandbox import World
 
-from tests.notebooks.kernel import NOTEBOOKS, SECONDS_PER_NOTEBOOK, TAPES, execute
+from tests.notebooks.kernel import NOTEBOOKS, SECONDS_PER_NOTEBOOK, TAPES, errors_of, execute
 
 pytestmark = pytest.mark.notebooks
 
@@ -42,12 +42,7 @@ def test_every_notebook_has_a_tape_of_at_most_a_mebibyte_and_no_key():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_replays_from_its_tape_with_no_gateway_and_shows_the_same_twice(path):
     notebook = execute(path, extra_cells=[REPLAYED], tape_mode="replay")
-    errors = [
-        output
-        for cell in notebook.cells
-        for output in cell.get("outputs", [])
-        if output.get("output_type") == "error"
-    ]
+    errors = errors_of(notebook)
     assert not errors, json.dumps(errors)[:2000]
     (last,) = notebook.cells[-1].outputs
     assert last["text"].startswith("replayed ")
