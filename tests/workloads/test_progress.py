@@ -151,6 +151,23 @@ def test_a_run_that_went_well_keeps_its_bar_plain_and_says_nothing(make_gateway)
     bar.close()
 
 
+def test_running_a_cell_again_never_loses_the_frame_the_user_had(make_gateway):
+    # Notebook 08's run cell run again after the budget is spent: the good frame stays at hand,
+    # and the warning says where.
+    gateway = make_gateway()
+    work = Workload().grid(gateway.node("ethereum-mainnet"), "eth_getBalance", ADDRESSES[:6], [1])
+    good = work.run(progress=False)
+    gateway.set_budget(gateway.ledger.counted_ru)  # nothing left
+    with pytest.warns(RuntimeWarning, match="calls failed") as caught:
+        refused = work.run(progress=False)
+    assert refused["error"].eq("BudgetExceeded").all() and work.last_result is refused
+    assert work.previous_result is good
+    (warning,) = caught
+    assert str(warning.message).endswith(
+        "the frame of the run before (6 of 6 calls answered) is in work.previous_result"
+    )
+
+
 class BarWithoutRefresh(FakeBar):
     """A caller's bar with a postfix of its own making, which takes no ``refresh``."""
 

@@ -70,11 +70,14 @@ class Workload:
     """An ordered list of validated calls on one or more nodes.
 
     `last_result` is the frame of the last `run` or `arun`, finished or stopped (None before the
-    first, and after a run that failed before sending, such as one refused for its arguments).
+    first, and after a run that failed before sending, such as one refused for its arguments);
+    `previous_result` the one before it, so that running a cell again never loses a frame the
+    user had (a run whose calls fail says where the earlier frame is).
     """
 
     calls: list[PlannedCall] = field(default_factory=list)
     last_result: pd.DataFrame | None = field(default=None, init=False, compare=False)
+    previous_result: pd.DataFrame | None = field(default=None, init=False, compare=False)
 
     def add(self, node: Node, method: str, *args: Any, **kwargs: Any) -> Workload:
         """Plan one call; it is validated now."""
@@ -396,6 +399,8 @@ class Workload:
         )
         writer = self._writer(dataset, rows_per_file, client, wait_for_dataset)
         bar = progress_bar(len(self), progress, "calls")
+        if self.last_result is not None:
+            self.previous_result = self.last_result
         self.last_result = None
         return concurrency, batch_size, partition_size, writer, bar
 
@@ -414,9 +419,17 @@ class Workload:
         errors = frame["error"].value_counts()
         kinds = ", ".join(f"{count:,} {name}" for name, count in errors.items())
         hint = " (gw.budget says what is left)" if "BudgetExceeded" in errors.index else ""
+        earlier = ""
+        previous = self.previous_result
+        if previous is not None:
+            ok = len(previous) - int(previous["error"].notna().sum())
+            earlier = (
+                f"; the frame of the run before ({ok:,} of {len(previous):,} calls answered) "
+                "is in work.previous_result"
+            )
         warn(
             f"{failed:,} of {summary['calls']:,} calls failed: {kinds}{hint}; their rows say "
-            "why (the error and message columns)",
+            f"why (the error and message columns){earlier}",
             RuntimeWarning,
             stacklevel=3,  # the caller of run() or arun()
         )
