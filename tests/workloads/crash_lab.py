@@ -94,11 +94,11 @@ def plant(point: str, at: int) -> None:
 
         append = _dataset.Journal.append
 
-        def journal_append(journal, items):
+        def journal_append(journal, groups):
             if journal._handle is None:
-                append(journal, items[:0])  # opens the file
+                append(journal, {})  # opens the file (and writes an empty line)
                 journal._handle = Handle(journal._handle)
-            append(journal, items)
+            append(journal, groups)
 
         _dataset.Journal.append = journal_append
     elif point in ("part-temporary", "part-renamed", "record"):
