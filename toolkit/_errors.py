@@ -8,6 +8,7 @@
     └── ResponseError          the gateway answered, but with an error
         ├── HTTPStatusError    non-2xx status with no more specific meaning
         ├── RateLimited        HTTP 429, or a JSON-RPC "RPS limit" error (retry_after in seconds)
+        ├── QuotaExceeded      a daily or monthly quota spent, or HTTP 402 (never retried)
         ├── MalformedResponse  not JSON, truncated JSON, HTML, wrong content type, wrong shape or id
         ├── BatchRefused       the node does not take JSON-RPC batches (calls go one by one)
         ├── RPCError           a JSON-RPC error object (code, message, data)
@@ -139,6 +140,12 @@ class RateLimited(ResponseError):
     def __init__(self, message: str, *, retry_after: float | None = None, **kw):
         self.retry_after = retry_after
         super().__init__(message, **kw)
+
+
+class QuotaExceeded(ResponseError):
+    """The provider's quota is spent: a daily request or credit count, a monthly compute-unit
+    quota, or HTTP 402 Payment Required. Unlike `RateLimited` it is never retried: a quota
+    resets at the end of its day or month, not in seconds, and each attempt may be billed."""
 
 
 class MalformedResponse(ResponseError):
@@ -283,6 +290,7 @@ __all__ = [
     "HTTPStatusError",
     "MalformedResponse",
     "PlatformError",
+    "QuotaExceeded",
     "RPCError",
     "RateLimited",
     "ResponseError",

@@ -187,6 +187,90 @@ def test_a_429_asking_for_longer_than_the_client_waits_raises_at_once(replay):
     assert KEY not in str(caught.value) and KEY not in repr(caught.value)
 
 
+def test_infuras_backoff_seconds_longer_than_the_deadline_fails_at_once(replay):
+    """Infura's published 429 asks for 30 s in `data.backoff_seconds`: a call with 5 s left is
+    not retried after the 0.25 s default backoff (each attempt billed), it fails at once."""
+    replay.reply = lambda request: (429, real("evm_429_backoff_seconds_infura_docs.json"))
+    node = toolkit.node(replay.url, chain="ethereum", cache=False, timeout=5)
+    started = time.monotonic()
+    with pytest.raises(toolkit.RateLimited) as caught:
+        node.block_number()
+    assert time.monotonic() - started < 2
+    assert caught.value.retry_after == 30.0 and caught.value.attempts == 1
+    assert len(replay.requests) == 1
+
+
+def test_infuras_backoff_seconds_within_the_deadline_is_waited_then_retried(replay):
+    body = real("evm_429_backoff_seconds_infura_docs.json")
+    body["error"]["data"]["backoff_seconds"] = 0.4  # the published body, with a shorter wait
+    answers = iter([(429, body), (200, {"jsonrpc": "2.0", "result": "0x10"})])
+
+    def reply(request):
+        status, answer = next(answers)
+        return status, {**answer, "id": request["id"]}
+
+    replay.reply = reply
+    started = time.monotonic()
+    assert replay.node("ethereum").block_number() == 16
+    assert time.monotonic() - started >= 0.4 and len(replay.requests) == 2
+
+
+def test_a_zero_backoff_nested_under_rate_is_read_and_still_backs_off():
+    """A live Infura 429 said ``data.rate.backoff_seconds: 0``: it is read (0 s), and the retry
+    still waits the policy's backoff rather than asking again at once."""
+    from toolkit.client._http import Answer
+    from toolkit.client._transport import RetryPolicy, check_status
+
+    content = (REAL / "evm_429_backoff_zero_infura_live.json").read_bytes()
+    with pytest.raises(toolkit.RateLimited) as caught:
+        check_status(Answer(429, {}, content))
+    assert caught.value.retry_after == 0.0
+    policy = RetryPolicy(backoff_s=0.2)
+    assert all(0.1 <= policy.delay(caught.value, 0) <= 0.2 for _ in range(50))
+
+
+@pytest.mark.parametrize(
+    ("name", "status"),
+    [
+        ("evm_429_daily_request_count_infura_docs.json", 429),
+        ("evm_402_daily_credit_limit_infura_docs.json", 402),
+        ("evm_429_monthly_capacity_alchemy_live.json", 429),
+        ("evm_403_monthly_capacity_alchemy_live.json", 403),
+        ("evm_403_monthly_capacity_alchemy_live.json", 200),  # as an answer's error object
+    ],
+)
+def test_a_spent_quota_is_quota_exceeded_and_never_retried(replay, name, status):
+    replay.reply = lambda request: (status, real(name))
+    with pytest.raises(toolkit.QuotaExceeded) as caught:
+        replay.node("ethereum").block_number()
+    error = caught.value
+    assert isinstance(error, toolkit.ResponseError) and not isinstance(error, toolkit.RateLimited)
+    assert error.status == status and error.attempts == 1 and len(replay.requests) == 1
+    assert "quota" in str(error) and KEY not in str(error)
+
+
+def test_a_402_without_a_body_and_a_402_to_a_batch_are_quota_exceeded(replay):
+    replay.reply = lambda request: (402, b"")
+    with pytest.raises(toolkit.QuotaExceeded):
+        replay.node("ethereum").block_number()
+    replay.requests.clear()
+    replay.reply = lambda request: (402, real("evm_402_daily_credit_limit_infura_docs.json"))
+    calls = [("eth_blockNumber",), ("eth_chainId",)]
+    with pytest.raises(toolkit.QuotaExceeded):  # not BatchRefused: calls one by one would pay
+        replay.node("ethereum").batch(calls)
+    assert len(replay.requests) == 1
+
+
+def test_a_per_second_limit_is_still_a_rate_limit_not_a_quota(replay):
+    """Alchemy's per-second refusal shares code 429 with its monthly one; only words differ."""
+    body = real("evm_429_compute_units_per_second_alchemy_live.json")
+    replay.reply = lambda request: (429, body)
+    node = toolkit.node(replay.url, chain="ethereum", cache=False, retry=toolkit.RetryPolicy(2))
+    with pytest.raises(toolkit.RateLimited):
+        node.block_number()
+    assert len(replay.requests) == 2
+
+
 def test_platform_v1_credentials_in_raw_records_never_show(replay, caplog):
     from toolkit.client import platform
 

@@ -105,6 +105,13 @@ class Hostile:
             return 429, {"Content-Type": "text/plain"}, f"{pad} slow down {key}".encode()
         if mode == "html":
             return 200, {"Content-Type": "text/html"}, f"<p>{pad} {key}</p>".encode()
+        if mode == "quota":  # Infura's 402 shape, its details quoting the key
+            error = {"code": 402, "message": "Payment Required", "details": f"{pad} {key} spent"}
+            return (
+                402,
+                as_json,
+                json.dumps({"jsonrpc": "2.0", "id": rpc_id, "error": error}).encode(),
+            )
         if mode == "wrong-shape":
             result = {"pad": pad[:60], "echo": key}
             return (
@@ -184,6 +191,7 @@ def test_no_piece_of_any_key_in_any_error_or_log_line(sandbox, loopback_server, 
 
     with_mode("not-found", eth.block_number)  # HTTPStatusError
     with_mode("rate-limit", eth.block_number)  # RateLimited
+    with_mode("quota", eth.block_number)  # QuotaExceeded
     with_mode("html", eth.block_number)  # MalformedResponse (not JSON)
     with_mode("wrong-shape", eth.block_number)  # MalformedResponse (wrong shape)
     with_mode("rpc-error", eth.block_number)  # RPCError

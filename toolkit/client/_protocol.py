@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._errors import BatchRefused, GatewayError, MalformedResponse, RateLimited
+from .._errors import BatchRefused, GatewayError, MalformedResponse, QuotaExceeded, RateLimited
 from .._redact import clip
 from ..catalog import RESULT_KINDS, BoundCall, Chain, Method, Surface
 from ._transport import (
@@ -197,19 +197,20 @@ def answers_by_id(answers: list[Any]) -> tuple[dict[str | None, Any], dict[str, 
 
 def refuse_batch_status(response: Answer) -> None:
     """A 4xx to a batch is the node refusing batches, unless it is about the key, the path or
-    the rate (those would refuse single calls just the same)."""
+    the rate or the quota (those would refuse single calls just the same)."""
     status = response.status_code
-    if 400 <= status < 500 and status not in (401, 403, 404, 429):
+    if 400 <= status < 500 and status not in (401, 402, 403, 404, 429):
         body = clip(" ".join(response.content[:65536].decode("utf-8", "replace").split()), 160)
         raise BatchRefused(f"HTTP {status} to a JSON-RPC batch ({body})", status=status)
 
 
 def refuse_batch_answer(answer: Any, status: int) -> None:
-    """A batch answered by one object: a rate-limit error is retried; anything else is a no."""
+    """A batch answered by one object: a rate-limit error is retried, a spent quota raised as it
+    is (single calls would meet it too); anything else is a no."""
     if isinstance(answer, dict) and answer.get("error") is not None:
         try:
             interpret_rpc(answer, None, status)
-        except RateLimited:
+        except (RateLimited, QuotaExceeded):
             raise
         except GatewayError as error:
             message = f"the node refused a JSON-RPC batch: {error}"

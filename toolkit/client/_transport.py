@@ -29,6 +29,7 @@ from .._errors import (
     HTTPStatusError,
     MalformedResponse,
     PlatformError,
+    QuotaExceeded,
     RateLimited,
     ResponseError,
     RPCError,
@@ -110,10 +111,11 @@ RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 class RetryPolicy:
     """Bounded retries with exponential backoff and jitter.
 
-    Rate-limit replies wait what the gateway asks (`Retry-After`, or JSON-RPC `try_again_in`), up to
-    `max_wait_s`; a longer wait is not slept through but raised at once. Transport failures, 5xx,
-    and malformed bodies (truncated JSON, an HTML error page) are retried; error answers that would
-    come back the same (JSON-RPC errors, TRON and platform errors) are not.
+    Rate-limit replies wait what the gateway asks (`Retry-After`, or the body's `try_again_in` or
+    `backoff_seconds`), up to `max_wait_s`; a longer wait is not slept through but raised at once.
+    Transport failures, 5xx, and malformed bodies (truncated JSON, an HTML error page) are
+    retried; error answers that would come back the same (JSON-RPC errors, TRON and platform
+    errors, a spent quota) are not.
     """
 
     attempts: int = 4
@@ -125,10 +127,15 @@ class RetryPolicy:
         """Seconds to wait before attempt `attempt + 1`, or None to give up and raise `error`."""
         if attempt + 1 >= self.attempts or not _retryable(error):
             return None
-        if isinstance(error, RateLimited) and error.retry_after is not None:
-            return error.retry_after if error.retry_after <= self.max_wait_s else None
         backoff = min(self.backoff_max_s, self.backoff_s * 2**attempt)
-        return backoff * (0.5 + random.random() / 2)
+        backoff *= 0.5 + random.random() / 2
+        if isinstance(error, RateLimited) and error.retry_after is not None:
+            # Never sooner than the backoff: Infura has answered `backoff_seconds: 0` to a
+            # project over its rate (INFURA/infura#201), and asking again at once would only be
+            # refused, and billed, again.
+            wait = max(error.retry_after, backoff)
+            return wait if error.retry_after <= self.max_wait_s else None
+        return backoff
 
 
 def _retryable(error: GatewayError) -> bool:
@@ -258,23 +265,75 @@ def parse_duration(value: Any) -> float | None:
 Explain = Callable[[Any, int], None]
 
 
+def body_retry_after(data: Any) -> float | None:
+    """How long a JSON-RPC error's `data` asks to wait, in seconds: ``try_again_in`` (a duration),
+    or Infura's ``backoff_seconds``, at the top of `data` as its docs print it or under ``rate``
+    as its nodes have answered (INFURA/infura#201)."""
+    if not isinstance(data, dict):
+        return None
+    rate = data.get("rate")
+    for value in (
+        data.get("try_again_in"),
+        data.get("backoff_seconds"),
+        rate.get("backoff_seconds") if isinstance(rate, dict) else None,
+    ):
+        seconds = parse_duration(value)
+        if seconds is not None:
+            return seconds
+    return None
+
+
+# What providers write when a quota, not a rate, is spent: Infura's "daily request count
+# exceeded" and 402 "daily credit limit", Alchemy's "Monthly capacity limit exceeded" (sources
+# in tests/fixtures/real/SOURCES.md). Words, not codes: both use -32005, 429 and 403 for
+# per-second limits too.
+_QUOTA_WORDS = re.compile(
+    r"\b(daily|monthly)\b.*\b(limit|quota|count|capacity|credits?)\b|\bquota\b.*\b(exceeded|"
+    r"exhausted|reached|spent)\b",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def quota_error(error: Any, status: int) -> QuotaExceeded | None:
+    """The `QuotaExceeded` a JSON-RPC error object means, if it says a quota is spent (its
+    message or Infura's ``details``, or Infura's code 402); else None."""
+    if not isinstance(error, dict):
+        return None
+    words = " ".join(str(error.get(key) or "") for key in ("message", "details"))
+    if error.get("code") != 402 and not _QUOTA_WORDS.search(words):
+        return None
+    return QuotaExceeded(
+        f"the provider's quota is spent ({' '.join(words.split()) or 'HTTP 402'}); not retried: "
+        "a daily or monthly quota does not clear in seconds (wait for it to reset, or raise the "
+        "plan)",
+        status=status,
+    )
+
+
 def check_status(response: Answer, *, explain: Explain | None = None) -> None:
     """Raise the typed error for a non-2xx answer.
 
     `explain` reads a JSON error body in a surface's own shape (the platform's ``error`` object,
     toncenter's ``ok: false``) and raises its typed error; other bodies get the generic one.
+    A 4xx whose body says a quota is spent, and every 402, is a `QuotaExceeded`.
     """
     status = response.status_code
     if 200 <= status < 300:
         return
+    if 400 <= status < 500:
+        body = _error_body(response)
+        error = body.get("error") if isinstance(body, dict) else None
+        quota = quota_error(error, status)
+        if quota is None and status == 402:
+            message = f"HTTP 402 Payment Required ({_snippet(response) or 'no body'})"
+            quota = quota_error({"code": 402, "message": message}, status)
+        if quota is not None:
+            raise quota
     if status == 429:
         retry_after = parse_retry_after(response.headers.get("retry-after"))
-        if retry_after is None:  # a JSON-RPC error body may say how long: data.try_again_in
-            body = _error_body(response)
-            error = body.get("error") if isinstance(body, dict) else None
+        if retry_after is None:  # the error body may say how long: data.try_again_in and kin
             data = error.get("data") if isinstance(error, dict) else None
-            if isinstance(data, dict):
-                retry_after = parse_duration(data.get("try_again_in"))
+            retry_after = body_retry_after(data)
         raise RateLimited(
             f"HTTP 429 rate limited ({_snippet(response) or 'no body'})",
             status=status,
@@ -316,8 +375,11 @@ def explain_platform(body: Any, status: int) -> None:
 def _rpc_error(error: Any, status: int) -> ResponseError:
     if not isinstance(error, dict):
         return MalformedResponse(f"JSON-RPC error is not an object: {error!r}", status=status)
+    quota = quota_error(error, status)
+    if quota is not None:
+        return quota
     code, message, data = error.get("code"), str(error.get("message", "")), error.get("data")
-    retry = parse_duration(data.get("try_again_in")) if isinstance(data, dict) else None
+    retry = body_retry_after(data)
     lowered = message.lower()
     if code in (429, -32005) or retry is not None or ("limit" in lowered and "exceed" in lowered):
         return RateLimited(f"JSON-RPC rate limit: {message}", status=status, retry_after=retry)
