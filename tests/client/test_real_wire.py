@@ -271,6 +271,27 @@ def test_a_per_second_limit_is_still_a_rate_limit_not_a_quota(replay):
     assert len(replay.requests) == 2
 
 
+def test_a_toncenter_5xx_is_retried_like_an_evm_5xx(replay):
+    """toncenter answers a lite server's timeout with a 504 in its own error shape; it is the
+    server's trouble, retried as an EVM 504 is (a 4xx TON error is not)."""
+    # The error body is toncenter's documented `{"ok": false, "code", "error"}` shape with a
+    # made-up message (no published 504 body was found); the answer after it is a real one.
+    answers = iter(
+        [
+            (504, {"ok": False, "code": 504, "error": "LITE_SERVER_UNKNOWN: timeout"}),
+            (200, real("ton_getmasterchaininfo_toncenter_docs.json")),
+        ]
+    )
+    replay.reply = lambda request: next(answers)
+    info = replay.node("ton").get_masterchain_info()
+    assert info["last"]["seqno"] == 51148696 and len(replay.requests) == 2
+    replay.requests.clear()
+    replay.reply = lambda request: (404, {"ok": False, "code": 404, "error": "not found"})
+    with pytest.raises(toolkit.TonError) as caught:
+        replay.node("ton").get_masterchain_info()
+    assert caught.value.status == 404 and len(replay.requests) == 1
+
+
 def test_platform_v1_credentials_in_raw_records_never_show(replay, caplog):
     from toolkit.client import platform
 

@@ -145,9 +145,11 @@ def _retryable(error: GatewayError) -> bool:
         return error.retryable
     if isinstance(error, RateLimited | TransportError):
         return True
-    # A 5xx is the server's trouble whatever body explains it (the platform's error object too);
+    # A 5xx is the server's trouble whatever body explains it (the platform's error object, and
+    # toncenter's: its 504 is a lite server that timed out, and its own client retries 5xx);
     # a JSON-RPC error object is an answer about the call and would come back the same.
-    return isinstance(error, HTTPStatusError | PlatformError) and error.status in RETRY_STATUSES
+    retried = HTTPStatusError | PlatformError | TonError
+    return isinstance(error, retried) and error.status in RETRY_STATUSES
 
 
 # --- interpreting answers ---------------------------------------------------------------------
