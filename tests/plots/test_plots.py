@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import struct
 import subprocess
 import sys
 
@@ -290,3 +291,58 @@ def test_a_caption_is_written_at_the_foot_wrapped_and_without_urls(balances, ren
     label = fig._supxlabel.get_window_extent()
     assert label.y1 <= ax.get_window_extent().y0  # below the axes, not over them
     render(fig, "balances with a caption")
+
+
+def test_a_plot_unpacks_as_figure_and_axes_and_its_png_repr_is_its_figure(balances):
+    plot = plots.plot_balances(balances)
+    fig, ax = plot
+    assert isinstance(fig, Figure) and ax is fig.axes[0]
+    assert (plot.figure, plot.axes) == (fig, ax)
+    png = plot._repr_png_()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    width, height = struct.unpack(">II", png[16:24])  # the IHDR chunk: the image's size
+    assert width > 400 and height > 200
+    # No text that differs between installs or runs (matplotlib's version, a time): the same plot
+    # is the same image, so a notebook replayed from its tape shows the same bytes.
+    assert b"Software" not in png and b"matplotlib" not in png and b"tIME" not in png
+    assert png == plots.plot_balances(balances)._repr_png_()
+
+
+def test_several_panels_unpack_as_figure_and_array_of_axes(ledger):
+    fig, axes = plots.plot_ru_ledger(ledger)
+    assert list(axes) == fig.axes and len(axes) == 2
+
+
+KERNEL_SETUP = """
+import pandas as pd
+from toolkit import plots
+frame = pd.DataFrame({"block_number": [1, 2], "fee_trx": [0.5, 1.0]})
+"""
+
+
+def _images(outputs: list[dict]) -> int:
+    return sum("image/png" in output.get("data", {}) for output in outputs)
+
+
+@pytest.mark.notebooks
+@pytest.mark.timeout(120)
+def test_a_cell_ending_in_a_plot_call_shows_exactly_one_image():
+    from tests.notebooks.kernel import Kernel
+
+    with Kernel(seconds=60) as kernel:
+        kernel.run(KERNEL_SETUP)
+        last_expression = kernel.run("plots.plot_fees_per_block(frame)")
+        unpacked = kernel.run("fig, ax = plots.plot_fees_per_block(frame)")
+        inline = kernel.run("%matplotlib inline\nplots.plot_fees_per_block(frame)")
+        # On pyplot's axes the inline backend shows the figure at the cell's end; the plot
+        # must not show it a second time.
+        on_pyplot = kernel.run(
+            "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\n"
+            "plots.plot_fees_per_block(frame, ax=ax)"
+        )
+        errors = [o for o in last_expression + inline + on_pyplot if o["msg_type"] == "error"]
+    assert not errors, errors
+    assert _images(last_expression) == 1
+    assert _images(unpacked) == 0
+    assert _images(inline) == 1
+    assert _images(on_pyplot) == 1

@@ -1,11 +1,12 @@
 """Plots of the toolkit's frames, drawn with matplotlib.
 
 Every function takes a DataFrame from `toolkit.frames` (or the RU ledger) and returns
-``(figure, axes)``; those that take an `ax` draw on it instead of making a figure. Figures are
-made without pyplot, so nothing is shown or kept globally: display the returned figure, or save it
-with ``figure.savefig(...)``. matplotlib is imported only when a plot is drawn. A frame missing the
-columns a plot needs raises ValueError naming them. `add_caption` writes a source line (a provenance
-caption) at the foot of a figure.
+``(figure, axes)``; those that take an `ax` draw on it instead of making a figure. The pair (a
+`Plot`) shows its figure when it is the last expression of a notebook cell, as ``df.plot()`` does.
+Figures are made without pyplot, so nothing is shown or kept globally otherwise: display the
+returned figure, or save it with ``figure.savefig(...)``. matplotlib is imported only when a plot
+is drawn. A frame missing the columns a plot needs raises ValueError naming them. `add_caption`
+writes a source line (a provenance caption) at the foot of a figure.
 """
 
 from ._evm import plot_balances

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._figure import format_axis, new_axes, require_columns, short_label, show_no_data
+from ._figure import Plot, format_axis, new_axes, require_columns, short_label, show_no_data
 
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
 
 # With few points per line, markers show where the measurements are.
 _MAX_MARKED_POINTS = 30
 
 
-def plot_balances(balances: pd.DataFrame, ax: Axes | None = None) -> tuple[Figure, Axes]:
+def plot_balances(balances: pd.DataFrame, ax: Axes | None = None) -> Plot:
     """Balance in ETH over block number, one line per address.
 
     Needs the columns address, block and eth. Returns (figure, axes); draws on `ax` when given.
@@ -25,7 +24,7 @@ def plot_balances(balances: pd.DataFrame, ax: Axes | None = None) -> tuple[Figur
     known = balances.dropna(subset=["address", "block"]).sort_values("block")
     if known.empty:
         show_no_data(ax)
-        return fig, ax
+        return Plot(fig, ax)
     for address, points in known.groupby("address", sort=True):
         marker = "o" if len(points) <= _MAX_MARKED_POINTS else None
         blocks = points["block"].to_numpy(dtype="int64")
@@ -37,4 +36,4 @@ def plot_balances(balances: pd.DataFrame, ax: Axes | None = None) -> tuple[Figur
     format_axis(ax.yaxis)
     ax.grid(alpha=0.3)
     ax.legend(title="Address", fontsize="small")
-    return fig, ax
+    return Plot(fig, ax)

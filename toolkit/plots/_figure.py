@@ -9,10 +9,12 @@ importing the toolkit stays fast.
 from __future__ import annotations
 
 import functools
+import io
 import math
 import re
+import sys
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pandas as pd
 
@@ -24,6 +26,37 @@ if TYPE_CHECKING:
 
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://\S+")
 NO_DATA = "No data to plot"
+
+
+class Plot(NamedTuple):
+    """What a plot function returns: ``(figure, axes)``, to unpack as a pair, that also shows its
+    figure when it is the last expression of a notebook cell, as pandas' ``df.plot()`` does."""
+
+    figure: Figure
+    axes: Any  # one Axes, or an array of them for a plot of several panels
+
+    def _repr_png_(self) -> bytes | None:
+        # A figure pyplot manages (drawn on an `ax` from plt.subplots) is shown by pyplot's
+        # inline backend at the end of the cell: showing it here too would show it twice.
+        if _managed_by_pyplot(self.figure):
+            return None
+        return png_bytes(self.figure)
+
+
+def png_bytes(figure: Figure) -> bytes:
+    """`figure` as a PNG, cropped to what is drawn, as a notebook shows it. No "Software" text
+    chunk: matplotlib's version in it would make the same plot differ between installs."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", bbox_inches="tight", metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def _managed_by_pyplot(figure: Figure) -> bool:
+    if "matplotlib.pyplot" not in sys.modules:  # pyplot never imported: it manages nothing
+        return False
+    from matplotlib._pylab_helpers import Gcf
+
+    return any(manager.canvas.figure is figure for manager in Gcf.get_all_fig_managers())
 
 
 def new_axes(
@@ -54,7 +87,7 @@ def _show_figures_in_ipython() -> None:
     """Let a notebook show a returned figure as a PNG without `%matplotlib inline`.
 
     A figure made without pyplot has no rich display until pyplot's inline backend registers one;
-    register the same PNG printer ourselves, unless something already did.
+    register a PNG printer ourselves (the one `Plot` uses), unless something already did.
     """
     try:
         from IPython import get_ipython
@@ -63,12 +96,11 @@ def _show_figures_in_ipython() -> None:
     shell = get_ipython()
     if shell is None:
         return
-    from IPython.core.pylabtools import print_figure
     from matplotlib.figure import Figure
 
     formatter = shell.display_formatter.formatters["image/png"]
     if Figure not in formatter.type_printers:
-        formatter.for_type(Figure, lambda figure: print_figure(figure, "png", bbox_inches="tight"))
+        formatter.for_type(Figure, png_bytes)
 
 
 def require_columns(frame: pd.DataFrame, columns: Iterable[str], produced_by: str) -> None:

@@ -10,12 +10,19 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._figure import format_axis, new_axes, new_figure, require_columns, safe_text, show_no_data
+from ._figure import (
+    Plot,
+    format_axis,
+    new_axes,
+    new_figure,
+    require_columns,
+    safe_text,
+    show_no_data,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
 
 _LEDGER = "the RU ledger"
 STATUS_COLOURS = {"ok": "tab:green", "error": "tab:red"}
@@ -32,7 +39,7 @@ def status_colours(statuses) -> dict[str, str]:
 SHORT_SESSION_S = 120
 
 
-def plot_cumulative_ru(ledger: pd.DataFrame, ax: Axes | None = None) -> tuple[Figure, Axes]:
+def plot_cumulative_ru(ledger: pd.DataFrame, ax: Axes | None = None) -> Plot:
     """Running total of request units over time, calls that did not succeed marked.
 
     Needs the columns time, ru and status. Returns (figure, axes).
@@ -42,7 +49,7 @@ def plot_cumulative_ru(ledger: pd.DataFrame, ax: Axes | None = None) -> tuple[Fi
     calls = ledger.dropna(subset=["time"]).sort_values("time", kind="stable")
     if calls.empty:
         show_no_data(ax, "No calls recorded")
-        return fig, ax
+        return Plot(fig, ax)
     stamps = calls["time"].dt.tz_convert("UTC").dt.tz_localize(None)
     span = (stamps.iloc[-1] - stamps.iloc[0]).total_seconds()
     short = span < SHORT_SESSION_S
@@ -66,10 +73,10 @@ def plot_cumulative_ru(ledger: pd.DataFrame, ax: Axes | None = None) -> tuple[Fi
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     ax.legend(loc="upper left", fontsize="small")
-    return fig, ax
+    return Plot(fig, ax)
 
 
-def plot_ru_by_method(ledger: pd.DataFrame, ax: Axes | None = None) -> tuple[Figure, Axes]:
+def plot_ru_by_method(ledger: pd.DataFrame, ax: Axes | None = None) -> Plot:
     """Request units per method, largest first, stacked by call status.
 
     Needs the columns method, ru and status. Returns (figure, axes).
@@ -83,7 +90,7 @@ def plot_ru_by_method(ledger: pd.DataFrame, ax: Axes | None = None) -> tuple[Fig
     fig, ax = new_axes(ax, size=(8, max(2.5, 0.4 * len(table) + 1.4)))
     if table.empty:
         show_no_data(ax, "No calls recorded")
-        return fig, ax
+        return Plot(fig, ax)
     table = table.loc[table.sum(axis=1).sort_values(ascending=True).index]  # largest at the top
     statuses = sorted(table.columns, key=lambda s: (s != "ok", s != "error", str(s)))
     colours = status_colours(statuses)
@@ -102,7 +109,7 @@ def plot_ru_by_method(ledger: pd.DataFrame, ax: Axes | None = None) -> tuple[Fig
     format_axis(ax.xaxis, integer=True)
     ax.grid(axis="x", alpha=0.3)
     ax.legend(title="Status", fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
-    return fig, ax
+    return Plot(fig, ax)
 
 
 # The two panels are drawn 11 inches wide; a notebook shows them about 900 px wide, so a point of
@@ -111,7 +118,7 @@ PANELS_SIZE = (11, 4.6)
 PANELS_TEXT_PT = {"title": 13, "label": 11.5, "tick": 10.5, "legend": 10, "note": 10}
 
 
-def plot_ru_ledger(ledger: pd.DataFrame) -> tuple[Figure, np.ndarray]:
+def plot_ru_ledger(ledger: pd.DataFrame) -> Plot:
     """`plot_cumulative_ru` and `plot_ru_by_method` side by side: (figure, array of 2 axes),
     sized and lettered to be read at a notebook's width."""
     fig, axes = new_figure(2, size=PANELS_SIZE)
@@ -119,7 +126,7 @@ def plot_ru_ledger(ledger: pd.DataFrame) -> tuple[Figure, np.ndarray]:
     plot_ru_by_method(ledger, axes[1])
     for ax in axes:
         _letter(ax)
-    return fig, axes
+    return Plot(fig, axes)
 
 
 def _letter(ax: Axes) -> None:

@@ -6,12 +6,19 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._figure import format_axis, new_axes, new_figure, require_columns, safe_text, show_no_data
+from ._figure import (
+    Plot,
+    format_axis,
+    new_axes,
+    new_figure,
+    require_columns,
+    safe_text,
+    show_no_data,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
 
 # Healthy green, transitional amber/blue, stopped grey, broken red.
 NODE_STATUS_COLOURS = {
@@ -27,9 +34,7 @@ NODE_STATUS_COLOURS = {
 _UNKNOWN_COLOURS = ("#8c564b", "#e377c2", "#bcbd22", "#17becf")
 
 
-def plot_node_counts(
-    nodes: pd.DataFrame, by: str = "protocol", ax: Axes | None = None
-) -> tuple[Figure, Axes]:
+def plot_node_counts(nodes: pd.DataFrame, by: str = "protocol", ax: Axes | None = None) -> Plot:
     """Number of nodes per value of `by` (protocol, region, provider...), stacked by status.
 
     Needs the columns `by` and status. Returns (figure, axes); draws on `ax` when given.
@@ -45,7 +50,7 @@ def plot_node_counts(
     fig, ax = new_axes(ax, size=(7, max(2.5, 0.45 * len(counts) + 1.4)))
     if counts.empty:
         show_no_data(ax, "No nodes")
-        return fig, ax
+        return Plot(fig, ax)
     counts = counts.loc[counts.sum(axis=1).sort_values().index]  # most nodes at the top
     positions = np.arange(len(counts))
     left = np.zeros(len(counts))
@@ -65,13 +70,13 @@ def plot_node_counts(
     format_axis(ax.xaxis, integer=True)
     ax.grid(axis="x", alpha=0.3)
     ax.legend(title="Status", fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
-    return fig, ax
+    return Plot(fig, ax)
 
 
-def plot_nodes(nodes: pd.DataFrame) -> tuple[Figure, np.ndarray]:
+def plot_nodes(nodes: pd.DataFrame) -> Plot:
     """Nodes by protocol and by region, side by side: (figure, array of 2 axes)."""
     rows = max((nodes[c].nunique() for c in ("protocol", "region") if c in nodes), default=0)
     fig, axes = new_figure(2, size=(13, max(3.0, 0.45 * rows + 1.5)))
     plot_node_counts(nodes, "protocol", axes[0])
     plot_node_counts(nodes, "region", axes[1])
-    return fig, axes
+    return Plot(fig, axes)

@@ -7,11 +7,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ._figure import format_axis, new_axes, require_columns, short_label, show_no_data
+from ._figure import Plot, format_axis, new_axes, require_columns, short_label, show_no_data
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
 
 _FRAME = "toolkit.frames.simulation_logs"
 # Well-known programs get their names instead of a shortened id.
@@ -57,7 +56,7 @@ def invocations(logs: pd.DataFrame) -> pd.DataFrame:
     return result.reset_index()
 
 
-def plot_compute_units(logs: pd.DataFrame, ax: Axes | None = None) -> tuple[Figure, Axes]:
+def plot_compute_units(logs: pd.DataFrame, ax: Axes | None = None) -> Plot:
     """Compute units of each program invocation, as a call tree of horizontal bars.
 
     Bars are in call order, top to bottom, indented by invoke depth; an outer invocation's units
@@ -69,7 +68,7 @@ def plot_compute_units(logs: pd.DataFrame, ax: Axes | None = None) -> tuple[Figu
     fig, ax = new_axes(ax, size=(8, max(2.5, 0.45 * len(calls) + 1.2)))
     if calls.empty:
         show_no_data(ax, "No program invocations in the logs")
-        return fig, ax
+        return Plot(fig, ax)
     units = calls["units_consumed"].to_numpy(dtype=float, na_value=np.nan)
     if np.isnan(units).all():
         # A plain transfer: builtins such as System report no units, so there is nothing to draw.
@@ -80,7 +79,7 @@ def plot_compute_units(logs: pd.DataFrame, ax: Axes | None = None) -> tuple[Figu
         ax.set_title("Compute units per program invocation")
         for spine in ax.spines.values():
             spine.set_visible(False)
-        return fig, ax
+        return Plot(fig, ax)
     colours = [
         "tab:red" if failed else ("tab:blue" if depth == 1 else "tab:cyan")
         for failed, depth in zip(calls["failed"], calls["depth"], strict=True)
@@ -108,7 +107,7 @@ def plot_compute_units(logs: pd.DataFrame, ax: Axes | None = None) -> tuple[Figu
     ax.grid(axis="x", alpha=0.3)
     legend = {"instruction": "tab:blue", "inner call": "tab:cyan", "failed": "tab:red"}
     _legend(ax, {label: colour for label, colour in legend.items() if colour in colours})
-    return fig, ax
+    return Plot(fig, ax)
 
 
 def _legend(ax: Axes, colours: dict[str, str]) -> None:
@@ -118,7 +117,7 @@ def _legend(ax: Axes, colours: dict[str, str]) -> None:
     ax.legend(handles=handles, fontsize="small", loc="lower right")
 
 
-def plot_log_timeline(logs: pd.DataFrame, ax: Axes | None = None) -> tuple[Figure, Axes]:
+def plot_log_timeline(logs: pd.DataFrame, ax: Axes | None = None) -> Plot:
     """Invoke depth over the log lines, each line marked by its kind, invocations named.
 
     Returns (figure, axes); draws on `ax` when given.
@@ -127,7 +126,7 @@ def plot_log_timeline(logs: pd.DataFrame, ax: Axes | None = None) -> tuple[Figur
     fig, ax = new_axes(ax, size=(10, 4.5))
     if logs.empty:
         show_no_data(ax, "No log lines")
-        return fig, ax
+        return Plot(fig, ax)
     index = logs["index"].to_numpy(dtype=np.int64)
     depth = logs["depth"].to_numpy(dtype=np.int64)
     ax.step(index, depth, where="post", color="0.75", linewidth=1, zorder=1)
@@ -158,4 +157,4 @@ def plot_log_timeline(logs: pd.DataFrame, ax: Axes | None = None) -> tuple[Figur
     format_axis(ax.yaxis, integer=True)
     ax.legend(title="Line kind", fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
     ax.grid(axis="y", alpha=0.3)
-    return fig, ax
+    return Plot(fig, ax)

@@ -6,19 +6,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._figure import format_axis, new_axes, require_columns, show_no_data
+from ._figure import Plot, format_axis, new_axes, require_columns, show_no_data
 
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
 
 _FRAME = "toolkit.frames.tron_transaction_infos"
 # Up to this many blocks get one bar each; more blocks read better as a line.
 _MAX_BARS = 60
 
 
-def plot_fees_per_block(transactions: pd.DataFrame, ax: Axes | None = None) -> tuple[Figure, Axes]:
+def plot_fees_per_block(transactions: pd.DataFrame, ax: Axes | None = None) -> Plot:
     """Total fee in TRX of each block: bars for a few blocks, a line for many.
 
     Needs the columns block_number and fee_trx. Missing fees count as 0 (TRON omits zero fees).
@@ -29,7 +28,7 @@ def plot_fees_per_block(transactions: pd.DataFrame, ax: Axes | None = None) -> t
     known = transactions.dropna(subset=["block_number"])
     if known.empty:
         show_no_data(ax)
-        return fig, ax
+        return Plot(fig, ax)
     totals = known.groupby("block_number")["fee_trx"].sum().sort_index()
     blocks = totals.index.to_numpy(dtype=np.int64)
     if len(totals) <= _MAX_BARS:
@@ -42,12 +41,12 @@ def plot_fees_per_block(transactions: pd.DataFrame, ax: Axes | None = None) -> t
     format_axis(ax.xaxis, integer=True)
     format_axis(ax.yaxis)
     ax.grid(axis="y", alpha=0.3)
-    return fig, ax
+    return Plot(fig, ax)
 
 
 def plot_fee_distribution(
     transactions: pd.DataFrame, ax: Axes | None = None, *, bins: int = 40
-) -> tuple[Figure, Axes]:
+) -> Plot:
     """Histogram of the fee per transaction in TRX, on a log scale when fees span decades.
 
     Needs the column fee_trx; transactions without a fee are counted in a note, not plotted
@@ -60,7 +59,7 @@ def plot_fee_distribution(
     free = len(fees) - len(paid)
     if len(paid) == 0:
         show_no_data(ax, "No transaction paid a fee")
-        return fig, ax
+        return Plot(fig, ax)
     low, high = paid.min(), paid.max()
     logarithmic = high / low > 100
     bins = min(bins, max(5, len(paid)))  # a handful of fees should not become hairline bars
@@ -78,4 +77,4 @@ def plot_fee_distribution(
         note = f"{free:,} transaction{'s' if free != 1 else ''} without a fee not shown"
         ax.text(0.99, 0.97, note, ha="right", va="top", transform=ax.transAxes, color="0.35")
     ax.grid(axis="y", alpha=0.3)
-    return fig, ax
+    return Plot(fig, ax)
