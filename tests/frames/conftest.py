@@ -52,6 +52,7 @@ def _sandbox_frames() -> dict[str, pd.DataFrame]:
     blocks = [eth.call("eth_getBlockByNumber", hex(n), True) for n in (head - 200, head - 1)]
     made["evm_blocks"] = frames.evm_blocks(blocks)
     made["evm_block_transactions"] = frames.evm_block_transactions(blocks)
+    made["evm_block_withdrawals"] = frames.evm_block_withdrawals(blocks)
     made["evm_logs"] = frames.evm_logs(
         eth.call("eth_getLogs", {"fromBlock": hex(head - 50), "toBlock": hex(head)})
     )

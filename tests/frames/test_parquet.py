@@ -26,6 +26,7 @@ FRAME_KINDS = [
     "balances_frame",
     "evm_blocks",
     "evm_block_transactions",
+    "evm_block_withdrawals",
     "evm_logs",
     "print_block_frame",
     "root_hashes",

@@ -370,3 +370,63 @@ def test_a_real_unsigned_transaction_becomes_one_row():
     assert (row["ref_block_bytes"], row["ref_block_hash"]) == ("2927", "939ece39d08a7abe")
     assert row["expiration"] == pd.Timestamp(1777447527000, unit="ms", tz="UTC")
     assert row["signature_count"] == 0 and row["raw_data_hex"] == body["raw_data_hex"]
+
+
+def test_post_merge_block_fields_as_columns_on_real_blocks():
+    prague = frames.evm_blocks(real("evm_eth_getblockbynumber_latest_full_execution_apis.json"))
+    row = prague.iloc[0]
+    assert (row["withdrawal_count"], row["blob_gas_used"], row["excess_blob_gas"]) == (0, 0, 0)
+    assert row["parent_beacon_block_root"].startswith("0x346910f7e777c596")
+    assert row["requests_hash"].startswith("0xe3b0c44298fc1c14")
+    name = "evm_eth_getblockbynumber_shanghai_withdrawal_execution_apis.json"
+    shanghai = frames.evm_blocks(real(name)).iloc[0]
+    assert shanghai["withdrawal_count"] == 1  # before Cancun: no blob gas, no beacon root
+    assert pd.isna(shanghai["blob_gas_used"]) and pd.isna(shanghai["parent_beacon_block_root"])
+    assert pd.isna(shanghai["requests_hash"])
+    withdrawals = frames.evm_block_withdrawals(real(name))
+    assert withdrawals.to_dict("records") == [
+        {
+            "block_number": 0x27,
+            "index": 0,
+            "validator_index": 5,
+            "address": "0x3ae75c08b4c907eb63a8960c45b86e1e9ab6123c",
+            "amount_gwei": 100,
+        }
+    ]
+    assert type(withdrawals["amount_gwei"][0]) is int  # exact, in gwei
+
+
+def test_blob_and_set_code_transaction_fields_as_columns():
+    """Real type-3 and type-4 transactions (eth_getTransactionByHash answers), as a block with
+    full transactions carries them."""
+    blob = real("evm_eth_gettransactionbyhash_blob_execution_apis.json")["result"]
+    setcode = real("evm_eth_gettransactionbyhash_setcode_execution_apis.json")["result"]
+    df = frames.evm_block_transactions([{"number": "0x3", "transactions": [blob, setcode]}])
+    first, second = df.iloc[0], df.iloc[1]
+    assert (first["type"], second["type"]) == (3, 4)
+    assert first["max_fee_per_blob_gas_wei"] == 0x20000
+    assert type(first["max_fee_per_blob_gas_wei"]) is int
+    assert first["blob_versioned_hashes"] == blob["blobVersionedHashes"]
+    assert pd.isna(first["authorization_list"]) and pd.isna(second["max_fee_per_blob_gas_wei"])
+    assert second["authorization_list"] == setcode["authorizationList"]
+    assert pd.isna(second["blob_versioned_hashes"])
+
+
+def test_post_merge_frames_round_trip_through_parquet(tmp_path):
+    import toolkit
+
+    blob = real("evm_eth_gettransactionbyhash_blob_execution_apis.json")["result"]
+    setcode = real("evm_eth_gettransactionbyhash_setcode_execution_apis.json")["result"]
+    withdrawals = frames.evm_block_withdrawals(
+        real("evm_eth_getblockbynumber_shanghai_withdrawal_execution_apis.json")
+    )
+    transactions = frames.evm_block_transactions([{"transactions": [blob, setcode]}])
+    for name, made in (("w", withdrawals), ("t", transactions)):
+        path = tmp_path / f"{name}.parquet"
+        toolkit.to_parquet(made, path)
+        back = toolkit.read_parquet(path)
+        for column in ("amount_gwei", "max_fee_per_blob_gas_wei"):
+            if column in made:
+                assert list(back[column]) == list(made[column])
+    back = toolkit.read_parquet(tmp_path / "t.parquet")
+    assert list(back["blob_versioned_hashes"][0]) == blob["blobVersionedHashes"]

@@ -16,6 +16,7 @@ from ._display import human_number, readable
 from ._evm import (
     balances_frame,
     evm_block_transactions,
+    evm_block_withdrawals,
     evm_blocks,
     evm_logs,
     print_block_frame,
@@ -52,6 +53,7 @@ __all__ = [
     "asset_issues",
     "balances_frame",
     "evm_block_transactions",
+    "evm_block_withdrawals",
     "evm_blocks",
     "evm_logs",
     "from_arrow",

@@ -454,6 +454,11 @@ EVM_BLOCK_COLUMNS = (
     "base_fee_wei",
     "size",
     "tx_count",
+    "withdrawal_count",
+    "blob_gas_used",
+    "excess_blob_gas",
+    "parent_beacon_block_root",
+    "requests_hash",
 )
 _EVM_BLOCK_SCHEMA = {
     "number": "int",
@@ -466,6 +471,11 @@ _EVM_BLOCK_SCHEMA = {
     "base_fee_wei": "big_int",
     "size": "int",
     "tx_count": "int",
+    "withdrawal_count": "int",
+    "blob_gas_used": "big_int",
+    "excess_blob_gas": "big_int",
+    "parent_beacon_block_root": "text",
+    "requests_hash": "text",
 }
 EVM_TRANSACTION_COLUMNS = (
     "block_number",
@@ -479,6 +489,9 @@ EVM_TRANSACTION_COLUMNS = (
     "gas_price_wei",
     "max_fee_per_gas_wei",
     "max_priority_fee_per_gas_wei",
+    "max_fee_per_blob_gas_wei",
+    "blob_versioned_hashes",
+    "authorization_list",
     "nonce",
     "type",
     "input",
@@ -494,6 +507,7 @@ _EVM_TRANSACTION_SCHEMA = {
     "gas_price_wei": "big_int",
     "max_fee_per_gas_wei": "big_int",
     "max_priority_fee_per_gas_wei": "big_int",
+    "max_fee_per_blob_gas_wei": "big_int",
     "nonce": "int",
     "type": "int",
     "input": "text",
@@ -538,11 +552,14 @@ def evm_blocks(payload: Any) -> pd.DataFrame:
     Accepts a block, a list of blocks, null (no rows: a block above the head) or an envelope.
 
     Columns: number (Int64), hash, parent_hash (string), time (UTC), miner (string), gas_used,
-    gas_limit (Int64), base_fee_wei (exact int; NA before London), size, tx_count (Int64).
+    gas_limit (Int64), base_fee_wei (exact int; NA before London), size, tx_count (Int64),
+    withdrawal_count (Int64; NA before Shanghai, 0 for a block without withdrawals),
+    blob_gas_used, excess_blob_gas (exact ints; NA before Cancun), parent_beacon_block_root (NA
+    before Cancun), requests_hash (NA before Prague). `evm_block_withdrawals` lists withdrawals.
     """
     rows = []
     for block in _evm_block_list(payload):
-        transactions = block.get("transactions")
+        transactions, withdrawals = block.get("transactions"), block.get("withdrawals")
         rows.append(
             {
                 "number": block.get("number"),
@@ -555,9 +572,45 @@ def evm_blocks(payload: Any) -> pd.DataFrame:
                 "base_fee_wei": block.get("baseFeePerGas"),
                 "size": block.get("size"),
                 "tx_count": len(transactions) if isinstance(transactions, list) else None,
+                "withdrawal_count": len(withdrawals) if isinstance(withdrawals, list) else None,
+                "blob_gas_used": block.get("blobGasUsed"),
+                "excess_blob_gas": block.get("excessBlobGas"),
+                "parent_beacon_block_root": block.get("parentBeaconBlockRoot"),
+                "requests_hash": block.get("requestsHash"),
             }
         )
     return frame(columns_from_rows(rows, _EVM_BLOCK_SCHEMA), EVM_BLOCK_COLUMNS)
+
+
+EVM_WITHDRAWAL_COLUMNS = ("block_number", "index", "validator_index", "address", "amount_gwei")
+_EVM_WITHDRAWAL_SCHEMA = {
+    "block_number": "int",
+    "index": "int",
+    "validator_index": "int",
+    "address": "text",
+    "amount_gwei": "big_int",
+}
+
+
+def evm_block_withdrawals(payload: Any) -> pd.DataFrame:
+    """The validator withdrawals of blocks (same inputs as `evm_blocks`), one row per
+    withdrawal: block_number, index, validator_index (Int64), address (string), amount_gwei
+    (exact int: withdrawals are counted in gwei, not wei). Blocks before Shanghai have none."""
+    rows = []
+    for block in _evm_block_list(payload):
+        for withdrawal in as_iterable(block.get("withdrawals") or [], "withdrawals"):
+            if not isinstance(withdrawal, Mapping):
+                raise FrameError(f"withdrawals: expected an object, got {describe(withdrawal)}")
+            rows.append(
+                {
+                    "block_number": block.get("number"),
+                    "index": withdrawal.get("index"),
+                    "validator_index": withdrawal.get("validatorIndex"),
+                    "address": withdrawal.get("address"),
+                    "amount_gwei": withdrawal.get("amount"),
+                }
+            )
+    return frame(columns_from_rows(rows, _EVM_WITHDRAWAL_SCHEMA), EVM_WITHDRAWAL_COLUMNS)
 
 
 def evm_block_transactions(payload: Any) -> pd.DataFrame:
@@ -568,8 +621,10 @@ def evm_block_transactions(payload: Any) -> pd.DataFrame:
     creation), value_wei (exact int), value_eth (float), gas (Int64), gas_price_wei (exact int: the
     price paid, which nodes also give for EIP-1559 transactions), max_fee_per_gas_wei,
     max_priority_fee_per_gas_wei (exact ints; NA for legacy and access-list transactions, which
-    carry no such caps), nonce, type (Int64: 0 legacy, 1 access list, 2 EIP-1559, 3 blob, 4 set
-    code), input.
+    carry no such caps), max_fee_per_blob_gas_wei (exact int; blob transactions only),
+    blob_versioned_hashes (the list of hashes of a blob transaction), authorization_list (the
+    list of an EIP-7702 set-code transaction, as the node gave it), nonce, type (Int64: 0 legacy,
+    1 access list, 2 EIP-1559, 3 blob, 4 set code), input.
     """
     rows = []
     for block in _evm_block_list(payload):
@@ -592,6 +647,9 @@ def evm_block_transactions(payload: Any) -> pd.DataFrame:
                     "gas_price_wei": tx.get("gasPrice"),
                     "max_fee_per_gas_wei": tx.get("maxFeePerGas"),
                     "max_priority_fee_per_gas_wei": tx.get("maxPriorityFeePerGas"),
+                    "max_fee_per_blob_gas_wei": tx.get("maxFeePerBlobGas"),
+                    "blob_versioned_hashes": tx.get("blobVersionedHashes"),
+                    "authorization_list": tx.get("authorizationList"),
                     "nonce": tx.get("nonce"),
                     "type": tx.get("type"),
                     "input": tx.get("input"),
@@ -599,6 +657,8 @@ def evm_block_transactions(payload: Any) -> pd.DataFrame:
             )
     columns = columns_from_rows(rows, _EVM_TRANSACTION_SCHEMA)
     columns["value_eth"] = units_column([row.get("value_wei") for row in rows], WEI_PER_ETH)
+    for name in ("blob_versioned_hashes", "authorization_list"):  # lists: kept whole, NA if absent
+        columns[name] = object_column([row.get(name) for row in rows])
     return frame(columns, EVM_TRANSACTION_COLUMNS)
 
 
