@@ -42,3 +42,18 @@ def test_notebooks_are_committed_without_outputs():
         assert all(
             not cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code"
         ), f"{path.name} carries outputs; clear them before committing"
+
+
+@pytest.mark.timeout(SECONDS_PER_NOTEBOOK)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_cell_that_draws_a_plot_shows_exactly_one_image(path, executed):
+    # Notebook 09 once promised "a balances frame and a plot" and showed no plot: its cell
+    # ended in an assignment. Two images would be the figure shown twice.
+    drawing = [
+        cell
+        for cell in executed(path).cells
+        if cell.cell_type == "code" and "plots.plot_" in cell.source
+    ]
+    for cell in drawing:
+        images = [o for o in cell.outputs if "image/png" in o.get("data", {})]
+        assert len(images) == 1, f"{path.name}: {len(images)} images under {cell.source[:200]!r}"
