@@ -78,3 +78,69 @@ def test_an_answer_shows_neither_its_body_nor_its_headers():
     key = "AnswerKey0123456789abcdefABCDEF"
     answer = Answer(403, {"x-echo": key}, f"<html>bad key /{key}/</html>".encode())
     assert repr(answer) == "<Answer 403, 54 bytes>" and key not in str(answer)
+
+
+def _gzip_bomb(decoded: int) -> bytes:
+    """A JSON-RPC answer whose result is `decoded` bytes of "0" digits, gzipped: about a
+    thousandth of its size on the wire. Made a MiB at a time, so the test never holds it whole."""
+    squeeze = zlib.compressobj(9, zlib.DEFLATED, 31)  # 31: the gzip container
+    parts = [squeeze.compress(b'{"jsonrpc": "2.0", "id": 1, "result": "0x')]
+    block = b"0" * (1 << 20)
+    parts += [squeeze.compress(block) for _ in range(decoded >> 20)]
+    parts.append(squeeze.compress(b'"}') + squeeze.flush())
+    return b"".join(parts)
+
+
+@pytest.mark.parametrize("flavour", ["sync", "aiohttp", "httpx"])
+def test_a_gzip_bomb_is_refused_at_the_bound_without_growing_whole(loopback_server, flavour):
+    """256 MiB of answer in a few hundred KiB of gzip: refused once 32 MiB (the default bound)
+    are decoded, and the process never holds anything near the whole."""
+    import tracemalloc
+
+    bomb = _gzip_bomb(256 << 20)
+    assert len(bomb) < 512 * 1024
+    headers = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
+    server = loopback_server(lambda request: (200, headers, bomb))
+    transport = "auto" if flavour == "sync" else flavour
+    node = toolkit.node(server.url, chain="ethereum", cache=False, async_transport=transport)
+    tracemalloc.start()
+    try:
+        with pytest.raises(toolkit.MalformedResponse, match="33,554,432 bytes") as caught:
+            if flavour == "sync":
+                node.block_number()
+            else:
+                asyncio.run(node.aio.block_number())
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        node.close()
+    assert peak < 160 << 20  # the bound and a chunk's growth, not the 256 MiB it decodes to
+    assert "max_answer_bytes" in str(caught.value) and not caught.value.retryable
+    assert len(server.requests) == 1  # not asked again: the same bomb would come back
+
+
+@pytest.mark.parametrize("flavour", ["sync", "aiohttp", "httpx"])
+def test_the_bound_is_a_setting_and_an_answer_within_it_passes(loopback_server, flavour):
+    server = _compressing(loopback_server, "gzip")  # a balance answer of about 90 bytes
+
+    def balance(max_answer_bytes):
+        node = toolkit.node(
+            server.url,
+            chain="ethereum",
+            cache=False,
+            retry=NO_RETRY,
+            async_transport="auto" if flavour == "sync" else flavour,
+            max_answer_bytes=max_answer_bytes,
+        )
+        try:
+            if flavour == "sync":
+                return node.get_balance("0x" + "ab" * 20, 12)
+            return asyncio.run(node.aio.get_balance("0x" + "ab" * 20, 12))
+        finally:
+            node.close()
+
+    assert balance(200) == int(BALANCE, 16)
+    with pytest.raises(toolkit.MalformedResponse, match="more than 50 bytes"):
+        balance(50)
+    with pytest.raises(toolkit.ValidationError, match="max_answer_bytes"):
+        balance(0)

@@ -32,7 +32,7 @@ from .._reprs import key_values_html
 from ..catalog import CHAINS, DEFAULT_PRICING, Chain, PricingTable, chain_for
 from ..catalog.encoding import is_loopback_host
 from ._cache import CacheSetting, ResponseCache
-from ._http import AsyncTransportKind, LazyModule
+from ._http import MAX_ANSWER_BYTES, AsyncTransportKind, LazyModule
 from ._ledger import Ledger
 from ._node import Node, NodeCore, NodeSpec, resolve_chain
 from ._platform import Platform, bad_record, platform_core
@@ -365,6 +365,7 @@ def connect(
     async_transport: AsyncTransportKind = "auto",
     trust_env: bool = True,
     allow_insecure_http: bool = False,
+    max_answer_bytes: int = MAX_ANSWER_BYTES,
     tape: str | PathLike[str] | None = None,
     tape_mode: str | None = None,
 ) -> Gateway:
@@ -392,6 +393,8 @@ def connect(
     no key and no network (``"record"``, ``"replay"``, or ``"auto"``: replay when the file
     exists); by default from ``NODE_GATEWAY_TAPE`` and ``NODE_GATEWAY_TAPE_MODE``. Replaying,
     ``connect()`` needs no gateway at all: the tape names the nodes. See `toolkit.client._tape`.
+    `max_answer_bytes`: the most an answer may decode to (32 MiB by default); a larger one, a
+    decompression bomb say, is a `MalformedResponse`, its reading stopped at the bound.
     """
     tape = tape_from(tape, tape_mode)
     settings = Settings(
@@ -405,6 +408,7 @@ def connect(
         async_transport=async_transport,
         trust_env=trust_env,
         allow_insecure_http=allow_insecure_http,
+        max_answer_bytes=max_answer_bytes,
         tape=tape,
     )
     if tape is not None and tape.replaying and platform_url is None and api_key is None:
@@ -479,14 +483,15 @@ def node(
     async_transport: AsyncTransportKind = "auto",
     trust_env: bool = True,
     allow_insecure_http: bool = False,
+    max_answer_bytes: int = MAX_ANSWER_BYTES,
     tape: str | PathLike[str] | None = None,
     tape_mode: str | None = None,
 ) -> Node:
     """A standalone client for one node URL (its access key in the path), with its own ledger.
 
     The chain comes from `chain`, else from `name` or the URL's host (``ethereum-mainnet...``).
-    `cache`, `rate_limit`, `async_transport`, `trust_env`, `allow_insecure_http`, `tape` and
-    `tape_mode` are as for `connect`.
+    `cache`, `rate_limit`, `async_transport`, `trust_env`, `allow_insecure_http`,
+    `max_answer_bytes`, `tape` and `tape_mode` are as for `connect`.
     """
     settings = Settings(
         budget=budget,
@@ -499,6 +504,7 @@ def node(
         async_transport=async_transport,
         trust_env=trust_env,
         allow_insecure_http=allow_insecure_http,
+        max_answer_bytes=max_answer_bytes,
         tape=tape,
         tape_mode=tape_mode,
     )

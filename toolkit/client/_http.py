@@ -94,6 +94,23 @@ class Answer(NamedTuple):
         return f"<Answer {self.status_code}, {len(self.content):,} bytes>"
 
 
+# The most an answer may decode to, by default: far above any answer of the spec (a full block
+# of a busy chain is a few MiB), far below what a decompression bomb grows to (127 KiB of gzip
+# made 268 MiB). `Settings.max_answer_bytes` changes it.
+MAX_ANSWER_BYTES = 32 * 1024 * 1024
+_CHUNK = 64 * 1024
+
+
+class AnswerTooLarge(Exception):
+    """An answer whose decoded body grew past `limit` bytes; reading stopped there. The server
+    answered (`status`), so the attempt is billed as answered."""
+
+    def __init__(self, limit: int, status: int):
+        self.limit = limit
+        self.status = status
+        super().__init__(f"the answer decoded to more than {limit:,} bytes")
+
+
 class Delivery:
     """Whether a request may have reached the server yet: not until the client starts writing
     it (httpx) or holds a connection for it (aiohttp). An attempt stopped before then, by its
@@ -292,7 +309,11 @@ class AiohttpClient:
         json: Any = None,  # the name httpx uses
         params: dict[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
+        max_bytes: int = MAX_ANSWER_BYTES,
     ) -> Answer:
+        """Send, and read the answer decoded (gzip, deflate) to at most `max_bytes` bytes, else
+        raise `AnswerTooLarge`: read in chunks, so a bomb is stopped near the bound, not after it
+        has grown whole in memory."""
         body = None
         if json is not None:  # a payload, as aiohttp makes for its own json=: no type lookup
             body = self._aiohttp.payload.BytesPayload(
@@ -311,8 +332,20 @@ class AiohttpClient:
                 allow_redirects=False,
                 proxy=self._proxy,
             ) as answer:
-                content = await answer.read()
-                return Answer(answer.status, answer.headers, content)
+                length = answer.content_length
+                if (
+                    length is not None
+                    and length <= max_bytes
+                    and not answer.headers.get("Content-Encoding")
+                ):  # the body is as long as it says (aiohttp checks): read it in one go
+                    return Answer(answer.status, answer.headers, await answer.read())
+                chunks, size = [], 0
+                async for chunk in answer.content.iter_chunked(_CHUNK):
+                    size += len(chunk)
+                    if size > max_bytes:
+                        raise AnswerTooLarge(max_bytes, answer.status)
+                    chunks.append(chunk)
+                return Answer(answer.status, answer.headers, b"".join(chunks))
         except (TimeoutError, self._aiohttp.ClientError) as error:
             raise _as_httpx_error(self._aiohttp, error) from error
 

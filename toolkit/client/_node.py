@@ -409,6 +409,7 @@ class NodeCore:
             ru=estimate.ru,
             ru_likely=estimate.low,
             timeout_s=self.shared.timeout,
+            max_answer_bytes=self.shared.settings.max_answer_bytes,
             archive=estimate.archive,
             note=note,
             limiter=self.shared.limiter,

@@ -15,7 +15,7 @@ from typing import Any
 from .._errors import ValidationError
 from ..catalog import DEFAULT_PRICING, PricingTable
 from ._cache import CacheSetting, ResponseCache, resolve_cache
-from ._http import ASYNC_TRANSPORTS, AsyncTransportKind
+from ._http import ASYNC_TRANSPORTS, MAX_ANSWER_BYTES, AsyncTransportKind
 from ._ledger import Meter, check_budget
 from ._ratelimit import RateLimiter
 from ._tape import tape_from
@@ -37,6 +37,8 @@ class Settings:
     the environment, for sync, async and bulk calls alike; the embedded sandbox turns it off.
     `allow_insecure_http`: let a URL that carries a key use plain HTTP to a host other than
     loopback (a private network you trust), with a warning; otherwise such a URL is refused.
+    `max_answer_bytes`: the most an answer may decode to (gzip and deflate included); a larger
+    one is a `MalformedResponse`, its reading stopped at the bound.
     """
 
     budget: int | None = None
@@ -49,6 +51,7 @@ class Settings:
     async_transport: AsyncTransportKind = "auto"
     trust_env: bool = True
     allow_insecure_http: bool = False
+    max_answer_bytes: int = MAX_ANSWER_BYTES
     # Record or replay calls on a tape (`_tape`): a file path, or None for the environment's
     # NODE_GATEWAY_TAPE; `tape_mode` "record", "replay" or "auto" (NODE_GATEWAY_TAPE_MODE).
     tape: Any = None
@@ -79,6 +82,9 @@ class Settings:
                 f"must be True or False, got {self.allow_insecure_http!r}",
                 "type",
             )
+        size = self.max_answer_bytes
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            _refuse("max_answer_bytes", f"must be a positive int, got {size!r}", "type")
         rate_limiter(self.rate_limit, self.pricing)  # refuses a bad value now
 
     def replace(self, **changes: Any) -> Settings:

@@ -43,7 +43,16 @@ from .._json import MAX_DEPTH, NestedTooDeep, NotJSONNumber, load_bounded
 from .._redact import redact_url, register_secret, register_url, scrub, scrub_logs
 from ..catalog import Fate, charge, fate_of_status
 from ._deadlines import before
-from ._http import Answer, Delivery, LazyModule, Replayed, track_delivery
+from ._http import (
+    MAX_ANSWER_BYTES,
+    AiohttpClient,
+    Answer,
+    AnswerTooLarge,
+    Delivery,
+    LazyModule,
+    Replayed,
+    track_delivery,
+)
 from ._ledger import Entry, Meter
 from ._ratelimit import RateLimiter
 
@@ -460,6 +469,7 @@ class Send(NamedTuple):
     parts: tuple[tuple[str, int, int, bool | None], ...] = ()
     likely: int = 0
     ru: int = 0
+    max_bytes: int = MAX_ANSWER_BYTES  # the most the answer may decode to
 
 
 Step = Send | Sleep
@@ -491,6 +501,8 @@ def attempt_fate(outcome: Answer | BaseException) -> Fate:
         if getattr(outcome, "replayed", None) is not None:
             return Fate.NOT_SENT
         return fate_of_status(outcome.status_code)
+    if isinstance(outcome, AnswerTooLarge):  # answered; we stopped reading
+        return fate_of_status(outcome.status)
     return Fate.NOT_SENT if isinstance(outcome, not_sent_errors()) else Fate.UNANSWERED
 
 
@@ -566,6 +578,7 @@ class Exchange:
     ru: int  # the price reserved per attempt: the most the gateway may bill
     timeout_s: float  # the whole call: connect, send, read and retries
     ru_likely: int | None = None  # the likely price, when it is a range (a moving head)
+    max_answer_bytes: int = MAX_ANSWER_BYTES
     archive: bool | None = None
     note: str = ""
     limiter: RateLimiter | None = None  # consulted before every attempt
@@ -629,7 +642,15 @@ class Exchange:
         fate = None
         likely = self.ru if self.ru_likely is None else self.ru_likely
         try:
-            outcome = yield Send(self.request, deadline, delivery, self.parts, likely, self.ru)
+            outcome = yield Send(
+                self.request,
+                deadline,
+                delivery,
+                self.parts,
+                likely,
+                self.ru,
+                self.max_answer_bytes,
+            )
             fate = attempt_fate(outcome)
             return outcome
         finally:
@@ -722,6 +743,14 @@ class Exchange:
             if replayed is not None:
                 self._add_recorded(replayed)
             return self.interpret(outcome)
+        if isinstance(outcome, AnswerTooLarge):
+            raise MalformedResponse(
+                f"HTTP {outcome.status}: the answer decoded to more than {outcome.limit:,} bytes, "
+                "the bound on an answer's size (max_answer_bytes); reading stopped there. A "
+                "compressed body that grows this far is refused, not retried; raise "
+                "max_answer_bytes if a node's answers really are this large",
+                status=outcome.status,
+            )
         if isinstance(outcome, DeadlinePassed):
             raise Timeout(f"no answer within the call's {self.timeout_s:g} s deadline")
         if isinstance(outcome, httpx.TimeoutException):
@@ -850,8 +879,11 @@ def _send_sync(client: httpx.Client, step: Send) -> Answer | httpx.HTTPError | E
             headers=request.headers,
             timeout=httpx.Timeout(remaining),
         ) as response:
-            chunks = []
+            chunks, size = [], 0
             for chunk in response.iter_bytes():  # decoded from gzip or deflate
+                size += len(chunk)
+                if size > step.max_bytes:  # a decompression bomb: stop before it grows whole
+                    return AnswerTooLarge(step.max_bytes, response.status_code)
                 chunks.append(chunk)
                 if time.monotonic() > deadline:
                     raise httpx.ReadTimeout("the call's deadline passed while reading")
@@ -866,23 +898,53 @@ async def _send_async(client: Any, step: Send) -> Answer | httpx.HTTPError | Exc
     if remaining <= 0:
         return DeadlinePassed()
     track_delivery(step.delivery)
-    try:
-        return await before(
-            step.deadline,
-            client.request(
-                request.method,
-                request.url,
-                json=request.json,
-                params=request.params,
-                headers=request.headers,
-            ),
+    if isinstance(client, AiohttpClient):
+        sending = client.request(
+            request.method,
+            request.url,
+            json=request.json,
+            params=request.params,
+            headers=request.headers,
+            max_bytes=step.max_bytes,
         )
+    elif isinstance(client, httpx.AsyncClient):
+        sending = _httpx_async(client, request, step.max_bytes)
+    else:  # another client of the same contract (a test's)
+        sending = client.request(
+            request.method,
+            request.url,
+            json=request.json,
+            params=request.params,
+            headers=request.headers,
+        )
+    try:
+        return await before(step.deadline, sending)
+    except AnswerTooLarge as error:
+        return error
     except TimeoutError:
         if not step.delivery.may_have_left:  # still connecting: never sent, as httpx's own says
             return httpx.ConnectTimeout("the call's deadline passed before the request was sent")
         return httpx.ReadTimeout("the call's deadline passed")
     except httpx.HTTPError as error:
         return error
+
+
+async def _httpx_async(client: httpx.AsyncClient, request: HTTPRequest, max_bytes: int) -> Answer:
+    """`httpx.AsyncClient`'s answer read in decoded chunks, up to `max_bytes` (as `_send_sync`)."""
+    async with client.stream(
+        request.method,
+        request.url,
+        json=request.json,
+        params=request.params,
+        headers=request.headers,
+    ) as response:
+        chunks, size = [], 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > max_bytes:
+                raise AnswerTooLarge(max_bytes, response.status_code)
+            chunks.append(chunk)
+        return Answer(response.status_code, response.headers, b"".join(chunks))
 
 
 _request_ids = itertools.count(1)
