@@ -149,12 +149,20 @@ def _report_damage(root: Path, damaged: list[Damaged], *, move: bool) -> None:
 
 def _parts(root: Path, prefix: str = "") -> Iterator[tuple[Path, str, str]]:
     """Every part file (whose name starts with ``part-<prefix>``) with the node and method its
-    folders name, in a stable order."""
+    folders name: partitions by name, a partition's files in the order they were written (their
+    names hold random run ids, so a notebook run twice would read its rows in another order)."""
     for node_dir in sorted(root.glob("node=*")):
         for method_dir in sorted(node_dir.glob("method=*")):
-            for file in sorted(method_dir.glob(f"part-{prefix}*.parquet")):
+            for file in sorted(method_dir.glob(f"part-{prefix}*.parquet"), key=_written_order):
                 node = unquote(node_dir.name.removeprefix("node="))
                 yield file, node, unquote(method_dir.name.removeprefix("method="))
+
+
+def _written_order(file: Path) -> tuple[int, str]:
+    try:
+        return file.stat().st_mtime_ns, file.name
+    except OSError:  # gone meanwhile (a merge): wherever, the reader skips it
+        return 0, file.name
 
 
 def _read_part(file: Path, node: str, method: str) -> tuple[pd.DataFrame, dict[str, Any]]:
