@@ -102,10 +102,14 @@ def _folder_name(field: str, value: str) -> str:
     if len(name) <= MAX_FOLDER_NAME:  # ASCII: quote() escapes everything else
         return name
     digest = hashlib.sha256(value.encode()).hexdigest()[:16]
-    head = name[: MAX_FOLDER_NAME - len(digest) - 1]
-    escape = head.rfind("%", len(head) - 2)
-    if escape != -1:  # never cut a %XX escape in two
-        head = head[:escape]
+    # Cut between characters, never inside one's escapes: a part of a character's UTF-8 bytes
+    # is a folder name pyarrow before 25 refuses to read a file under ("not valid UTF-8").
+    head, room = f"{field}=", MAX_FOLDER_NAME - len(digest) - 1
+    for character in value:
+        escaped = quote(character, safe="")
+        if len(head) + len(escaped) > room:
+            break
+        head += escaped
     return f"{head}~{digest}"
 
 
