@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 TOOLS := .tools
 ANVIL := $(TOOLS)/node_modules/.bin/anvil
 
-.PHONY: lab tapes test test-other-python lint format tools anvil browser bench clean
+.PHONY: lab tapes test test-other-python test-floors lint format tools anvil browser bench clean
 
 # The newest Python besides the default that the machine has (3.13, else 3.12; from PATH or
 # pyenv): `make test` runs a fast subset of the tests on it too. OTHER_PYTHON= skips that.
@@ -71,6 +71,7 @@ format: $(VENV)/.dev-installed
 test: $(VENV)/.dev-installed anvil browser lint
 	$(PY) -m pytest --durations=15
 	@$(MAKE) --no-print-directory test-other-python
+	@$(MAKE) --no-print-directory test-floors
 
 # On the other Python: the sync/async kernel tests (both nest-asyncio packages), proxies and
 # TLS, the sandbox, pricing and frames; the property tests run on the default Python only.
@@ -91,6 +92,32 @@ $(OTHER_VENV)/.installed: pyproject.toml
 	$(OTHER_VENV)/bin/python -m pip install --quiet -e '.[test]'
 	@touch $@
 
+# The declared floors: every runtime and test dependency at the lowest version pyproject.toml
+# allows (pins made by .ci/floor_pins.py, installed by uv as constraints), on the oldest Python
+# the project supports, running a fast subset that touches each dependency. The plots run before
+# the sandbox: a Solana simulation made in a thread leaves that thread unable to run LAPACK's
+# eigenvalue solver, which matplotlib's curve extents call.
+FLOORS_PYTHON ?= $(shell for p in python3.11 $$HOME/.pyenv/versions/3.11.*/bin/python; do \
+	$$p -c '' 2>/dev/null && { echo $$p; exit; }; done)
+FLOORS_VENV := .venv-floors
+FLOORS_TESTS := tests/frames tests/plots tests/catalog tests/sandbox tests/client/test_transport.py
+
+test-floors:
+	@if [ -z "$(FLOORS_PYTHON)" ]; then echo "no Python 3.11 found: the floors are not tested"; \
+	else $(MAKE) --no-print-directory $(FLOORS_VENV)/.installed && \
+		$(FLOORS_VENV)/bin/python -m pytest -q -p no:cacheprovider \
+			--ignore-glob='*_properties.py' $(FLOORS_TESTS); fi
+
+$(FLOORS_VENV)/.installed: pyproject.toml .ci/floor_pins.py
+	@echo "the declared floors on $$($(FLOORS_PYTHON) --version)"
+	rm -rf $(FLOORS_VENV)
+	$(FLOORS_PYTHON) -m venv $(FLOORS_VENV)
+	$(FLOORS_VENV)/bin/python -m pip install --quiet uv packaging
+	$(FLOORS_VENV)/bin/python .ci/floor_pins.py test > $(FLOORS_VENV)/floors.txt
+	$(FLOORS_VENV)/bin/uv pip install --quiet --python $(FLOORS_VENV)/bin/python \
+		-c $(FLOORS_VENV)/floors.txt -e '.[test]'
+	@touch $@
+
 $(VENV)/.bench-installed: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
 	@touch $@
@@ -100,4 +127,4 @@ bench: $(VENV)/.bench-installed anvil
 	$(PY) bench/run_all.py $(if $(QUICK),--quick)
 
 clean:
-	rm -rf $(VENV) $(OTHER_VENV) $(TOOLS) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(OTHER_VENV) $(FLOORS_VENV) $(TOOLS) .pytest_cache .ruff_cache
