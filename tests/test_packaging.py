@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = ("pyproject.toml", "README.md", "LICENSE", "MANIFEST.in", "toolkit")
+SOURCES = ("pyproject.toml", "README.md", "CHANGELOG.md", "LICENSE", "MANIFEST.in", "toolkit")
 INSTALL_S = 600  # dependencies from the index on a busy 2-core machine
 
 SMOKE = """
@@ -89,7 +89,7 @@ def test_the_sdist_ships_the_package_whole_and_no_half_test_suite(artifacts):
     with tarfile.open(artifacts["sdist"]) as sdist:
         names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
     assert package_files() <= names  # every module, py.typed included
-    assert {"LICENSE", "README.md", "pyproject.toml", "PKG-INFO"} <= names
+    assert {"LICENSE", "README.md", "CHANGELOG.md", "pyproject.toml", "PKG-INFO"} <= names
     assert not [n for n in names if n.startswith(("tests/", "bench/", "notebooks/", "binder/"))]
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
 
@@ -108,8 +108,22 @@ def test_the_wheel_holds_every_module_and_its_metadata(artifacts):
     assert "Typing :: Typed" in classifiers
     tested = {f"Programming Language :: Python :: 3.{minor}" for minor in (11, 12, 13)}
     assert tested <= set(classifiers)
+    urls = dict(url.split(", ", 1) for url in metadata.get_all("Project-URL"))
+    assert set(urls) == {"Homepage", "Documentation", "Changelog", "Issues"}
+    assert all(url.startswith("https://") for url in urls.values())
+    assert urls["Changelog"].endswith("/CHANGELOG.md")
     requires = metadata.get_all("Requires-Dist")
     assert any(r.startswith("httpx") and "<1" in r for r in requires), requires
+
+
+def test_the_changelog_has_the_current_version():
+    import re
+
+    from toolkit import __version__
+
+    headings = re.findall(r"^## (.+)$", (ROOT / "CHANGELOG.md").read_text(), re.M)
+    assert headings[0] == "Unreleased" or headings[0].startswith(__version__)
+    assert any(heading.split()[0] == __version__ for heading in headings), headings
 
 
 def fresh_venv(where: Path) -> Path:
