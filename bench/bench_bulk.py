@@ -157,9 +157,9 @@ def start_sandbox() -> tuple[subprocess.Popen, dict]:
 def forget_validations() -> None:
     """A first run validates every call: forget the calls validated in earlier rounds, which a
     re-run (the cached rows) is allowed to remember."""
-    from toolkit.catalog import _methods
+    from toolkit.catalog import _model
 
-    _methods.forget_validations()
+    _model.forget_validations()
 
 
 def rpc(url: str, method: str, *params: object) -> object:

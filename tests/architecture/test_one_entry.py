@@ -1,7 +1,7 @@
 """Adding a method is one catalog entry and one sandbox handler, proved by counting.
 
 For each method below, its name appears as a string in exactly two modules of the package: the
-catalog (`toolkit/catalog/_methods.py`) and one sandbox module (its handler). Everything else (the
+catalog (`toolkit/catalog/_table.py`) and one sandbox module (its handler). Everything else (the
 helper, validation, pricing, cache pinning, the widgets' form, the example inputs, the README
 table) is read from the entry. And the sandbox refuses to start when a catalog method has no
 handler, so an entry without a handler cannot pass unnoticed.
@@ -18,7 +18,10 @@ import toolkit
 from toolkit.sandbox import MissingHandler, World, create_app
 
 PACKAGE = Path(__file__).resolve().parents[2] / "toolkit"
-CATALOG_MODULE = PACKAGE / "catalog" / "_methods.py"
+CATALOG_MODULE = PACKAGE / "catalog" / "_table.py"
+# The chain profiles name the one call that reads each chain's head (a chain's data, not a
+# method's): that method's name may appear there too, and no other's.
+CHAIN_MODULE = PACKAGE / "catalog" / "_chains.py"
 
 # Methods added after the spec's. Those left out need one more line, each for a reason:
 # eth_getLogs and wallet/getblockbynum take a recent block number, which `examples.inputs`
@@ -56,7 +59,9 @@ def test_a_method_is_named_by_its_entry_and_its_sandbox_handler_only(name):
     modules = _modules_naming(name)
     sandbox = {path for path in modules if path.parent.name == "sandbox"}
     assert CATALOG_MODULE in modules and len(sandbox) == 1, sorted(map(str, modules))
-    assert modules == {CATALOG_MODULE, *sandbox}, sorted(map(str, modules))
+    heads = {c.head.method for c in toolkit.catalog.CHAINS.values() if c.head is not None}
+    chains = {CHAIN_MODULE} if name in heads else set()
+    assert modules == {CATALOG_MODULE, *chains, *sandbox}, sorted(map(str, modules))
 
 
 @pytest.mark.parametrize("name", ONE_ENTRY_METHODS)

@@ -7,7 +7,7 @@ import pytest
 
 from toolkit import ValidationError
 from toolkit.catalog import CATALOG
-from toolkit.catalog._methods import forget_validations
+from toolkit.catalog._model import forget_validations
 
 ADDRESSES = [f"0x{index:040x}" for index in range(1, 6)]
 

@@ -14,17 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolkit
-from toolkit.catalog._methods import (
-    INT64_MAX,
-    MAX_BLOCK,
-    METHODS,
-    RESULT_KINDS,
-    TYPED_VALUES,
-    UINT64_MAX,
-    UINT256_MAX,
-    Param,
-    _checked,
-)
+from toolkit.catalog import METHODS, RESULT_KINDS, TYPED_VALUES, Param
+from toolkit.catalog._bounds import INT64_MAX, MAX_BLOCK, UINT64_MAX, UINT256_MAX
+from toolkit.catalog._kinds import _checked
 from toolkit.client._transport import parse_json
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from toolkit.catalog._methods import CATALOG
+from toolkit.catalog import CATALOG
 from toolkit.catalog._pricing import DEFAULT_PRICING
 
 

@@ -4,7 +4,7 @@ import ipywidgets as widgets
 import pytest
 
 from toolkit import METHODS, ValidationError, lookup
-from toolkit.catalog._methods import BLOCK_TAGS
+from toolkit.catalog import BLOCK_TAGS
 from toolkit.widgets import ParamForm
 from toolkit.widgets._form import InputError
 

@@ -7,25 +7,11 @@ billing model shared by the client and the sandbox (`billing`), and address/quan
 
 from . import encoding
 from ._billing import BILLING, REFUSED_STATUSES, Fate, FateRule, charge, fate_of_status
-from ._methods import (
-    ALWAYS,
-    BLOCK_TAGS,
-    CATALOG,
-    CHAINS,
-    MAX_LOG_RANGE,
-    METHODS,
-    RESULT_KINDS,
-    SOLANA_MAX_TRANSACTION_BYTES,
-    TYPED_VALUES,
-    BoundCall,
-    Chain,
-    HeadSource,
-    Method,
-    Param,
-    Surface,
-    chain_for,
-    lookup,
-)
+from ._bounds import BLOCK_TAGS, MAX_LOG_RANGE, SOLANA_MAX_TRANSACTION_BYTES
+from ._chains import CHAINS, Chain, HeadSource, chain_for
+from ._kinds import Param
+from ._lookup import CATALOG, lookup
+from ._model import ALWAYS, BoundCall, Method, Surface
 from ._pricing import (
     ARCHIVE_TAGS,
     ASSUMED,
@@ -43,6 +29,8 @@ from ._pricing import (
     Rule,
     block_argument,
 )
+from ._results import RESULT_KINDS, TYPED_VALUES
+from ._table import METHODS
 
 __all__ = [
     "ALWAYS",

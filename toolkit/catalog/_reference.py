@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ._methods import METHODS, Param, Surface
+from ._kinds import Param
+from ._model import Surface
+from ._table import METHODS
 
 _SURFACE = {
     Surface.JSONRPC: "JSON-RPC",

@@ -1,0 +1,317 @@
+"""The method model: `Method` (one catalog entry), `BoundCall` (a validated call in wire form),
+and the memos that make binding the same plain call again free."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from .._errors import ValidationError
+from .._json import COMPACT_JSON
+from .._redact import clip
+from ._kinds import Param, _checked, _close_matches, _shown
+from ._pricing import Rule
+from ._results import TYPED_VALUES
+
+ALWAYS = "always"  # Method.pinned_by: the answer never changes (a pure function of its inputs)
+
+
+class Surface(StrEnum):
+    JSONRPC = "jsonrpc"  # JSON-RPC 2.0, positional params, at the node's RPC path (or `path`)
+    JSONRPC_NAMED = "jsonrpc-named"  # JSON-RPC 2.0 with an object of named params (TON)
+    REST_POST = "rest-post"  # JSON body
+    REST_GET = "rest-get"  # query parameters
+    PLATFORM = "platform"  # GET on the platform API, Bearer auth
+
+
+class _once:
+    """`functools.cached_property` without its lock: before Python 3.12 it takes a lock on each
+    first access, which cost more than the work it saved on a workload's hot path (two such
+    properties per call). Harmless without the lock: the value is a pure function of an
+    immutable object, so two threads computing it at once store equal values."""
+
+    def __init__(self, func: Callable[[Any], Any]):
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.func(instance)
+        return value
+
+
+_BOUND: dict[tuple[int, tuple[Any, ...]], BoundCall] = {}
+_BOUND_MAX = 200_000
+_PLAIN = frozenset((str, int, type(None)))  # exact types: True is not 1 here, nor 1.0
+# One parameter's wire value for a plain argument: a workload repeats its arguments (50
+# addresses at 20 blocks are 70 values to check, not 2,000). Keyed by the parameter's id and the
+# value's exact type; the entry keeps its parameter, so a reused id is never mistaken for it.
+_CHECKED: dict[tuple[int, type, Any], tuple[Param, Any]] = {}
+_CHECKED_MAX = 100_000
+# JSON as compact as httpx sends it; one encoder, not one per call (json.dumps with options
+# builds a new encoder each time, which costs more than the encoding of a short call).
+_json_text = json.encoder.encode_basestring_ascii  # a str as JSON, as COMPACT_JSON writes it
+
+
+def _checked_plain(param: Param, value: Any) -> Any:
+    """`_checked` for a top-level parameter, remembered for plain values (text, ints, None:
+    their check is a pure function of the value, and its wire form is immutable)."""
+    kind = type(value)
+    if kind not in _PLAIN:
+        return _checked(param, value, param.name)
+    key = (id(param), kind, value)
+    known = _CHECKED.get(key)
+    if known is not None and known[0] is param:
+        return known[1]
+    wire = _checked(param, value, param.name)
+    if type(wire) in _PLAIN:
+        if len(_CHECKED) >= _CHECKED_MAX:
+            _CHECKED.clear()
+        _CHECKED[key] = (param, wire)
+    return wire
+
+
+def forget_validations() -> None:
+    """Forget every remembered validation (the next bind checks from scratch): for benchmarks
+    of a first run, and tests."""
+    _BOUND.clear()
+    _CHECKED.clear()
+
+
+def _memo_key(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
+    """A key that tells calls apart exactly (types included), or None when an argument is not
+    plain text, an int or None (a list, a dict, a bool, a float: validated every time)."""
+    for value in args:
+        if type(value) not in _PLAIN:
+            return None
+    if not kwargs:
+        return (args,)
+    for value in kwargs.values():
+        if type(value) not in _PLAIN:
+            return None
+    return (args, tuple(kwargs.items()))
+
+
+@dataclass(frozen=True)
+class BoundCall:
+    """A validated call: `arguments` by parameter name, in wire form, ready to send and price.
+    The same object may stand for many calls (see `Method.bind`): never change `arguments`."""
+
+    method: Method
+    arguments: dict[str, Any]
+
+    @_once
+    def wire_json(self) -> str:
+        """`wire_params` as compact JSON text (a workload frame's ``params`` column)."""
+        params = self.wire_params
+        if type(params) is not list:
+            return COMPACT_JSON.encode(params)
+        # A list of text and ints (most JSON-RPC calls), written as the encoder would: its
+        # encode() sets up a C encoder per call, which costs more than this whole join.
+        parts = []
+        for value in params:
+            kind = type(value)
+            if kind is str:
+                parts.append(_json_text(value))
+            elif kind is int:
+                parts.append(int.__repr__(value))
+            else:
+                return COMPACT_JSON.encode(params)
+        return "[" + ",".join(parts) + "]"
+
+    @_once
+    def wire_params(self) -> list[Any] | dict[str, Any]:
+        """JSON-RPC params (positional list, trailing omissions dropped) or the REST body/query.
+        Worked out once (pricing, the cache key and the request each read it): never change it."""
+        if self.method.surface is Surface.JSONRPC:
+            return [self.arguments[p.name] for p in self.method.params if p.name in self.arguments]
+        if self.method.surface is Surface.JSONRPC_NAMED:
+            return dict(self.arguments.get("params", {}))
+        return dict(self.arguments)
+
+    @property
+    def rpc_method(self) -> str:
+        """The JSON-RPC `method` field: the catalog name, or the inner method for TON's jsonRPC."""
+        if self.method.surface is Surface.JSONRPC_NAMED:
+            return self.arguments["method"]
+        return self.method.name
+
+    def argument(self, key: str | int) -> Any:
+        """An argument by parameter name, position, or ``object.field`` path (how RU rules and
+        cache pinning name their block parameter)."""
+        if isinstance(key, int):
+            params = self.wire_params
+            return params[key] if isinstance(params, list) and key < len(params) else None
+        name, _, inner = key.partition(".")
+        value = self.arguments.get(name)
+        return value.get(inner) if inner and isinstance(value, Mapping) else value
+
+
+Check = Callable[[dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str  # the exact spec name: JSON-RPC method, or REST path without leading slash
+    chains: tuple[str, ...]
+    surface: Surface
+    params: tuple[Param, ...]
+    result: str  # result kind, read by helpers and frames
+    ru: Rule
+    summary: str
+    helper: str  # the typed helper's name on the chain client
+    section: str  # the spec's section letter
+    path: str = ""  # REST path, or a fixed JSON-RPC path like /jsonrpc; "" = node's RPC path
+    checks: tuple[Check, ...] = ()  # cross-parameter rules; they may normalise arguments
+    notes: tuple[str, ...] = field(default=())
+    # The argument that pins the answer to a block (a parameter name or ``object.field``), or
+    # ALWAYS; None: the archive rule's block parameter, if any. See the client's response cache.
+    pinned_by: str | None = None
+    in_spec: bool = True  # False: a read method real clients call first, beyond the spec
+
+    @_once
+    def param_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params)
+
+    @_once
+    def pin(self) -> str | int | None:
+        """Where the answer's block is (`pinned_by`, else the archive rule's block parameter),
+        ALWAYS, or None: the answer depends on the present and is never cached."""
+        if self.pinned_by is not None:
+            return self.pinned_by
+        return getattr(self.ru, "param", None)
+
+    def typed(self, result: Any) -> Any:
+        """The helper's value of a raw result that passed its kind's check (an int for a
+        quantity, the one record of an asset lookup, ...); most kinds are the result itself."""
+        convert = TYPED_VALUES.get(self.result)
+        return convert(result) if convert is not None else result
+
+    @property
+    def http_method(self) -> str:
+        return "GET" if self.surface in (Surface.REST_GET, Surface.PLATFORM) else "POST"
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def bind(self, *args: Any, **kwargs: Any) -> BoundCall:
+        """Validate a call and return it in wire form; raise ValidationError naming the rule.
+
+        Positional arguments follow the spec's parameter order; keywords use the spec's names.
+        A keyword that is a field of exactly one object parameter (``encoding`` for
+        simulateTransaction's ``config``) goes into that object.
+
+        Validation is a pure function of the arguments, so a call made of plain text, ints and
+        None is validated once: binding it again (a workload planned again, the same address at
+        many blocks) returns the same `BoundCall`, and what is worked out from it (its cache
+        key, its JSON) is worked out once too.
+        """
+        key = _memo_key(args, kwargs)
+        if key is not None:
+            known = _BOUND.get((id(self), key))
+            if known is not None and known.method is self:
+                return known
+        bound = self._bind(args, kwargs)
+        if key is not None:
+            if len(_BOUND) >= _BOUND_MAX:
+                _BOUND.clear()
+            _BOUND[(id(self), key)] = bound
+        return bound
+
+    def bind_many(self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]]) -> list[BoundCall]:
+        """`bind` for many calls, given as ``(args, kwargs)`` pairs: a workload planned again
+        finds its calls remembered without a call to `bind` for each (unpacking the arguments
+        into `bind` took half the time of re-planning a thousand calls). Raises on the first
+        bad call, as `bind` would."""
+        me, remembered, plain = id(self), _BOUND.get, _PLAIN
+        bound = []
+        for args, kwargs in calls:
+            if kwargs:
+                key = _memo_key(args, kwargs)
+            else:  # positional arguments (a grid): `_memo_key` inlined, a call less per call
+                key = (args,)
+                for value in args:
+                    if type(value) not in plain:
+                        key = None
+                        break
+            known = remembered((me, key)) if key is not None else None
+            if known is None or known.method is not self:
+                known = self.bind(*args, **kwargs)
+            bound.append(known)
+        return bound
+
+    def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> BoundCall:
+        if len(args) > len(self.params):
+            raise ValidationError(
+                f"takes at most {len(self.params)} parameters "
+                f"({', '.join(p.name for p in self.params)}), got {len(args)}",
+                method=self.name,
+                rule="arity",
+            )
+        given: dict[str, Any] = {p.name: v for p, v in zip(self.params, args, strict=False)}
+        for key, value in kwargs.items():
+            self._place_keyword(given, key, value)
+        arguments: dict[str, Any] = {}
+        try:
+            for p in self.params:
+                value = given.get(p.name)
+                if value is None and p.has_default:
+                    value = p.default
+                if value is None:
+                    if p.required:
+                        raise ValidationError("is required", param=p.name, rule="required")
+                    continue
+                arguments[p.name] = _checked_plain(p, value)
+            for check in self.checks:
+                check(arguments)
+        except ValidationError as error:
+            error.method = self.name
+            raise
+        return BoundCall(self, arguments)
+
+    def _place_keyword(self, given: dict[str, Any], key: str, value: Any) -> None:
+        if key in self.param_names:
+            if key in given:
+                raise ValidationError(
+                    "given both by position and by keyword", param=key, rule="arity"
+                )
+            given[key] = value
+            return
+        owners = [p for p in self.params if any(f.name == key for f in p.fields)]
+        if len(owners) == 1:
+            owner = owners[0].name
+            current = given.get(owner) or {}
+            if not isinstance(current, Mapping):
+                raise ValidationError(
+                    f"must be an object to take the keyword {key!r}, got {current!r}",
+                    param=owner,
+                    rule="type",
+                    method=self.name,
+                )
+            inner = dict(current)
+            inner[key] = value
+            given[owner] = inner
+            return
+        close = _close_matches(key, self.param_names, n=1)
+        hint = (
+            f"; did you mean {close[0]!r}?"
+            if close
+            else f"; it takes {', '.join(self.param_names)}"
+        )
+        raise ValidationError(
+            f"unknown parameter {_shown(key)}{hint}",
+            param=key if len(key) <= 64 else clip(key, 60),
+            rule="unknown-param",
+            method=self.name,
+        )
