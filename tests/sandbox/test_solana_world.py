@@ -19,7 +19,8 @@ from solders.system_program import transfer as system_transfer
 from solders.transaction import Transaction, VersionedTransaction
 
 from toolkit import solana_tx
-from toolkit.sandbox._solana_world import SimulationRejected, SolanaWorld, _zstd_frame
+from toolkit.sandbox._jsonrpc import RpcError
+from toolkit.sandbox._solana_world import SolanaWorld, _zstd_frame
 
 FEE = 5000  # lamports per signature
 STALE_BLOCKHASH = str(Hash.default())
@@ -251,7 +252,7 @@ def test_zstd_frame_decompresses_with_a_real_decoder():
 def test_too_many_requested_accounts_is_invalid_params(world, demo, alice):
     tx = solana_tx.transfer(alice, pubkey(demo, "bob"), 1, demo["recent_blockhash"])
     addresses = [pubkey(demo, name) for name in ("alice", "bob", "carol", "alice")]
-    with pytest.raises(SimulationRejected) as caught:
+    with pytest.raises(RpcError) as caught:
         world.simulate(tx, {**B64, "accounts": {"addresses": addresses}})
     assert caught.value.code == -32602
     assert caught.value.message == "Too many accounts provided; max 3"
@@ -309,13 +310,13 @@ def test_sig_verify_rejects_a_wrong_signature(world, demo, alice):
     assert (
         world.simulate(solana_tx.encode(signed), {**B64, "sigVerify": True})["value"]["err"] is None
     )
-    with pytest.raises(SimulationRejected) as caught:
+    with pytest.raises(RpcError) as caught:
         world.simulate(solana_tx.encode(forged), {**B64, "sigVerify": True})
     assert (caught.value.code, caught.value.message) == (
         -32003,
         "Transaction signature verification failure",
     )
-    assert caught.value.to_error() == {
+    assert caught.value.to_json() == {
         "code": -32003,
         "message": "Transaction signature verification failure",
     }
@@ -326,7 +327,7 @@ def test_unsigned_transactions_pass_only_without_sig_verify(world, demo, alice):
         alice.pubkey(), pubkey(demo, "bob"), 1, demo["recent_blockhash"], sign=False
     )
     assert world.simulate(tx, B64)["value"]["err"] is None
-    with pytest.raises(SimulationRejected) as caught:
+    with pytest.raises(RpcError) as caught:
         world.simulate(tx, {**B64, "sigVerify": True})
     assert caught.value.code == -32003
 
@@ -344,7 +345,7 @@ def test_base58_is_the_default_and_base64_gives_the_same_answer(demo, alice):
 
 
 def test_undecodable_transactions_are_invalid_params(world):
-    with pytest.raises(SimulationRejected) as caught:
+    with pytest.raises(RpcError) as caught:
         world.simulate(base64.b64encode(b"\x01\x02\x03").decode(), B64)
     assert caught.value.code == -32602
     assert "failed to deserialize" in caught.value.message
@@ -382,7 +383,7 @@ def test_the_slot_advances_and_min_context_slot_is_enforced(world, demo, alice):
     slot = world.simulate(tx, B64)["context"]["slot"]
     assert slot == demo["slot"] + 1
 
-    with pytest.raises(SimulationRejected) as caught:
+    with pytest.raises(RpcError) as caught:
         world.simulate(tx, {**B64, "minContextSlot": slot + 1000})
     assert caught.value.code == -32016
     assert caught.value.message == "Minimum context slot has not been reached"
@@ -480,9 +481,9 @@ def test_a_malformed_message_is_invalid_params(world, demo):
         header, [Pubkey.default()], Hash.from_string(demo["recent_blockhash"]), [], []
     )
     tx = VersionedTransaction.populate(message, [Signature.default()])
-    with pytest.raises(SimulationRejected) as caught:
+    with pytest.raises(RpcError) as caught:
         world.simulate(solana_tx.encode(tx), B64)
-    assert caught.value.to_error() == {
+    assert caught.value.to_json() == {
         "code": -32602,
         "message": "invalid transaction: Transaction failed to sanitize accounts offsets correctly",
     }

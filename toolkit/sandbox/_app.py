@@ -44,8 +44,8 @@ from . import _platform
 from ._faults import TRANSPORT_STATE_KEY, FaultKind, Faults, distort, replacement
 from ._jsonrpc import Call, RpcError
 from ._metering import PLATFORM, Metering
-from ._response import Answer, error_body
-from ._world import Node, World
+from ._response import Reply, error_body
+from ._world import NodeRecord, World
 
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 MAX_BODY_BYTES = 5 * 1024 * 1024  # geth's HTTP body limit (node/rpcstack.go: 5 MB)
@@ -63,8 +63,8 @@ class BodyTooLarge(Exception):
         self.size, self.limit = size, limit
         super().__init__(f"request body of {size:,}+ bytes is over the limit of {limit:,}")
 
-    def answer(self) -> Answer:
-        return Answer(error_body("request_too_large", str(self)), status=413)
+    def answer(self) -> Reply:
+        return Reply(error_body("request_too_large", str(self)), status=413)
 
 
 async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
@@ -83,7 +83,7 @@ async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
 
 
 @dataclass
-class Endpoint:
+class NodePath:
     """One path of a node: a JSON-RPC endpoint serving `methods`, or one REST method."""
 
     http_method: str
@@ -97,19 +97,19 @@ class Endpoint:
         return next(iter(self.methods.values()))
 
 
-def endpoints_of(chain_name: str) -> dict[tuple[str, str], Endpoint]:
+def endpoints_of(chain_name: str) -> dict[tuple[str, str], NodePath]:
     """(HTTP method, path) -> endpoint, read from the catalog."""
     chain = CHAINS[chain_name]
-    table: dict[tuple[str, str], Endpoint] = {}
+    table: dict[tuple[str, str], NodePath] = {}
     for method in chain.methods:
         if method.surface in (Surface.JSONRPC, Surface.JSONRPC_NAMED):
             path = (method.path or chain.rpc_path).rstrip("/")
             named = method.surface is Surface.JSONRPC_NAMED
-            endpoint = table.setdefault(("POST", path), Endpoint("POST", path, True, named))
+            endpoint = table.setdefault(("POST", path), NodePath("POST", path, True, named))
             endpoint.methods[method.name] = method
         else:
             path = method.path.rstrip("/")
-            table[(method.http_method, path)] = Endpoint(
+            table[(method.http_method, path)] = NodePath(
                 method.http_method, path, False, methods={method.name: method}
             )
     return table
@@ -119,13 +119,13 @@ def create_app(
     world: World, *, meter: Metering | None = None, faults: Faults | None = None
 ) -> Starlette:
     """The gateway for `world`; pass `meter`/`faults` to share them with the caller."""
-    gateway = Gateway(world, meter, faults)
+    gateway = SandboxApp(world, meter, faults)
     app = Starlette(routes=gateway.routes(), exception_handlers={Exception: _internal_error})
     app.state.gateway = gateway
     return app
 
 
-class Gateway:
+class SandboxApp:
     """The app's endpoints, over a world, a meter and fault knobs."""
 
     def __init__(self, world: World, meter: Metering | None, faults: Faults | None):
@@ -160,16 +160,16 @@ class Gateway:
 
     async def no_key(self, request: Request) -> Response:
         message = "missing access key: node URLs look like <host>/<ACCESS_KEY>"
-        return Answer(error_body("missing_access_key", message), status=401).to_response()
+        return Reply(error_body("missing_access_key", message), status=401).to_response()
 
     async def node_request(self, request: Request) -> Response:
         node = self.world.node_by_key(request.path_params["key"])
         if node is None:
             message = "invalid access key for this endpoint"
-            return Answer(error_body("invalid_access_key", message), status=403).to_response()
+            return Reply(error_body("invalid_access_key", message), status=403).to_response()
         if not node.serving:
             message = f"node {node.node_id} ({node.name}) is {node.status}, not running"
-            return Answer(error_body("node_unavailable", message), status=503).to_response()
+            return Reply(error_body("node_unavailable", message), status=503).to_response()
         path = "/" + request.path_params.get("rest", "").rstrip("/")
         path = "" if path == "/" else path
         endpoint = self.endpoints[node.name].get((request.method, path))
@@ -180,7 +180,7 @@ class Gateway:
         head = self.world.head(node.chain)
         calls = _calls(endpoint, path, body)
 
-        async def answer() -> Answer:
+        async def answer() -> Reply:
             return await self._answer(node, endpoint, path, request, body, head)
 
         batch = endpoint is not None and endpoint.jsonrpc and body.lstrip().startswith(b"[")
@@ -188,21 +188,21 @@ class Gateway:
 
     async def _answer(
         self,
-        node: Node,
-        endpoint: Endpoint | None,
+        node: NodeRecord,
+        endpoint: NodePath | None,
         path: str,
         request: Request,
         body: bytes,
         head: int | None,
-    ) -> Answer:
+    ) -> Reply:
         if endpoint is None:
             paths = {p for _, p in self.endpoints[node.name]}
             if path in paths:
                 message = f"{request.method} is not allowed on {path or '/'}"
-                return Answer(error_body("method_not_allowed", message), status=405)
+                return Reply(error_body("method_not_allowed", message), status=405)
             served = ", ".join(sorted(p or "/" for p in paths))
             message = f"{node.name} serves no path {path or '/'}; it serves {served}"
-            return Answer(error_body("not_found", message), status=404)
+            return Reply(error_body("not_found", message), status=404)
         service = self.world.services[node.chain]
         if not endpoint.jsonrpc:
             handler = self.handlers[node.chain][endpoint.only_method.name]
@@ -210,11 +210,11 @@ class Gateway:
         dispatch = self._dispatcher(endpoint, self.handlers[node.chain], head)
         style = jsonrpc.TONCENTER if endpoint.named else jsonrpc.JSONRPC
         if getattr(service, "blocking", False):
-            return Answer(await run_in_threadpool(jsonrpc.answer, body, dispatch, style))
-        return Answer(jsonrpc.answer(body, dispatch, style))
+            return Reply(await run_in_threadpool(jsonrpc.answer, body, dispatch, style))
+        return Reply(jsonrpc.answer(body, dispatch, style))
 
     def _dispatcher(
-        self, endpoint: Endpoint, handlers: dict[str, Any], head: int | None
+        self, endpoint: NodePath, handlers: dict[str, Any], head: int | None
     ) -> jsonrpc.Dispatch:
         def dispatch(name: str, params: Any) -> Any:
             if endpoint.named:
@@ -238,7 +238,7 @@ class Gateway:
         if refused:
             return refused.to_response()
 
-        async def answer() -> Answer:
+        async def answer() -> Reply:
             return _platform.list_page(self.world, str(request.base_url), request.query_params)
 
         calls = [Call("v2/nodes/", None, None)]
@@ -246,21 +246,21 @@ class Gateway:
 
     async def read_metering(self, request: Request) -> Response:
         refused = self._refuse(request)
-        return (refused or Answer(self.meter.snapshot())).to_response()
+        return (refused or Reply(self.meter.snapshot())).to_response()
 
     async def reset_metering(self, request: Request) -> Response:
         refused = self._refuse(request)
-        return (refused or Answer(self.meter.reset())).to_response()
+        return (refused or Reply(self.meter.reset())).to_response()
 
     async def fault_knobs(self, request: Request) -> Response:
         refused = self._refuse(request)
         if refused:
             return refused.to_response()
         if request.method == "GET":
-            return Answer({"faults": self.faults.list()}).to_response()
+            return Reply({"faults": self.faults.list()}).to_response()
         if request.method == "DELETE":
             removed = self.faults.clear(request.query_params.get("node"))
-            return Answer({"removed": removed}).to_response()
+            return Reply({"removed": removed}).to_response()
         try:
             settings = jsonrpc.load_json(await read_body(request))
             if not isinstance(settings, dict):
@@ -269,19 +269,19 @@ class Gateway:
         except BodyTooLarge as too_large:
             return too_large.answer().to_response()
         except (ValueError, TypeError) as error:
-            return Answer(error_body("invalid_fault", str(error)), status=400).to_response()
-        return Answer(fault.to_json()).to_response()
+            return Reply(error_body("invalid_fault", str(error)), status=400).to_response()
+        return Reply(fault.to_json()).to_response()
 
-    def _refuse(self, request: Request) -> Answer | None:
+    def _refuse(self, request: Request) -> Reply | None:
         """None when the request carries the platform API key; else the 401/403 answer."""
         header = request.headers.get("authorization", "")
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token:
             message = "Authentication credentials were not provided: send Authorization: Bearer"
-            return Answer(error_body("not_authenticated", message), status=401)
+            return Reply(error_body("not_authenticated", message), status=401)
         given = token.strip().encode("utf-8", "surrogatepass")
         if not hmac.compare_digest(self.world.api_key.encode(), given):  # constant time
-            return Answer(error_body("permission_denied", "Invalid API key."), status=403)
+            return Reply(error_body("permission_denied", "Invalid API key."), status=403)
         return None
 
     # --- faults and metering around an answer --------------------------------------------------
@@ -292,7 +292,7 @@ class Gateway:
         name: str,
         calls: list[Call],
         head: int | None,
-        answer: Callable[[], Awaitable[Answer]],
+        answer: Callable[[], Awaitable[Reply]],
         batch: bool,
     ) -> Response:
         draw = self.faults.draw(name)
@@ -315,7 +315,7 @@ async def _internal_error(request: Request, error: Exception) -> Response:
     """A JSON 500 for a failure the sandbox did not foresee; the traceback goes to the server's
     log, never into the body."""
     message = f"internal error ({type(error).__name__})"
-    return Answer(error_body("internal_error", message), status=500).to_response()
+    return Reply(error_body("internal_error", message), status=500).to_response()
 
 
 def _bind(method: Method, args: Any, kwargs: dict[str, Any]) -> BoundCall:
@@ -326,7 +326,7 @@ def _bind(method: Method, args: Any, kwargs: dict[str, Any]) -> BoundCall:
         raise RpcError(jsonrpc.INVALID_PARAMS, f"Invalid params: {error.detail}", data) from None
 
 
-def _calls(endpoint: Endpoint | None, path: str, body: bytes) -> list[Call]:
+def _calls(endpoint: NodePath | None, path: str, body: bytes) -> list[Call]:
     """The calls of a request, as the meter counts them."""
     if endpoint is None:
         return [Call(path.lstrip("/"), None, None)]

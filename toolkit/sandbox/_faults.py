@@ -37,7 +37,7 @@ from enum import StrEnum
 from typing import Any
 
 from ._jsonrpc import JSONRPC, RATE_LIMITED, Call, RpcError
-from ._response import Answer, error_body
+from ._response import Reply, error_body
 
 TRANSPORT_STATE_KEY = "toolkit.sandbox.transport"
 """Where the server puts each connection's asyncio transport in the ASGI scope state (for drop)."""
@@ -184,38 +184,38 @@ _CHALLENGE_PAGE = (
 )
 
 
-def replacement(fault: Fault, calls: list[Call], batch: bool) -> Answer | None:
+def replacement(fault: Fault, calls: list[Call], batch: bool) -> Reply | None:
     """The answer a fault gives instead of the real one; None if it distorts the real one."""
     kind = fault.kind
     if kind is FaultKind.RATE_LIMIT:
         message = f"Too many requests: rate limit exceeded, retry after {fault.retry_after} s"
         headers = {"Retry-After": str(fault.retry_after)}
-        return Answer(error_body("rate_limited", message), status=429, headers=headers)
+        return Reply(error_body("rate_limited", message), status=429, headers=headers)
     if kind is FaultKind.RATE_LIMIT_HTML:
-        return Answer.html(_nginx_page(429, "Too Many Requests"), 429)
+        return Reply.html(_nginx_page(429, "Too Many Requests"), 429)
     if kind is FaultKind.RATE_LIMIT_RPC:
         error = RpcError(RATE_LIMITED, "RPS limit exceeded", {"try_again_in": fault.try_again_in})
         errors = [JSONRPC.failure(call.id, error) for call in calls]
-        return Answer(errors if batch else errors[0])
+        return Reply(errors if batch else errors[0])
     if kind is FaultKind.SERVER_ERROR:
-        return Answer(error_body("internal_error", "Internal server error"), status=500)
+        return Reply(error_body("internal_error", "Internal server error"), status=500)
     if kind is FaultKind.BAD_GATEWAY:
-        return Answer.html(_nginx_page(502, "Bad Gateway"), 502)
+        return Reply.html(_nginx_page(502, "Bad Gateway"), 502)
     if kind is FaultKind.UNAVAILABLE:
-        return Answer.html(_nginx_page(503, "Service Temporarily Unavailable"), 503)
+        return Reply.html(_nginx_page(503, "Service Temporarily Unavailable"), 503)
     if kind is FaultKind.HTML:
-        return Answer.html(_CHALLENGE_PAGE, 200)
+        return Reply.html(_CHALLENGE_PAGE, 200)
     return None
 
 
-def distort(fault: Fault, answer: Answer) -> Answer:
+def distort(fault: Fault, answer: Reply) -> Reply:
     """The real answer, damaged by a `truncated` or `wrong-content-type` fault."""
     content = answer.content()
     if fault.kind is FaultKind.TRUNCATED:
         content = content[: len(content) // 2]
-        return Answer(status=answer.status, headers=answer.headers, raw=content)
+        return Reply(status=answer.status, headers=answer.headers, raw=content)
     if fault.kind is FaultKind.WRONG_CONTENT_TYPE:
-        return Answer(
+        return Reply(
             status=answer.status,
             headers=answer.headers,
             content_type="text/plain; charset=utf-8",
@@ -223,9 +223,7 @@ def distort(fault: Fault, answer: Answer) -> Answer:
         )
     if fault.kind is FaultKind.NON_JSON_NUMBER:
         damaged = _with_a_nan(json.loads(content))
-        return Answer(
-            status=answer.status, headers=answer.headers, raw=json.dumps(damaged).encode()
-        )
+        return Reply(status=answer.status, headers=answer.headers, raw=json.dumps(damaged).encode())
     return answer
 
 

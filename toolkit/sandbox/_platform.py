@@ -16,8 +16,8 @@ from urllib.parse import urlencode
 
 from .._errors import ValidationError
 from ..catalog import CATALOG
-from ._response import Answer, error_body
-from ._world import Node, World
+from ._response import Reply, error_body
+from ._world import NodeRecord, World
 
 PAGE_SIZE = 4
 _NAMESPACES = {
@@ -32,7 +32,7 @@ _NAMESPACES = {
 _SORT_KEYS = {"name": lambda node: node.name, "created_at": lambda node: node.created_at}
 
 
-def node_record(node: Node, base_url: str) -> dict[str, Any]:
+def node_record(node: NodeRecord, base_url: str) -> dict[str, Any]:
     https = f"{base_url.rstrip('/')}/{node.key}"
     details: dict[str, Any] = {
         "api_namespaces": _NAMESPACES[node.chain],
@@ -58,17 +58,17 @@ def node_record(node: Node, base_url: str) -> dict[str, Any]:
     }
 
 
-def list_page(world: World, base_url: str, query: Mapping[str, str]) -> Answer:
+def list_page(world: World, base_url: str, query: Mapping[str, str]) -> Reply:
     page_text = query.get("page", "1")
     if not page_text.isdigit() or int(page_text) < 1:
-        return Answer(error_body("not_found", "Invalid page."), status=404)
+        return Reply(error_body("not_found", "Invalid page."), status=404)
     arguments = {"page": int(page_text)}
     if "ordering" in query:
         arguments["ordering"] = query["ordering"]
     try:
         call = CATALOG["v2/nodes/"].bind(**arguments)
     except ValidationError as error:
-        return Answer(error_body("invalid_parameter", error.detail), status=400)
+        return Reply(error_body("invalid_parameter", error.detail), status=400)
     ordering = call.arguments.get("ordering", "created_at")
     nodes = sorted(
         world.nodes, key=_SORT_KEYS[ordering.lstrip("-")], reverse=ordering.startswith("-")
@@ -76,7 +76,7 @@ def list_page(world: World, base_url: str, query: Mapping[str, str]) -> Answer:
     page = call.arguments["page"]
     pages = max(1, -(-len(nodes) // PAGE_SIZE))
     if page > pages:
-        return Answer(error_body("not_found", "Invalid page."), status=404)
+        return Reply(error_body("not_found", "Invalid page."), status=404)
     shown = nodes[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
 
     def link(number: int) -> str:
@@ -85,7 +85,7 @@ def list_page(world: World, base_url: str, query: Mapping[str, str]) -> Answer:
             params["page"] = str(number)
         return f"{base_url.rstrip('/')}/v2/nodes/" + (f"?{urlencode(params)}" if params else "")
 
-    return Answer(
+    return Reply(
         {
             "count": len(nodes),
             "next": link(page + 1) if page < pages else None,

@@ -1,4 +1,4 @@
-"""`Answer`: what a sandbox endpoint says back, before faults may distort it.
+"""`Reply`: what a sandbox endpoint says back, before faults may distort it.
 
 Endpoints build Answers instead of Starlette responses so that the fault layer can cut, relabel or
 replace a body after the fact, and so that every JSON body is serialised in one place, the same
@@ -22,7 +22,7 @@ def json_bytes(body: Any) -> bytes:
 
 
 @dataclass
-class Answer:
+class Reply:
     body: Any = None  # a JSON value, unless `raw` is set
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
@@ -30,7 +30,7 @@ class Answer:
     raw: bytes | None = None
 
     @classmethod
-    def html(cls, page: str, status: int, **headers: str) -> Answer:
+    def html(cls, page: str, status: int, **headers: str) -> Reply:
         return cls(status=status, headers=headers, content_type=HTML, raw=page.encode())
 
     def content(self) -> bytes:

@@ -16,7 +16,7 @@ from ..catalog import BoundCall
 from ._jsonrpc import INTERNAL_ERROR, RpcError
 
 
-class SolanaNode:
+class SolanaChain:
     blocking = True  # handlers may take long: run them off the event loop
 
     def __init__(self, seed: int, clock: Callable[[], float] | None = None):
@@ -35,13 +35,8 @@ class SolanaNode:
 
     def _simulate(self, call: BoundCall, head: int | None) -> Any:
         world = self._load()
-        from ._solana_world import SimulationRejected
-
         config = dict(call.arguments.get("config", {}))
-        try:
-            return world.simulate(call.arguments["transaction"], config)
-        except SimulationRejected as rejected:
-            raise RpcError(rejected.code, rejected.message, rejected.data) from None
+        return world.simulate(call.arguments["transaction"], config)  # may raise RpcError
 
     def _load(self) -> Any:
         with self._lock:

@@ -38,6 +38,7 @@ from solders.transaction import SanitizeError, VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata
 
 from ..catalog import encoding as enc
+from ._jsonrpc import INVALID_PARAMS, RpcError
 
 API_VERSION = "2.3.0"  # the sandbox's stand-in for the Agave version a real node reports
 MAX_PROCESSING_AGE = 150  # blocks a blockhash stays valid for, as on mainnet
@@ -64,29 +65,8 @@ TOKEN_ACCOUNT_SIZE = 165
 _LOOKUP_TABLE_META_SIZE = 56
 
 
-class SimulationRejected(Exception):
-    """The node refuses the request: a JSON-RPC error instead of a result.
-
-    ``code`` and ``message`` are what real nodes answer (for example -32003 "Transaction signature
-    verification failure"); ``data`` is the error's optional ``data`` member.
-    """
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-        self.data = data
-
-    def to_error(self) -> dict[str, Any]:
-        """The JSON-RPC ``error`` object."""
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.data is not None:
-            error["data"] = self.data
-        return error
-
-
-def _invalid_params(message: str) -> SimulationRejected:
-    return SimulationRejected(-32602, message)
+def _invalid_params(message: str) -> RpcError:
+    return RpcError(INVALID_PARAMS, message)
 
 
 class SolanaWorld:
@@ -205,7 +185,7 @@ class SolanaWorld:
         """The JSON-RPC ``result`` of ``simulateTransaction``: ``{"context", "value"}``.
 
         ``config`` is the request's config object, already checked by the catalog. Raises
-        `SimulationRejected` where a real node answers with a JSON-RPC error.
+        `RpcError` where a real node answers with a JSON-RPC error.
         """
         config = config or {}
         tx = _deserialize(transaction, config.get("encoding", "base58"))
@@ -213,7 +193,7 @@ class SolanaWorld:
             slot = self._advance_slot()
             min_slot = config.get("minContextSlot")
             if min_slot is not None and min_slot > slot:
-                raise SimulationRejected(
+                raise RpcError(
                     -32016, "Minimum context slot has not been reached", {"contextSlot": slot}
                 )
             try:
@@ -223,7 +203,7 @@ class SolanaWorld:
                     "invalid transaction: Transaction failed to sanitize accounts offsets correctly"
                 ) from None
             if config.get("sigVerify") and not all(tx.verify_with_results()):
-                raise SimulationRejected(-32003, "Transaction signature verification failure")
+                raise RpcError(-32003, "Transaction signature verification failure")
             replacement = None
             if config.get("replaceRecentBlockhash"):
                 blockhash = self._svm.latest_blockhash()

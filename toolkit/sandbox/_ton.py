@@ -28,7 +28,7 @@ from ..catalog import encoding as enc
 from ._clock import Timeline
 from ._jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, RpcError
 from ._randomness import Seeded
-from ._response import Answer
+from ._response import Reply
 
 BASE_HEAD = 47_000_000  # masterchain seqno
 NOT_A_JETTON = 409
@@ -82,11 +82,11 @@ def _jettons_by_raw() -> dict[str, JettonSpec]:
 Handler = Callable[[BoundCall, int], Any]
 
 
-def _ton_error(code: int, message: str) -> Answer:
-    return Answer({"ok": False, "error": message, "code": code}, status=code)
+def _ton_error(code: int, message: str) -> Reply:
+    return Reply({"ok": False, "error": message, "code": code}, status=code)
 
 
-class TonNode:
+class TonChain:
     """The TON node: `token_data` for GET getTokenData, `handlers` for jsonRPC."""
 
     def __init__(self, seeded: Seeded, timeline: Timeline):
@@ -113,7 +113,7 @@ class TonNode:
 
     def rest(
         self, method: Method, handler: Handler, body: bytes, query: Mapping[str, str], head: int
-    ) -> Answer:
+    ) -> Reply:
         """A GET on a REST path (``/api/v2/getTokenData?address=...``): toncenter's envelope."""
         try:
             call = method.bind(**query)
@@ -123,7 +123,7 @@ class TonNode:
         except TypeError:  # a query key that collides with bind's own signature ("self")
             return _ton_error(MISSING_PARAMETER, "unexpected query parameter")
         try:
-            return Answer({"ok": True, "result": handler(call, head)})
+            return Reply({"ok": True, "result": handler(call, head)})
         except RpcError as error:
             return _ton_error(error.code, error.message)
 

@@ -23,7 +23,7 @@ from . import _protobuf as protobuf
 from ._clock import Timeline
 from ._jsonrpc import load_json
 from ._randomness import Seeded
-from ._response import Answer
+from ._response import Reply
 
 AMBIGUOUS_NAME_ERROR = (
     "class org.tron.core.exception.NonUniqueObjectException : "
@@ -206,7 +206,7 @@ def _log_addresses_base58(info: dict[str, Any]) -> dict[str, Any]:
     return {**info, "log": logs}
 
 
-class TronNode:
+class TronChain:
     """The TRON node's state and endpoints: `rest` for /wallet/*, `handlers` for /jsonrpc."""
 
     def __init__(self, seeded: Seeded, timeline: Timeline):
@@ -240,9 +240,9 @@ class TronNode:
         body: bytes,
         query: Mapping[str, str],
         head: int,
-    ) -> Answer:
+    ) -> Reply:
         """A POST to a /wallet/ path: always HTTP 200, errors as ``{"Error": ...}``."""
-        return Answer(self._rest_body(method, handler, body, head))
+        return Reply(self._rest_body(method, handler, body, head))
 
     def _rest_body(
         self, method: Method, handler: Callable[[BoundCall, int], Any], body: bytes, head: int

@@ -21,9 +21,9 @@ from ._clock import ANCHOR_UNIX_S, Clock, Timeline
 from ._demo import Demo, demo
 from ._evm import EvmChain
 from ._randomness import Seeded
-from ._solana_node import SolanaNode
-from ._ton import TonNode
-from ._tron import TronNode
+from ._solana_node import SolanaChain
+from ._ton import TonChain
+from ._tron import TronChain
 
 SERVED_NODES = (
     ("ethereum-mainnet", "ethereum"),
@@ -59,7 +59,7 @@ _CLOUDS = (
 
 
 @dataclass(frozen=True)
-class Node:
+class NodeRecord:
     """A node of the organization: what the platform lists, and the key its endpoint takes."""
 
     name: str
@@ -113,23 +113,23 @@ class World:
             chain: EvmChain(CHAINS[chain], self.seeded, self.timelines[chain], root_hash_cap)
             for chain in _evm.PROFILES
         }
-        self.services["tron"] = TronNode(self.seeded, self.timelines["tron"])
-        self.services["ton"] = TonNode(self.seeded, self.timelines["ton"])
-        self.services["solana"] = SolanaNode(
+        self.services["tron"] = TronChain(self.seeded, self.timelines["tron"])
+        self.services["ton"] = TonChain(self.seeded, self.timelines["ton"])
+        self.services["solana"] = SolanaChain(
             seed, clock=None if self.clock.frozen else self.clock.elapsed
         )
 
     @property
-    def served_nodes(self) -> list[Node]:
+    def served_nodes(self) -> list[NodeRecord]:
         return [node for node in self.nodes if node.serving]
 
-    def node(self, name: str) -> Node:
+    def node(self, name: str) -> NodeRecord:
         for node in self.nodes:
             if node.name == name:
                 return node
         raise KeyError(f"no node named {name!r}; nodes: {', '.join(n.name for n in self.nodes)}")
 
-    def node_by_key(self, key: str) -> Node | None:
+    def node_by_key(self, key: str) -> NodeRecord | None:
         """The node whose access key is `key`. Every key is compared, each in constant time
         (`hmac.compare_digest`), so the answer's timing tells nothing about how much of a key
         was right (a dict lookup compares the bytes of a hash-bucket match)."""
@@ -155,7 +155,7 @@ class World:
         """Solana's demo facts (seed-dependent keys, a recent blockhash); starts the simulator."""
         return self.services["solana"].demo()
 
-    def _make_nodes(self) -> list[Node]:
+    def _make_nodes(self) -> list[NodeRecord]:
         listed = [(name, chain, "mainnet", RUNNING) for name, chain in SERVED_NODES]
         listed += list(LISTED_ONLY_NODES)
         nodes = []
@@ -165,7 +165,7 @@ class World:
                 days=400 - 20 * index, seconds=self.seeded.integer("created", name, below=86_400)
             )
             nodes.append(
-                Node(
+                NodeRecord(
                     name=name,
                     chain=chain,
                     key=self.seeded.hex("access-key", name, size=16),
