@@ -1,29 +1,33 @@
 """The toolkit's one exception tree.
 
     GatewayError
-    ├── ValidationError        bad input, refused before any request is sent (0 RU)
+    ├── ValidationError        bad input, refused before any request is sent (0 RU); a ValueError
     ├── BudgetExceeded         the call could cross the RU budget, refused before sending
     ├── TransportError         no usable HTTP answer: connection refused or dropped, timeout
     │   └── Timeout
-    └── ResponseError          the gateway answered, but with an error
-        ├── HTTPStatusError    non-2xx status with no more specific meaning
-        ├── RateLimited        HTTP 429, or a JSON-RPC "RPS limit" error (retry_after in seconds)
-        ├── QuotaExceeded      a daily or monthly quota spent, or HTTP 402 (never retried)
-        ├── MalformedResponse  not JSON, truncated JSON, HTML, wrong content type, wrong shape or id
-        ├── BatchRefused       the node does not take JSON-RPC batches (calls go one by one)
-        ├── RPCError           a JSON-RPC error object (code, message, data)
-        ├── TronError          TRON's HTTP-200 ``{"Error": "..."}``
-        │   └── AmbiguousAssetName
-        ├── TonError           toncenter's ``{"ok": false, "code": ..., "error": ...}``
-        └── PlatformError      the platform API's ``{"error": {"code", "message"}}``
-            └── AuthenticationError  (401 and 403)
-    TapeError (a GatewayError) a tape cannot be used: not a tape, an unknown version, no path
-    └── TapeMiss               replaying, a call the tape does not hold (nothing was sent)
-    DatasetError (a GatewayError) a dataset could not be used or written; says what was kept
-    ├── DatasetBusy            another run holds the dataset's lock (who, since when)
-    └── WorkerFailed           a distributed run's partition failed on its worker (`frame` kept)
-    FrameError (toolkit.frames) a payload does not have the shape a frame function expects
-    RunStopped (a KeyboardInterrupt) a blocking `Workload.run()` was stopped; says what it kept
+    ├── ResponseError          the gateway answered, but with an error
+    │   ├── HTTPStatusError    non-2xx status with no more specific meaning
+    │   ├── RateLimited        HTTP 429, or a JSON-RPC "RPS limit" error (retry_after in seconds)
+    │   ├── QuotaExceeded      a daily or monthly quota spent, or HTTP 402 (never retried)
+    │   ├── MalformedResponse  not JSON, truncated JSON, HTML, wrong content type, shape or id
+    │   ├── BatchRefused       the node does not take JSON-RPC batches (calls go one by one)
+    │   ├── RPCError           a JSON-RPC error object (code, message, data)
+    │   ├── TronError          TRON's HTTP-200 ``{"Error": "..."}``
+    │   │   └── AmbiguousAssetName
+    │   ├── TonError           toncenter's ``{"ok": false, "code": ..., "error": ...}``
+    │   └── PlatformError      the platform API's ``{"error": {"code", "message"}}``
+    │       └── AuthenticationError  (401 and 403)
+    ├── TapeError              a tape cannot be used: not a tape, an unknown version, no path
+    │   └── TapeMiss           replaying, a call the tape does not hold (nothing was sent)
+    ├── DatasetError           a dataset could not be used or written; says what was kept
+    │   ├── DatasetBusy        another run holds the dataset's lock (who, since when)
+    │   └── WorkerFailed       a distributed run's partition failed on its worker (`frame` kept)
+    ├── FrameError             (toolkit.frames) a payload does not have the shape a frame
+    │                          function expects; a ValueError
+    └── ParquetError           (toolkit.frames) a frame Parquet cannot keep exactly, or a file
+                               that is not one to read; a ValueError
+    RunStopped                 a KeyboardInterrupt, not a GatewayError: a blocking
+                               `Workload.run()` was stopped; says what it kept
 
 Every message passes through `scrub`, and every attribute through `scrub_value` (a node may echo
 a key in an error's message or data), so no registered key can appear in an exception's text or

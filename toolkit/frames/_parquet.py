@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .._errors import GatewayError
 from .._redact import REDACTED, redact_url, registered_secrets
 from .._version import __version__
 
@@ -53,8 +54,10 @@ _URL_PREFIXES = ("http://", "https://", "ws://", "wss://")
 _MISSING = {"NA": pd.NA, "None": None, "NaN": math.nan, "NaT": pd.NaT}
 
 
-class ParquetError(ValueError):
-    """A frame holds something Parquet cannot keep exactly, or a file is not one to read."""
+class ParquetError(GatewayError, ValueError):
+    """A frame holds something Parquet cannot keep exactly, or a file is not one to read.
+
+    A GatewayError like every error the toolkit raises on purpose, and a ValueError as before."""
 
 
 # --- writing --------------------------------------------------------------------------------------
