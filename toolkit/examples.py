@@ -58,14 +58,17 @@ __all__ = [
 # The chains a notebook may ask a node for, in the order the quickstart visits them.
 CHAIN_NAMES = ("ethereum", "arbitrum", "polygon", "hyperliquid", "solana", "tron", "ton")
 
-# The methods whose example inputs are a block number just behind the chain's head.
-HEAD_RELATIVE = frozenset(
+# The methods whose example inputs are a block number just behind the chain's head, and how
+# `Examples.inputs` makes them from the examples and that head.
+HEAD_RELATIVE: Mapping[str, Callable[[Examples, int], dict[str, Any]]] = MappingProxyType(
     {
-        "debug_printBlock",
-        "bor_getRootHash",
-        "wallet/gettransactioninfobyblocknum",
-        "wallet/getblockbynum",
-        "eth_getLogs",
+        "debug_printBlock": lambda ex, h: {"number": h - 5},
+        "bor_getRootHash": lambda ex, h: {"from": h - 63, "to": h},
+        "wallet/gettransactioninfobyblocknum": lambda ex, h: {"num": h - 1},
+        "wallet/getblockbynum": lambda ex, h: {"num": h - 1},
+        "eth_getLogs": lambda ex, h: {
+            "filter": {"fromBlock": hex(h - 20), "toBlock": hex(h), "address": ex.evm.token}
+        },
     }
 )
 
@@ -219,23 +222,15 @@ class Examples:
             },
             "v2/nodes/": lambda: {"ordering": "name"},
         }
-        by_head: dict[str, Callable[[int], dict[str, Any]]] = {
-            "debug_printBlock": lambda h: {"number": h - 5},
-            "bor_getRootHash": lambda h: {"from": h - 63, "to": h},
-            "wallet/gettransactioninfobyblocknum": lambda h: {"num": h - 1},
-            "wallet/getblockbynum": lambda h: {"num": h - 1},
-            "eth_getLogs": lambda h: {
-                "filter": {"fromBlock": hex(h - 20), "toBlock": hex(h), "address": evm.token}
-            },
-        }
-        if method in by_head:
+        by_head = HEAD_RELATIVE.get(method)
+        if by_head is not None:
             if head is None:
                 raise ValidationError(
                     f"{method} takes a recent block number: pass head=node.head()",
                     param="head",
                     rule="required",
                 )
-            return by_head[method](head)
+            return by_head(self, head)
         make = fixed.get(method)
         return make() if make is not None else self._by_kind(method)
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 import base64
 import re
 
+from ._bounds import SOLANA_MAX_TRANSACTION_BYTES
+
 _HEX_QUANTITY = re.compile(r"0x(0|[1-9a-fA-F][0-9a-fA-F]*)")
 _HEX_DATA = re.compile(r"0x([0-9a-fA-F]{2})*")
 _EVM_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
@@ -228,7 +230,9 @@ def check_solana_pubkey(address: str) -> str:
     return address
 
 
-def decode_transaction(text: str, encoding: str, max_bytes: int = 1232) -> bytes:
+def decode_transaction(
+    text: str, encoding: str, max_bytes: int = SOLANA_MAX_TRANSACTION_BYTES
+) -> bytes:
     """The bytes of a wire transaction given as base64 or base58 text, at most `max_bytes`
     long (the text's length is checked first, so a huge string is refused at once)."""
     if not isinstance(text, str) or not text:
