@@ -103,7 +103,12 @@ def _memo_key(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...] 
 @dataclass(frozen=True)
 class BoundCall:
     """A validated call: `arguments` by parameter name, in wire form, ready to send and price.
-    The same object may stand for many calls (see `Method.bind`): never change `arguments`."""
+    The same object may stand for many calls (see `Method.bind`): never change `arguments`.
+
+    The innermost of the four call wrappers, and the only one in the catalog: the method and its
+    wire arguments, with no node, no cost and no outcome. The client's `PreparedCall` adds the
+    node it is for, its RU estimate and its receipt; a workload's `PlannedCall` adds the `Node`
+    object that sends it; a bulk run's `Item` adds what became of it (result, error, retries)."""
 
     method: Method
     arguments: dict[str, Any]
