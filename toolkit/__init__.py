@@ -106,7 +106,7 @@ if TYPE_CHECKING:
 
 _LAZY_MODULES = ("frames", "plots", "widgets", "sandbox", "solana_tx", "examples", "workloads")
 # Names loaded on first use, from the module that holds them: the frames' functions load pandas
-# (and pyarrow); the workloads, a rarer need than a node's calls, cost a tenth of the import.
+# (and pyarrow); the workloads are a rarer need than a node's calls, and heavy to import.
 _LAZY_NAMES = {
     "to_parquet": "frames",
     "read_parquet": "frames",

@@ -232,7 +232,7 @@ def redact_key_material(url: str) -> str:
 # request URL at INFO, httpcore headers and redirect targets at DEBUG, uvicorn the paths the
 # sandbox serves, dask a failed task's arguments. Their records are scrubbed by a filter on each
 # of those loggers; every other logger, the user's own included, is left as it is, at no cost
-# (a process-wide log record factory made each `log.info` of the user's 24 % dearer).
+# (a process-wide log record factory would tax each `log.info` of the user's, too).
 # A filter on a logger sees only the records logged through that very logger (records of
 # ``httpcore.http11`` reach ``httpcore``'s handlers without passing its filters), so the filter
 # goes on every logger of those families, children included. The libraries make their loggers

@@ -237,8 +237,8 @@ class Method:
     def bind_many(self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]]) -> list[BoundCall]:
         """`bind` for many calls, given as ``(args, kwargs)`` pairs: a workload planned again
         finds its calls remembered without a call to `bind` for each (unpacking the arguments
-        into `bind` took half the time of re-planning a thousand calls). Raises on the first
-        bad call, as `bind` would."""
+        into `bind` was most of the time of re-planning). Raises on the first bad call, as
+        `bind` would."""
         me, remembered, plain = id(self), _BOUND.get, _PLAIN
         bound = []
         for args, kwargs in calls:

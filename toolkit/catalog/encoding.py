@@ -107,7 +107,7 @@ def check_evm_address(address: str) -> str:
 
 def b58decode(text: str, max_chars: int = 4096) -> bytes:
     """Base58 text as bytes. The text is bounded (`max_chars`) before decoding, which the
-    library does in time quadratic in the length: a 60,000-character string would take seconds."""
+    library does in time quadratic in the length."""
     import base58
 
     if not isinstance(text, str):

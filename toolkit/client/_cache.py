@@ -29,9 +29,9 @@ The file is one SQLite database (WAL mode, so several notebooks may share it), b
 past `max_bytes` the oldest answers are evicted. `sqlite3` is imported when a cache is opened.
 
 In front of the file, each process keeps the answers it read or stored lately, as text, up to
-`memory_bytes` (an eighth of `max_bytes`, at most 32 MiB): SQLite takes about 2 us per key to find
-an answer, so re-running a 1,000-call workload in the same notebook would spend more time in
-those lookups than in everything else together. The texts are decoded for each read, so no two
+`memory_bytes` (an eighth of `max_bytes`, at most 32 MiB): a SQLite lookup per key is slow next
+to the rest of a cached call, so re-running a workload in the same notebook would spend most of
+its time in those lookups. The texts are decoded for each read, so no two
 readers share a result object. Answers are final, so a memory entry is never wrong; it is dropped
 when this process clears or evicts answers (another process's `clear()` is not seen: its
 answers stay correct, they are only no longer on disk).

@@ -1,8 +1,8 @@
 """Call deadlines on an event loop, with one timer per loop instead of one per request.
 
 `asyncio.timeout` arms a timer for each request it guards: a `TimerHandle` pushed on the loop's
-heap, and cancelled when the answer comes, as almost every answer does. On a bulk REST run that
-was a tenth of the toolkit's own CPU time per call. A `DeadlineWatch` keeps the calls in flight
+heap, and cancelled when the answer comes, as almost every answer does: a real share of the
+toolkit's own CPU time per call on a bulk run. A `DeadlineWatch` keeps the calls in flight
 in a set and one timer, set for the earliest deadline among them. A bulk run's deadlines only
 grow (each call starts later than the one before, with the same timeout), so the timer is
 seldom moved: when it fires, it cancels the calls whose deadline has passed and is set again

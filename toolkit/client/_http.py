@@ -1,11 +1,11 @@
 """The HTTP clients every call goes through: `httpx.Client` for blocking calls, aiohttp (by
 default) or `httpx.AsyncClient` for async and bulk calls, all set up here the same way.
 
-Measured on a 2-core machine against a local node (see ``bench/``): `httpx.AsyncClient` manages
-about 300 requests/s at 32 in flight (its connection pool does not scale with concurrency);
-httpx over an aiohttp transport (``httpx_aiohttp``) about 2,300/s, because httpx's own client layer
-(URL parsing, header models, the auth and redirect machinery) then dominates; aiohttp driven
-directly about 6,000/s. So the async flavour sends with aiohttp directly, through `AiohttpClient`,
+Why aiohttp (the figures are in ``bench/``): `httpx.AsyncClient`'s connection pool does not
+scale with concurrency; httpx over an aiohttp transport (``httpx_aiohttp``) is faster but then
+spends most of its time in httpx's own client layer (URL parsing, header models, the auth and
+redirect machinery); aiohttp driven directly is the fastest of the three. So the async flavour
+sends with aiohttp directly, through `AiohttpClient`,
 which speaks the one method the exchange drivers use (``request(method, url, json=, params=,
 headers=)``) and answers with an `Answer` or raises an `httpx` exception: everything above it
 (interpretation, retries, errors) is unchanged and shared with the blocking flavour.
@@ -14,7 +14,7 @@ headers=)``) and answers with an `Answer` or raises an `httpx` exception: everyt
 (looked up case-insensitively) and its body, decoded from gzip or deflate. An `httpx.Response`
 has the same three attributes, so `httpx.AsyncClient`'s answers pass as they are. Building an
 `httpx.Response` from aiohttp's answer instead (its header model, its byte stream and decoder)
-took a tenth of a bulk REST run's time.
+was a visible share of a bulk REST run's time.
 
 Two HTTP stacks, one behaviour: the proxy for a node (`env_proxy`) and the CA roots (`tls_context`)
 are decided here once and handed to whichever client is made, never left to each library's own
@@ -41,8 +41,8 @@ class LazyModule:
     """Stands in for a module until its first attribute is read: that read imports the module and
     puts it in place of the stand-in in `namespace` (the globals of the module that made it), so
     every later use there is the plain module's, at no cost. `import toolkit` then does not pay
-    for httpx (about a third of its time, click for httpx's command line included) nor asyncio
-    and ssl (a fifth) before a call is made. Type checkers see the real import, under
+    for httpx (a large share of its time, click for httpx's command line included) nor asyncio
+    and ssl before a call is made. Type checkers see the real import, under
     `TYPE_CHECKING`."""
 
     def __init__(self, name: str, namespace: dict[str, Any]) -> None:
@@ -246,7 +246,7 @@ def async_client(kind: AsyncTransportKind, url: str, timeout: float, *, trust_en
 # How long an idle connection is kept for reuse, by both stacks: under the 5 s after which
 # common servers close an idle one (uvicorn, Node's http), so that we never send on a connection
 # the server is closing. That race failed the attempt after it was sent (counted as maybe billed,
-# then retried): 11 times in two runs of 3,200 calls on the sandbox with aiohttp's 15 s default.
+# then retried), and did on the sandbox with aiohttp's 15 s default.
 KEEPALIVE_S = 4.0
 
 

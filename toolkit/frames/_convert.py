@@ -271,8 +271,8 @@ def dict_table(values: Sequence[Any], fields: Sequence[str]) -> np.ndarray | Non
     if _dicts_to_array is None:  # pragma: no cover - a pandas without it
         return None
     try:
-        # The routine behind DataFrame(list_of_dicts), minus the copies and checks around it:
-        # half the time of the public way, on the hot path of 100,000-record responses. It
+        # The routine behind DataFrame(list_of_dicts), minus the copies and checks around it,
+        # which cost more than the routine on the hot path of large responses. It
         # takes a list of exact dicts and raises TypeError on anything else, so the common case
         # costs no check of its own.
         return _dicts_to_array(_as_list(values), list(fields))
@@ -335,7 +335,7 @@ class IntBlock:
 
     The type check and the conversion to floats are one C pass each over the whole table, row by
     row: each record's values sit together in memory, so they are visited together, where a
-    pass per column would go through every record once per field (at 100,000 records, memory
+    pass per column would go through every record once per field (on large responses, memory
     traffic is what these passes cost). When some value is not a plain int below 2**53,
     each column is parsed on its own when it is asked for, as the one-column builders do: it
     decides for itself between ``Int64`` and exact ints, and a bad value raises when (and as)

@@ -269,7 +269,7 @@ def tron_transaction_infos(payload: Any) -> pd.DataFrame:
     # Gather every field in one C-level pass, then build each typed column with whole-column
     # numpy work: no per-row pandas calls. Int fields are parsed as blocks, record by record:
     # each record's values sit together in memory, so this visits them together rather than
-    # once per column, which is what counts at 100,000 records (see bench/bench_frames.py).
+    # once per column, which is what counts on large blocks (see bench/bench_frames.py).
     # TRON's bare array of exact dicts (the usual answer) needs no other check.
     table = dict_table(payload, _TRANSACTION_INFO_KEYS) if type(payload) is list else None
     if table is None:
@@ -317,7 +317,7 @@ def _receipt_table(values: Any) -> Any:
 
 def _contract_results(values: Sequence[Any]) -> list[Any]:
     """`contractResult` arrays as text: the single element, or the elements joined with ","."""
-    # The usual shape (one hex string) inline: a call per record would double the cost.
+    # The usual shape (one hex string) inline: a call per record would cost more than the work.
     return [v[0] if type(v) is list and len(v) == 1 else _joined(v) for v in values]
 
 
