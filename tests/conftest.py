@@ -139,6 +139,12 @@ def make_gateway(sandbox):
 
 
 @pytest.fixture
+def cache_path(tmp_path):
+    """A response cache file of the test's own (client and workload tests)."""
+    return tmp_path / "responses.sqlite"
+
+
+@pytest.fixture
 def gateway(make_gateway):
     return make_gateway()
 

@@ -9,11 +9,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 
-@pytest.fixture
-def cache_path(tmp_path):
-    return tmp_path / "responses.sqlite"
-
-
 class BatchRefusingNode:
     """A JSON-RPC node on loopback that answers single calls and refuses every batch, in one of
     the ways real servers do: HTTP 400 with an error object, or HTTP 200 with a single object."""
