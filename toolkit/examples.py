@@ -432,7 +432,11 @@ _SANDBOX_SOURCE = "toolkit.sandbox.DEMO (the embedded sandbox's demo world)"
 _SANDBOX_SOLANA_SOURCE = "the sandbox's Solana simulator (World.solana_demo())"
 
 
-def _sandbox_examples(world: Any) -> Examples:
+def world_examples(world: Any) -> Examples:
+    """The examples of a sandbox `World` (its demo accounts, its Solana simulator's wallets).
+
+    Public within the package, not in `__all__`: `examples(gw)` is the user's way in; the widgets
+    call this for a running sandbox they hold without a gateway."""
     from .sandbox import DEMO
 
     evm, tron, ton = DEMO.evm, DEMO.tron, DEMO.ton
@@ -555,5 +559,5 @@ def examples(gw: Gateway) -> Examples:
         from .sandbox import World
 
         world = gw.sandbox.world if gw.sandbox is not None else World(seed)
-        return _sandbox_examples(world)
+        return world_examples(world)
     return _real_examples(real_node_names(gw.nodes(ordering="name"), os.environ))

@@ -67,7 +67,7 @@ def test_a_method_is_named_by_its_entry_and_its_sandbox_handler_only(name):
 @pytest.mark.parametrize("name", ONE_ENTRY_METHODS)
 def test_everything_else_is_derived_from_the_entry(name):
     from toolkit.client import NODE_CLASSES
-    from toolkit.examples import _sandbox_examples
+    from toolkit.examples import world_examples
     from toolkit.sandbox import Sandbox
 
     method = toolkit.lookup(name)
@@ -75,7 +75,7 @@ def test_everything_else_is_derived_from_the_entry(name):
         helper = getattr(NODE_CLASSES[chain], method.helper)
         assert helper.generated_from is method  # the helper
         assert method.summary.split(" (")[0].rstrip(".") in helper.__doc__
-    method.bind(**_sandbox_examples(Sandbox().world).inputs(name))  # example inputs, by kind
+    method.bind(**world_examples(Sandbox().world).inputs(name))  # example inputs, by kind
     assert f"`{name}`" in (PACKAGE.parent / "README.md").read_text()  # the generated table
 
 

@@ -183,10 +183,10 @@ def _cases():
 
 def _example(name: str) -> dict:
     """A valid call of a method the table above does not list: the sandbox's example inputs."""
-    from toolkit.examples import _sandbox_examples
+    from toolkit.examples import world_examples
     from toolkit.sandbox import Sandbox
 
-    examples = _sandbox_examples(Sandbox().world)
+    examples = world_examples(Sandbox().world)
     return examples.inputs(name, head=1_000_000 if examples.needs_head(name) else None)
 
 

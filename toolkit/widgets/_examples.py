@@ -16,9 +16,9 @@ Examples = Callable[[str, str], dict[str, Any]]
 
 def sandbox_examples(sandbox: Any) -> Examples:
     """Example inputs for every catalog method against `sandbox` (a running `Sandbox`)."""
-    from ..examples import _sandbox_examples
+    from ..examples import world_examples
 
-    inputs = _sandbox_examples(sandbox.world)
+    inputs = world_examples(sandbox.world)
 
     def examples(chain: str, method: str) -> dict[str, Any]:
         return inputs.inputs(method, head=sandbox.world.head(chain))
