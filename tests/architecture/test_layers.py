@@ -58,6 +58,16 @@ def _layer(dotted: str) -> str:
     return dotted.split(".")[0]
 
 
+def _from_target(node: ast.ImportFrom, package: list[str]) -> list[str] | None:
+    """The parts inside toolkit that ``from ... import`` reads from; None outside toolkit."""
+    if node.level:
+        base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
+        return base + (node.module.split(".") if node.module else [])
+    if node.module and node.module.split(".")[0] == "toolkit":
+        return node.module.split(".")[1:]
+    return None
+
+
 def _imports(dotted: str, path: Path) -> list[tuple[int, list[str]]]:
     """(line, target parts inside toolkit) of every toolkit import in a module."""
     tree = ast.parse(path.read_text())
@@ -65,12 +75,8 @@ def _imports(dotted: str, path: Path) -> list[tuple[int, list[str]]]:
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
-                target = base + (node.module.split(".") if node.module else [])
-            elif node.module and node.module.split(".")[0] == "toolkit":
-                target = node.module.split(".")[1:]
-            else:
+            target = _from_target(node, package)
+            if target is None:
                 continue
             if node.module is None or not target:
                 # "from . import x" / "from .. import x": the names are modules or packages
@@ -113,14 +119,8 @@ def _names_imported(dotted: str, path: Path) -> list[tuple[int, list[str], str]]
     package = dotted.split(".")[:-1]
     found = []
     for node in ast.walk(ast.parse(path.read_text())):
-        if not isinstance(node, ast.ImportFrom):
-            continue
-        if node.level:
-            base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
-            target = base + (node.module.split(".") if node.module else [])
-        elif node.module and node.module.split(".")[0] == "toolkit":
-            target = node.module.split(".")[1:]
-        else:
+        target = _from_target(node, package) if isinstance(node, ast.ImportFrom) else None
+        if target is None:
             continue
         found.extend((node.lineno, target, alias.name) for alias in node.names)
     return found
