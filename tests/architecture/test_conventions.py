@@ -24,3 +24,20 @@ def test_every_frame_accessor_is_a_property():
                 if not decorators & {"property", "functools.cached_property", "cached_property"}:
                     methods.append(f"{path.relative_to(PACKAGE.parent)}: {node.name}.frame()")
     assert not methods, methods
+
+
+def _class_names(package: str) -> dict[str, str]:
+    found = {}
+    for path in sorted((PACKAGE / package).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                found.setdefault(node.name, str(path.relative_to(PACKAGE.parent)))
+    return found
+
+
+def test_no_class_name_means_two_things_across_client_and_sandbox():
+    """The client and the sandbox both speak of answers, endpoints and nodes; a class name in both
+    (an `Answer` the client reads and one the sandbox writes) would make either's code misread."""
+    client, sandbox = _class_names("client"), _class_names("sandbox")
+    shared = sorted(client.keys() & sandbox.keys())
+    assert not shared, [(name, client[name], sandbox[name]) for name in shared]
