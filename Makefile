@@ -28,8 +28,15 @@ $(VENV)/.lab-installed: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[lab,scale]'
 	@touch $@
 
-$(VENV)/.dev-installed: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[dev]'
+# The developer install goes through uv (one of the dev tools), which resolves and installs the
+# same versions as pip in a fraction of the time: CI builds this venv from nothing on every run.
+UV := $(VENV)/bin/uv
+
+$(UV): | $(PY)
+	$(PY) -m pip install --quiet 'uv>=0.5'
+
+$(VENV)/.dev-installed: pyproject.toml | $(UV)
+	$(UV) pip install --quiet --python $(PY) -e '.[dev]'
 	@touch $@
 
 # JupyterLab refuses root unless told; containers and CI machines often run as root.
@@ -84,12 +91,11 @@ test-other-python:
 		$(OTHER_VENV)/bin/python -m pytest -q -p no:cacheprovider \
 			--ignore-glob='*_properties.py' $(OTHER_TESTS); fi
 
-$(OTHER_VENV)/.installed: pyproject.toml
+$(OTHER_VENV)/.installed: pyproject.toml | $(UV)
 	@echo "the fast subset on $$($(OTHER_PYTHON) --version)"
 	rm -rf $(OTHER_VENV)
-	$(OTHER_PYTHON) -m venv $(OTHER_VENV)
-	$(OTHER_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(OTHER_VENV)/bin/python -m pip install --quiet -e '.[test]'
+	$(UV) venv --quiet --python $(OTHER_PYTHON) $(OTHER_VENV)
+	$(UV) pip install --quiet --python $(OTHER_VENV)/bin/python -e '.[test]'
 	@touch $@
 
 # The declared floors: every runtime and test dependency at the lowest version pyproject.toml
@@ -108,13 +114,12 @@ test-floors:
 		$(FLOORS_VENV)/bin/python -m pytest -q -p no:cacheprovider \
 			--ignore-glob='*_properties.py' $(FLOORS_TESTS); fi
 
-$(FLOORS_VENV)/.installed: pyproject.toml .ci/floor_pins.py
+$(FLOORS_VENV)/.installed: pyproject.toml .ci/floor_pins.py | $(VENV)/.dev-installed
 	@echo "the declared floors on $$($(FLOORS_PYTHON) --version)"
 	rm -rf $(FLOORS_VENV)
-	$(FLOORS_PYTHON) -m venv $(FLOORS_VENV)
-	$(FLOORS_VENV)/bin/python -m pip install --quiet uv packaging
-	$(FLOORS_VENV)/bin/python .ci/floor_pins.py test > $(FLOORS_VENV)/floors.txt
-	$(FLOORS_VENV)/bin/uv pip install --quiet --python $(FLOORS_VENV)/bin/python \
+	$(UV) venv --quiet --python $(FLOORS_PYTHON) $(FLOORS_VENV)
+	$(PY) .ci/floor_pins.py test > $(FLOORS_VENV)/floors.txt
+	$(UV) pip install --quiet --python $(FLOORS_VENV)/bin/python \
 		-c $(FLOORS_VENV)/floors.txt -e '.[test]'
 	@touch $@
 
