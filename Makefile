@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 TOOLS := .tools
 ANVIL := $(TOOLS)/node_modules/.bin/anvil
 
-.PHONY: lab tapes test test-other-python test-floors lint format tools anvil browser bench clean
+.PHONY: lab demo tapes test test-other-python test-floors lint format tools anvil browser bench clean
 
 # The newest Python besides the default that the machine has (3.13, else 3.12; from PATH or
 # pyenv): `make test` runs a fast subset of the tests on it too. OTHER_PYTHON= skips that.
@@ -45,6 +45,15 @@ $(VENV)/.dev-installed: pyproject.toml | $(UV)
 lab: $(VENV)/.lab-installed
 	$(if $(TAPES),NODE_GATEWAY_TAPE=$(CURDIR)/notebooks/tapes NODE_GATEWAY_TAPE_MODE=$(TAPES)) \
 	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
+
+# The explorer and the workload builder as a dashboard: notebook 06 in Voilà (outputs, no code),
+# on http://127.0.0.1:8866 against the embedded sandbox, or with TAPES=replay from its tape. A
+# kernel is pre-heated (the notebook run before anyone asks), so the page comes at once.
+demo: $(VENV)/.lab-installed
+	$(if $(TAPES),NODE_GATEWAY_TAPE=$(CURDIR)/notebooks/tapes/06_interactive_explorer.tape.gz \
+		NODE_GATEWAY_TAPE_MODE=$(TAPES)) \
+	$(VENV)/bin/voila notebooks/06_interactive_explorer.ipynb --Voila.ip=127.0.0.1 \
+		--preheat_kernel=True
 
 # Record every notebook's tape anew from the sandbox (after a notebook changes its calls).
 tapes: $(VENV)/.dev-installed
