@@ -41,9 +41,9 @@ def _protocol_class() -> type:
 class Sandbox:
     """An embedded gateway with seven nodes, a platform API, RU metering and fault knobs.
 
-    >>> with Sandbox(seed=0) as sandbox:
-    ...     sandbox.info["nodes"]["ethereum-mainnet"]  # doctest: +SKIP
-    'http://127.0.0.1:40123/6f1c...'
+        >>> with Sandbox(seed=0) as sandbox:
+        ...     sandbox.info["nodes"]["ethereum-mainnet"]  # doctest: +SKIP
+        'http://127.0.0.1:40123/6f1c...'
 
     `head_pace` scales how fast chain heads advance (0 freezes them); `root_hash_cap` is the
     `bor_getRootHash` range limit. Non-loopback hosts need `allow_remote=True`: the sandbox has no
