@@ -53,7 +53,8 @@ def test_readme_is_a_front_page():
 def test_no_internal_log_text_where_users_read():
     pattern = re.compile(r"\b(session \d+|issue \d+|sessions? of 20\d\d)", re.I)
     texts = [README, ROOT / "CONTRIBUTING.md", *GUIDES, *(DOCS / "reference").glob("*.md")]
-    texts += sorted((ROOT / "notebooks").glob("*.ipynb"))
+    texts += sorted((ROOT / "notebooks").glob("*.ipynb"))  # markdown and outputs alike
+    texts += [ROOT / "CHANGELOG.md", *sorted((ROOT / "toolkit").rglob("*.py"))]  # docstrings
     found = [(path.name, m[0]) for path in texts for m in pattern.finditer(path.read_text())]
     assert found == []
 
@@ -79,4 +80,3 @@ def test_dependency_table_is_the_same_in_readme_and_docs():
         return re.search(r"^\| dependency \|.*?\n(?!\|)", text, re.S | re.M)[0]
 
     assert table(README.read_text()) == table((DOCS / "dependencies.md").read_text())
-
