@@ -41,9 +41,9 @@ def _protocol_class() -> type:
 class Sandbox:
     """An embedded gateway with seven nodes, a platform API, RU metering and fault knobs.
 
-    >>> with Sandbox(seed=0) as sandbox:
-    ...     sandbox.info["nodes"]["ethereum-mainnet"]  # doctest: +SKIP
-    'http://127.0.0.1:40123/6f1c...'
+        >>> with Sandbox(seed=0) as sandbox:
+        ...     sandbox.info["nodes"]["ethereum-mainnet"]  # doctest: +SKIP
+        'http://127.0.0.1:40123/6f1c...'
 
     `clock` moves the chain heads: ``"requests"`` (each node request served is a second of
     sandbox time: the same calls see the same heads) or ``"wall"``; `head_pace` scales it (0
