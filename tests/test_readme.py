@@ -42,11 +42,15 @@ def test_readme_is_a_front_page():
     assert len(text.splitlines()) <= 250
     assert "pip install node-gateway-toolkit" in text
     # On a package index relative links and images break: every target is absolute, under the
-    # project's Homepage.
+    # project's Homepage, or Binder's for the project's repository, opening a file it has.
+    binder = "https://mybinder.org/v2/gh/" + HOMEPAGE.removeprefix("https://github.com/")
     targets = re.findall(r"\]\(([^)\s]+)\)", text)
-    assert targets and all(target.startswith(HOMEPAGE + "/") for target in targets), targets
+    assert targets and all(t.startswith((HOMEPAGE + "/", binder + "/")) for t in targets), targets
     for target in targets:
-        tail = re.sub(r"^/(blob|tree|raw)/main/", "", target.removeprefix(HOMEPAGE))
+        if target.startswith(binder):
+            tail = re.sub(r"^/main\?urlpath=(lab/tree|voila/render)/", "", target[len(binder) :])
+        else:
+            tail = re.sub(r"^/(blob|tree|raw)/main/", "", target.removeprefix(HOMEPAGE))
         assert (ROOT / tail.split("#")[0]).exists(), target
 
 
