@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 import toolkit
 from toolkit import DEFAULT_PRICING, lookup
+from toolkit.client._answers import parse_json
 from toolkit.client._ledger import Budget
-from toolkit.client._transport import parse_json
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),

@@ -25,7 +25,7 @@ from toolkit.catalog._methods import (
     Param,
     _checked,
 )
-from toolkit.client._transport import parse_json
+from toolkit.client._answers import parse_json
 
 
 def _all_params(params, prefix=""):

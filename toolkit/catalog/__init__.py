@@ -35,13 +35,16 @@ from ._pricing import (
     FULL_TAGS,
     PUBLIC,
     SPEC,
+    STATUS_COSTS,
     ArchiveByBlock,
+    ByInnerMethod,
     Estimate,
     Fixed,
     Plan,
     PricingTable,
     Rule,
     block_argument,
+    is_block_hash,
 )
 
 __all__ = [
@@ -63,9 +66,11 @@ __all__ = [
     "RESULT_KINDS",
     "SOLANA_MAX_TRANSACTION_BYTES",
     "SPEC",
+    "STATUS_COSTS",
     "TYPED_VALUES",
     "ArchiveByBlock",
     "BoundCall",
+    "ByInnerMethod",
     "Chain",
     "Estimate",
     "Fate",
@@ -83,5 +88,6 @@ __all__ = [
     "charge",
     "encoding",
     "fate_of_status",
+    "is_block_hash",
     "lookup",
 ]

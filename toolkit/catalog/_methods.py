@@ -29,7 +29,7 @@ from .._errors import ValidationError
 from .._json import COMPACT_JSON
 from .._redact import clip, scrub
 from . import encoding as enc
-from ._pricing import PUBLIC, SPEC, ArchiveByBlock, Fixed, Rule
+from ._pricing import PUBLIC, SPEC, ArchiveByBlock, ByInnerMethod, Fixed, Rule
 
 BLOCK_TAGS = ("latest", "safe", "finalized", "earliest", "pending")
 DEBUG_PRINT_BLOCK_FLOOR = 22_207_815
@@ -405,6 +405,34 @@ ASSET_ID = Kind("asset-id", _check_asset_id, "TRC-10 token id (digits)")
 SOLANA_TX = Kind("solana-tx", _check_solana_tx, "encoded transaction (base64 or base58)")
 ADDRESS_LIST = Kind("address-list", _check_address_list, "list of base58 addresses")
 HASH32 = Kind("hash", _check_hash32, "0x + 64 hex digits")
+
+
+def _check_state_block(value: Any) -> Any:
+    """A block for a state read (EIP-1898): a number or tag, a 32-byte block hash, or
+    ``{"blockHash": ..., "requireCanonical": bool}`` / ``{"blockNumber": ...}``."""
+    if isinstance(value, str) and len(value) == 66 and _HASH32.fullmatch(value):
+        return value
+    if not isinstance(value, dict):
+        return _check_block(value)
+    if set(value) <= {"blockHash", "requireCanonical"} and "blockHash" in value:
+        canonical = value.get("requireCanonical", False)
+        if not isinstance(canonical, bool):
+            raise Broken("type", f"requireCanonical must be true or false, got {_shown(canonical)}")
+        return {**value, "blockHash": _check_hash32(value["blockHash"])}
+    if set(value) == {"blockNumber"}:
+        return {"blockNumber": _check_block(value["blockNumber"])}
+    raise Broken(
+        "block",
+        'a block object must be {"blockHash": "0x..."} (with requireCanonical, optionally) or '
+        f'{{"blockNumber": "0x..."}} (EIP-1898), got {_shown(value)}',
+    )
+
+
+STATE_BLOCK = Kind(
+    "block",
+    _check_state_block,
+    "0x hex block number, a Python int, a tag, or a block hash (EIP-1898)",
+)
 EVM_ADDRESSES = Kind("evm-addresses", _check_addresses, "an EVM address or a list of them")
 TOPICS = Kind("topics", _check_topics, "up to 4 topics: null, a 32-byte hash, or a list")
 
@@ -936,6 +964,8 @@ ARCHIVE_NOTE = "archive rule: 2 RU at a block 128+ behind the head, else 1 RU (s
 
 _ADDRESS = Param("address", EVM_ADDRESS, "account address")
 _BLOCK = Param("block", BLOCK, "block number or tag", default="latest")
+# State reads also take a block hash (EIP-1898), as real nodes do.
+_STATE_BLOCK = Param("block", STATE_BLOCK, "block number, tag or hash", default="latest")
 
 CALL_OBJECT_FIELDS = (
     Param("to", EVM_ADDRESS, "wallet or contract"),
@@ -1031,7 +1061,7 @@ METHODS: tuple[Method, ...] = (
         "eth_getBalance",
         EVM_CHAINS,
         Surface.JSONRPC,
-        (_ADDRESS, _BLOCK),
+        (_ADDRESS, _STATE_BLOCK),
         "quantity",
         ArchiveByBlock("block", SPEC + ": archive billing for eth_getBalance"),
         "Balance in wei at a block.",
@@ -1045,7 +1075,7 @@ METHODS: tuple[Method, ...] = (
         (
             Param("address", EVM_ADDRESS, "contract address"),
             Param("slot", QUANTITY, "storage position"),
-            _BLOCK,
+            _STATE_BLOCK,
         ),
         "data",
         ArchiveByBlock("block", SPEC + ": archive billing for eth_getStorageAt"),
@@ -1057,7 +1087,7 @@ METHODS: tuple[Method, ...] = (
         "eth_call",
         EVM_CHAINS,
         Surface.JSONRPC,
-        (Param("call", OBJECT, "call object", fields=CALL_OBJECT_FIELDS), _BLOCK),
+        (Param("call", OBJECT, "call object", fields=CALL_OBJECT_FIELDS), _STATE_BLOCK),
         "data",
         ArchiveByBlock("block", SPEC + ": archive billing for eth_call"),
         "Execute a call without a transaction; returns the return data.",
@@ -1131,7 +1161,7 @@ METHODS: tuple[Method, ...] = (
         "eth_getCode",
         EVM_CHAINS,
         Surface.JSONRPC,
-        (_ADDRESS, _BLOCK),
+        (_ADDRESS, _STATE_BLOCK),
         "data",
         ArchiveByBlock("block", PUBLIC + ": the archive rule covers eth_getCode"),
         "The code at an address (0x for an account without code).",
@@ -1143,7 +1173,7 @@ METHODS: tuple[Method, ...] = (
         "eth_getTransactionCount",
         EVM_CHAINS,
         Surface.JSONRPC,
-        (_ADDRESS, _BLOCK),
+        (_ADDRESS, _STATE_BLOCK),
         "quantity",
         ArchiveByBlock("block", PUBLIC + ": the archive rule covers state reads"),
         "The number of transactions an account has sent (its nonce) at a block.",
@@ -1172,7 +1202,11 @@ METHODS: tuple[Method, ...] = (
         Surface.JSONRPC,
         (Param("filter", OBJECT, "log filter", fields=LOG_FILTER_FIELDS),),
         "log-list",
-        ArchiveByBlock("fromBlock", PUBLIC + ": eth_getLogs is billed by fromBlock"),
+        ArchiveByBlock(
+            "fromBlock",
+            PUBLIC + ": eth_getLogs is billed by fromBlock, by toBlock without one (issue 29)",
+            fallback=("toBlock", "blockHash"),
+        ),
         f"Event logs of a block range (at most {MAX_LOG_RANGE:,} blocks) or of one block.",
         "get_logs",
         "A",
@@ -1394,7 +1428,12 @@ METHODS: tuple[Method, ...] = (
             Param("params", JSON_OBJECT, "named parameters", required=False, default={}),
         ),
         "any",
-        Fixed(1, "toolkit assumption: 1 RU, like every other TON request"),
+        ByInnerMethod(
+            (("getTransactions", 2),),
+            1,
+            PUBLIC + ": jsonRPC is priced by the method it carries, getTransactions 2 RU (issue "
+            "29); others 1 RU, like every other TON request (toolkit assumption)",
+        ),
         "TON JSON-RPC with named parameters (for example unpackAddress).",
         "json_rpc",
         "E",
