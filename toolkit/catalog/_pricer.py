@@ -113,6 +113,7 @@ class Pricer:
         `estimate` set: each method's rule is looked up once (a workload is thousands of calls
         of one method)."""
         rules: dict[int, tuple[Any, Rule]] = {}
+        moment: tuple[int | None, int] | None = None
         estimates: list[Estimate | None] = []
         for call in calls:
             bound = call.bound
@@ -126,9 +127,17 @@ class Pricer:
             if isinstance(rule, ByInnerMethod):
                 rule = rule.resolve(bound.rpc_method)
             block = block_argument(rule, bound.wire_params, method.param_names)
-            estimate = self.price_by(rule, block, fetch=fetch)
-            if estimate is not None:
-                call.estimate = estimate
+            if not self.needs_head(rule, block):
+                estimate = self._estimate(rule, block, None, 0)
+            else:
+                if moment is None:  # the head and its drift, read once for all the calls
+                    heads = self._heads
+                    moment = (None, 0) if heads is None else (heads.for_pricing(), heads.drift())
+                if moment[0] is None and fetch:
+                    estimates.append(None)
+                    continue
+                estimate = self._estimate(rule, block, *moment)
+            call.estimate = estimate
             estimates.append(estimate)
         return estimates
 
