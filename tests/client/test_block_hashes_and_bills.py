@@ -79,3 +79,19 @@ def test_the_developer_plan_caps_log_ranges_before_sending(make_gateway, sandbox
     with pytest.raises(toolkit.ValidationError, match="Developer plan allows at most 100"):
         eth.call("eth_getLogs", span)
     assert gateway.ledger.total_ru == metered(sandbox) == 0
+
+
+def test_what_an_error_status_costs_follows_the_table(make_gateway, sandbox):
+    default = make_gateway()
+    sandbox.faults.set(kind="server-error", node="ethereum-mainnet", count=1)
+    default.node("ethereum-mainnet").get_balance(ALICE, block="latest")
+    entry = default.ledger.entries[-1]
+    assert (entry.ru, entry.unconfirmed_ru, entry.retries) == (2, 0, 1)  # the 500 is billed
+    sandbox.reset_metering()
+    costs = {**toolkit.catalog.STATUS_COSTS, 500: "maybe"}
+    gateway = make_gateway(pricing=toolkit.DEFAULT_PRICING.replace(status_costs=costs))
+    sandbox.faults.set(kind="server-error", node="ethereum-mainnet", count=1)
+    gateway.node("ethereum-mainnet").get_balance(ALICE, block="latest")
+    entry = gateway.ledger.entries[-1]
+    assert (entry.ru, entry.unconfirmed_ru, entry.retries) == (1, 1, 1)  # may have been billed
+    assert gateway.ledger.total_ru + gateway.ledger.unconfirmed_ru == metered(sandbox) == 2
