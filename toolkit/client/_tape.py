@@ -386,6 +386,7 @@ class TapeClient(StepClient):
         self.inner = inner
         self.node, self.chain = _node_of(core)
         self.base = core.endpoint.url.rstrip("/")
+        self.meter = core.meter  # what an error status costs: its pricing table's setting
 
     def send_step(self, step: Send) -> Answer | BaseException:
         if self.tape.replaying:
@@ -446,7 +447,7 @@ class TapeClient(StepClient):
             answers = _split(outcome, ids, len(keys))
             for answer in answers:
                 answer["latency_s"] = round(latency_s, 6)
-        self.tape.record(keys, answers, step, attempt_fate(outcome))
+        self.tape.record(keys, answers, step, attempt_fate(outcome, self.meter.pricing))
 
     # --- replaying ---
 
