@@ -68,15 +68,7 @@ class Pricer:
 
     def needs_head(self, rule: Rule, block: Any) -> bool:
         """Whether pricing by `rule` at `block` reads the chain head (a block number)."""
-        if not (self._by_head and isinstance(rule, ArchiveByBlock)):
-            return False
-        if isinstance(block, dict):
-            block = block.get("blockNumber")
-        if isinstance(block, bool):
-            return False
-        return isinstance(block, int) or (
-            isinstance(block, str) and block.startswith("0x") and not is_block_hash(block)
-        )
+        return self._by_head and isinstance(rule, ArchiveByBlock) and _is_number(block)
 
     def price(
         self,
@@ -110,8 +102,9 @@ class Pricer:
 
     def price_calls(self, calls: Iterable[Any], *, fetch: bool) -> list[Estimate | None]:
         """`price` for many prepared calls at one moment (a batch, a preview), each call's
-        `estimate` set: each method's rule is looked up once (a workload is thousands of calls
-        of one method)."""
+        `estimate` set: the table is read once, each method's rule once (a workload is thousands
+        of calls of one method), and the head and its drift once."""
+        pricing, by_head = self.table, self._by_head
         rules: dict[int, tuple[Any, Rule]] = {}
         moment: tuple[int | None, int] | None = None
         estimates: list[Estimate | None] = []
@@ -120,23 +113,28 @@ class Pricer:
             method = bound.method
             known = rules.get(id(method))
             if known is None or known[0] is not method:
-                known = rules[id(method)] = (method, self.table.rule_for(method.name, method.ru))
+                known = rules[id(method)] = (method, pricing.rule_for(method.name, method.ru))
             rule = known[1]
             if method.name == "eth_getLogs":
                 self.check_plan(method.name, bound.wire_params)
-            if isinstance(rule, ByInnerMethod):
-                rule = rule.resolve(bound.rpc_method)
-            block = block_argument(rule, bound.wire_params, method.param_names)
-            if not self.needs_head(rule, block):
-                estimate = self._estimate(rule, block, None, 0)
+            if type(rule) is not ArchiveByBlock:  # no block to read: the commonest fast path
+                if isinstance(rule, ByInnerMethod):
+                    rule = rule.resolve(bound.rpc_method)
+                estimate = self._estimate(rule, None, None, 0, pricing)
             else:
-                if moment is None:  # the head and its drift, read once for all the calls
-                    heads = self._heads
-                    moment = (None, 0) if heads is None else (heads.for_pricing(), heads.drift())
-                if moment[0] is None and fetch:
-                    estimates.append(None)
-                    continue
-                estimate = self._estimate(rule, block, *moment)
+                block = block_argument(rule, bound.wire_params, method.param_names)
+                if not (by_head and _is_number(block)):
+                    estimate = self._estimate(rule, block, None, 0, pricing)
+                else:
+                    if moment is None:  # the head and its drift, read once for all the calls
+                        heads = self._heads
+                        moment = (
+                            (None, 0) if heads is None else (heads.for_pricing(), heads.drift())
+                        )
+                    if moment[0] is None and fetch:
+                        estimates.append(None)
+                        continue
+                    estimate = self._estimate(rule, block, moment[0], moment[1], pricing)
             call.estimate = estimate
             estimates.append(estimate)
         return estimates
@@ -188,10 +186,13 @@ class Pricer:
                 rule="max-range",
             )
 
-    def _estimate(self, rule: Rule, block: Any, head: int | None, drift: int) -> Estimate:
+    def _estimate(
+        self, rule: Rule, block: Any, head: int | None, drift: int, pricing: Any = None
+    ) -> Estimate:
         """`PricingTable.estimate`, remembered: a pure function of the table (immutable, replaced
         whole when changed), the rule (immutable), the block, the head and the drift."""
-        pricing = self.table
+        if pricing is None:
+            pricing = self.table
         if type(block) not in _BLOCK_TYPES:
             return pricing.estimate(rule, block, head, drift=drift)
         key = (id(pricing), id(rule), block, head, drift)
@@ -203,3 +204,16 @@ class Pricer:
             self._estimates.clear()
         self._estimates[key] = (pricing, rule, estimate)
         return estimate
+
+
+def _is_number(block: Any) -> bool:
+    """Whether a block argument is a block number (priced against the head): an int, 0x hex
+    that is not a block hash, or EIP-1898's ``{"blockNumber": ...}``."""
+    kind = type(block)
+    if kind is str:
+        return block[:2] == "0x" and not is_block_hash(block)
+    if kind is int:
+        return True
+    if kind is dict:
+        return _is_number(block.get("blockNumber"))
+    return isinstance(block, int) and not isinstance(block, bool)
