@@ -1,4 +1,4 @@
-"""The one pricing path (`toolkit.catalog._pricer.Pricer`) and the bills for methods outside the
+"""The one pricing path (`toolkit.catalog.Pricer`) and the bills for methods outside the
 spec (issue 29): each row priced by the gateway's published rule, an unknown method at the
 highest price, what an error status costs, plan caps and block hashes (EIP-1898)."""
 
@@ -13,11 +13,11 @@ from toolkit.catalog import (
     ByInnerMethod,
     Fate,
     Fixed,
+    Pricer,
     PricingTable,
     fate_of_status,
     is_block_hash,
 )
-from toolkit.catalog._pricer import Pricer
 
 HEAD = 21_000_123
 OLD = hex(HEAD - 1_000)

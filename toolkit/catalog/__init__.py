@@ -26,6 +26,7 @@ from ._methods import (
     chain_for,
     lookup,
 )
+from ._pricer import Pricer
 from ._pricing import (
     ARCHIVE_TAGS,
     ASSUMED,
@@ -80,6 +81,7 @@ __all__ = [
     "Method",
     "Param",
     "Plan",
+    "Pricer",
     "PricingTable",
     "Rule",
     "Surface",

@@ -35,13 +35,13 @@ from ..catalog import (
     Chain,
     Estimate,
     Method,
+    Pricer,
     PricingTable,
     Surface,
     block_argument,
     chain_for,
     lookup,
 )
-from ..catalog._pricer import Pricer
 from ._cache import MISS, Cacheable, ResponseCache, is_final
 from ._heads import HeadTracker
 from ._http import LazyModule, async_client, sync_client

@@ -11,7 +11,7 @@ two agree to the unit:
    injected 503.
 2. A request holds N calls: a JSON-RPC batch of N envelopes is N calls; anything else is one
    call (a body that is not JSON, or not an envelope, included).
-3. A call costs what the client's pricer says (`toolkit.catalog._pricer.Pricer`, the one
+3. A call costs what the client's pricer says (`toolkit.catalog.Pricer`, the one
    rule -> block -> estimate path, here over the sandbox's table), at the chain head when the
    request arrived (the same head the answer was computed at): its ``.ru``, the high end, so an
    unreadable block costs the archive price, a block hash is archive, and a method the table
@@ -29,8 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalog import CATALOG, DEFAULT_PRICING, PricingTable
-from ..catalog._pricer import Pricer
+from ..catalog import CATALOG, DEFAULT_PRICING, Pricer, PricingTable
 from ._jsonrpc import Call
 
 PLATFORM = "platform"
