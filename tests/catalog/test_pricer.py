@@ -189,3 +189,14 @@ def test_a_bad_block_object_is_refused(block):
 def test_block_by_number_still_takes_numbers_only():
     with pytest.raises(toolkit.ValidationError):
         CATALOG["eth_getBlockByNumber"].bind(HASH)
+
+
+@pytest.mark.parametrize(
+    ("block", "needs"),
+    [(HEAD - 5, True), (OLD, True), ({"blockNumber": OLD}, True), ("latest", False), (HASH, False)],
+)
+def test_which_calls_need_the_head(block, needs):
+    call = SimpleNamespace(bound=CATALOG["eth_getBalance"].bind(ALICE, block))
+    assert pricer().call_needs_head(call) is needs
+    other = SimpleNamespace(bound=CATALOG["eth_blockNumber"].bind())
+    assert not pricer().call_needs_head(other)

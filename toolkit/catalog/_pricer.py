@@ -70,6 +70,13 @@ class Pricer:
         """Whether pricing by `rule` at `block` reads the chain head (a block number)."""
         return self._by_head and isinstance(rule, ArchiveByBlock) and _is_number(block)
 
+    def call_needs_head(self, call: Any) -> bool:
+        """Whether pricing a prepared call needs the chain head."""
+        bound = call.bound
+        method = bound.method
+        rule = self.rule(method.name, method.ru, bound.rpc_method)
+        return self.needs_head(rule, block_argument(rule, bound.wire_params, method.param_names))
+
     def price(
         self,
         method: str,

@@ -38,7 +38,6 @@ from ..catalog import (
     Pricer,
     PricingTable,
     Surface,
-    block_argument,
     chain_for,
     lookup,
 )
@@ -214,14 +213,6 @@ class NodeCore:
             name, *args = call
             prepared.append(self.prepare(name, args, {}))
         return prepared
-
-    def needs_head(self, call: PreparedCall) -> bool:
-        """Whether pricing the call needs the chain head (an archive rule on a block number)."""
-        method = call.bound.method
-        rule = self.pricer.rule(method.name, method.ru)
-        return self.pricer.needs_head(
-            rule, block_argument(rule, call.bound.wire_params, method.param_names)
-        )
 
     def price(self, call: PreparedCall, *, fetch: bool = True) -> Steps:
         """The call's estimate (also set on it), fetching the head first when the pricer needs
@@ -663,7 +654,7 @@ class _BaseNode:
     def needs_head(self, call: PreparedCall, *, for_cache: bool = False) -> bool:
         """Whether pricing `call` needs the chain head (an archive rule on a block number); with
         `for_cache`, also whether storing its answer does (an answer pinned to a block)."""
-        if self._core.needs_head(call):
+        if self._core.pricer.call_needs_head(call):
             return True
         cacheable = self._core.cacheable(call.bound) if for_cache else None
         return cacheable is not None and cacheable.block is not None
