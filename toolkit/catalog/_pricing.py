@@ -122,8 +122,9 @@ DEFAULT_PLANS: dict[str, Plan] = {
 }
 
 # Methods outside the catalog, by name or name pattern (used by `call_raw` and `toolkit.web3`; a
-# catalog method's rule is its entry's, whichever way it is called). First match wins; a method
-# no row matches costs the table's highest price (`PricingTable.unknown_rule`), never the lowest.
+# catalog method's rule is its entry's, whichever way it is called). A row of the exact name
+# wins, else the first pattern that matches; a method no row matches costs the table's highest
+# price (`PricingTable.unknown_rule`), never the lowest.
 DEFAULT_PATTERNS: dict[str, Rule] = {
     "debug_*": Fixed(2, PUBLIC + ": every debug_* method is 2 RU"),
     "trace_*": Fixed(2, PUBLIC + ": every trace_* method is 2 RU"),
@@ -254,6 +255,11 @@ class PricingTable:
         return max(prices)
 
     def unknown_rule(self) -> Fixed:
+        """The rule of a method the table does not know (one object per table)."""
+        return self._unknown
+
+    @functools.cached_property
+    def _unknown(self) -> Fixed:
         highest = self.highest_price()
         return Fixed(
             highest,
