@@ -44,7 +44,7 @@ CHILD = textwrap.dedent(
 
     from toolkit._errors import MalformedResponse
     from toolkit._json import NestedTooDeep, load_bounded
-    from toolkit.client._transport import parse_json
+    from toolkit.client._answers import parse_json
     from toolkit.sandbox._jsonrpc import decode, RpcError
 
     try:

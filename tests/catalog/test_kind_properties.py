@@ -17,7 +17,7 @@ import toolkit
 from toolkit.catalog import METHODS, RESULT_KINDS, TYPED_VALUES, Param
 from toolkit.catalog._bounds import INT64_MAX, MAX_BLOCK, UINT64_MAX, UINT256_MAX
 from toolkit.catalog._kinds import _checked
-from toolkit.client._transport import parse_json
+from toolkit.client._answers import parse_json
 
 
 def _all_params(params, prefix=""):

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolkit
+from toolkit.client._answers import parse_json
 from toolkit.client._ledger import Budget
-from toolkit.client._transport import parse_json
 
 
 @settings(max_examples=50, deadline=None)

@@ -218,8 +218,9 @@ def test_infuras_backoff_seconds_within_the_deadline_is_waited_then_retried(repl
 def test_a_zero_backoff_nested_under_rate_is_read_and_still_backs_off():
     """A live Infura 429 said ``data.rate.backoff_seconds: 0``: it is read (0 s), and the retry
     still waits the policy's backoff rather than asking again at once."""
+    from toolkit.client._answers import check_status
     from toolkit.client._http import Answer
-    from toolkit.client._transport import RetryPolicy, check_status
+    from toolkit.client._transport import RetryPolicy
 
     content = (REAL / "evm_429_backoff_zero_infura_live.json").read_bytes()
     with pytest.raises(toolkit.RateLimited) as caught:

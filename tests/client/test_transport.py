@@ -4,8 +4,7 @@ import httpx
 import pytest
 
 import toolkit
-from toolkit.client._transport import (
-    RetryPolicy,
+from toolkit.client._answers import (
     check_status,
     explain_platform,
     interpret_rpc,
@@ -15,6 +14,7 @@ from toolkit.client._transport import (
     parse_json,
     parse_retry_after,
 )
+from toolkit.client._transport import RetryPolicy
 
 
 def answer(status=200, body=b"", content_type="application/json", **headers):

@@ -68,7 +68,9 @@ def test_error_answers_count_and_refused_requests_do_not(meter, http, nodes, inf
     http.post(info["platform_url"] + "/" + "ab" * 16, json={})  # unknown key: not anyone's
     http.get(info["platform_url"] + "/v2/nodes/")  # no API key: not counted
     used = usage(meter, "hyperliquid-mainnet")
-    assert (used["requests"], used["calls"], used["ru"]) == (4, 4, 4)
+    # A method the pricing table does not know ("nope", an unreadable body, a path not served)
+    # costs the highest price a call can have, 2 RU (issue 29); eth_getBalance without a block, 1.
+    assert (used["requests"], used["calls"], used["ru"]) == (4, 4, 2 + 2 + 1 + 2)
     assert set(used["by_method"]) == {"nope", "", "eth_getBalance"}
     assert usage(meter, "platform")["requests"] == 0
 

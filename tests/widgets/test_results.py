@@ -151,3 +151,21 @@ def test_tables_shorten_long_text_but_never_a_number():
     # A secret is scrubbed before the cut, so not even its first part shows.
     cut = frame_table(pd.DataFrame({"note": ["x" * 60 + secret]}))
     assert "kkkkkkkk" not in cut
+
+
+@pytest.mark.parametrize(
+    ("block", "number"),
+    [
+        ("0x" + "ab" * 32, None),
+        ({"blockHash": "0x" + "ab" * 32}, None),
+        ({"blockNumber": 5}, 5),
+        ("latest", None),
+        (7, 7),
+    ],
+)
+def test_a_balance_at_a_block_hash_has_no_block_number(block, number):
+    bound = lookup("eth_getBalance").bind("0x" + "11" * 20, block)
+    frame = present(bound, "0x10").tables[0][1]
+    shown = frame["block"].iloc[0]
+    assert (None if pd.isna(shown) else int(shown)) == number
+    assert int(frame["wei"].iloc[0]) == 16

@@ -12,6 +12,7 @@ from ._chains import CHAINS, Chain, HeadSource, chain_for
 from ._kinds import Param
 from ._lookup import CATALOG, lookup
 from ._model import ALWAYS, BoundCall, Method, Surface
+from ._pricer import Pricer
 from ._pricing import (
     ARCHIVE_TAGS,
     ASSUMED,
@@ -21,13 +22,16 @@ from ._pricing import (
     FULL_TAGS,
     PUBLIC,
     SPEC,
+    STATUS_COSTS,
     ArchiveByBlock,
+    ByInnerMethod,
     Estimate,
     Fixed,
     Plan,
     PricingTable,
     Rule,
     block_argument,
+    is_block_hash,
 )
 from ._results import RESULT_KINDS, TYPED_VALUES
 from ._table import METHODS
@@ -51,9 +55,11 @@ __all__ = [
     "RESULT_KINDS",
     "SOLANA_MAX_TRANSACTION_BYTES",
     "SPEC",
+    "STATUS_COSTS",
     "TYPED_VALUES",
     "ArchiveByBlock",
     "BoundCall",
+    "ByInnerMethod",
     "Chain",
     "Estimate",
     "Fate",
@@ -63,6 +69,7 @@ __all__ = [
     "Method",
     "Param",
     "Plan",
+    "Pricer",
     "PricingTable",
     "Rule",
     "Surface",
@@ -71,5 +78,6 @@ __all__ = [
     "charge",
     "encoding",
     "fate_of_status",
+    "is_block_hash",
     "lookup",
 ]

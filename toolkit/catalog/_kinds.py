@@ -366,6 +366,34 @@ ASSET_ID = Kind("asset-id", _check_asset_id, "TRC-10 token id (digits)")
 SOLANA_TX = Kind("solana-tx", _check_solana_tx, "encoded transaction (base64 or base58)")
 ADDRESS_LIST = Kind("address-list", _check_address_list, "list of base58 addresses")
 HASH32 = Kind("hash", _check_hash32, "0x + 64 hex digits")
+
+
+def _check_state_block(value: Any) -> Any:
+    """A block for a state read (EIP-1898): a number or tag, a 32-byte block hash, or
+    ``{"blockHash": ..., "requireCanonical": bool}`` / ``{"blockNumber": ...}``."""
+    if isinstance(value, str) and len(value) == 66 and _HASH32.fullmatch(value):
+        return value
+    if not isinstance(value, dict):
+        return _check_block(value)
+    if set(value) <= {"blockHash", "requireCanonical"} and "blockHash" in value:
+        canonical = value.get("requireCanonical", False)
+        if not isinstance(canonical, bool):
+            raise Broken("type", f"requireCanonical must be true or false, got {_shown(canonical)}")
+        return {**value, "blockHash": _check_hash32(value["blockHash"])}
+    if set(value) == {"blockNumber"}:
+        return {"blockNumber": _check_block(value["blockNumber"])}
+    raise Broken(
+        "block",
+        'a block object must be {"blockHash": "0x..."} (with requireCanonical, optionally) or '
+        f'{{"blockNumber": "0x..."}} (EIP-1898), got {_shown(value)}',
+    )
+
+
+STATE_BLOCK = Kind(
+    "block",
+    _check_state_block,
+    "0x hex block number, a Python int, a tag, or a block hash (EIP-1898)",
+)
 EVM_ADDRESSES = Kind("evm-addresses", _check_addresses, "an EVM address or a list of them")
 TOPICS = Kind("topics", _check_topics, "up to 4 topics: null, a 32-byte hash, or a list")
 

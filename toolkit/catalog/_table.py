@@ -35,6 +35,7 @@ from ._kinds import (
     QUANTITY_U64,
     QUANTITY_U256,
     SOLANA_TX,
+    STATE_BLOCK,
     TEXT,
     TON_ADDRESS,
     TOPICS,
@@ -42,7 +43,7 @@ from ._kinds import (
     Param,
 )
 from ._model import ALWAYS, Method, Surface
-from ._pricing import PUBLIC, SPEC, ArchiveByBlock, Fixed, Rule
+from ._pricing import PUBLIC, SPEC, ArchiveByBlock, ByInnerMethod, Fixed, Rule
 from ._rules import (
     _debug_print_block_floor,
     _log_range,
@@ -58,6 +59,8 @@ EVM_CHAINS = ("ethereum", "arbitrum", "polygon", "hyperliquid")
 
 _ADDRESS = Param("address", EVM_ADDRESS, "account address")
 _BLOCK = Param("block", BLOCK, "block number or tag", default="latest")
+# State reads also take a block hash (EIP-1898), as real nodes do.
+_STATE_BLOCK = Param("block", STATE_BLOCK, "block number, tag or hash", default="latest")
 
 CALL_OBJECT_FIELDS = (
     Param("to", EVM_ADDRESS, "wallet or contract"),
@@ -182,16 +185,16 @@ METHODS: tuple[Method, ...] = (
     # A. EVM JSON-RPC
     _evm("eth_blockNumber", result="quantity",
          summary="Latest block number.", helper="block_number"),
-    _evm("eth_getBalance", _ADDRESS, _BLOCK, result="quantity",
+    _evm("eth_getBalance", _ADDRESS, _STATE_BLOCK, result="quantity",
          ru=_archive("block", SPEC + ": archive billing for eth_getBalance"),
          summary="Balance in wei at a block.", helper="get_balance"),
     _evm("eth_getStorageAt",
          Param("address", EVM_ADDRESS, "contract address"),
          Param("slot", QUANTITY, "storage position"),
-         _BLOCK,
+         _STATE_BLOCK,
          result="data", ru=_archive("block", SPEC + ": archive billing for eth_getStorageAt"),
          summary="The 32-byte word at a storage slot.", helper="get_storage_at"),
-    _evm("eth_call", Param("call", OBJECT, "call object", fields=CALL_OBJECT_FIELDS), _BLOCK,
+    _evm("eth_call", Param("call", OBJECT, "call object", fields=CALL_OBJECT_FIELDS), _STATE_BLOCK,
          result="data", ru=_archive("block", SPEC + ": archive billing for eth_call"),
          summary="Execute a call without a transaction; returns the return data.",
          helper="call_contract", checks=(_one_gas_price,)),
@@ -211,11 +214,11 @@ METHODS: tuple[Method, ...] = (
          pinned_by=ALWAYS, in_spec=False),
     _evm("eth_gasPrice", result="quantity",
          summary="The node's gas price suggestion, in wei.", helper="gas_price", in_spec=False),
-    _evm("eth_getCode", _ADDRESS, _BLOCK, result="data",
+    _evm("eth_getCode", _ADDRESS, _STATE_BLOCK, result="data",
          ru=_archive("block", PUBLIC + ": the archive rule covers eth_getCode"),
          summary="The code at an address (0x for an account without code).", helper="get_code",
          in_spec=False),
-    _evm("eth_getTransactionCount", _ADDRESS, _BLOCK, result="quantity",
+    _evm("eth_getTransactionCount", _ADDRESS, _STATE_BLOCK, result="quantity",
          ru=_archive("block", PUBLIC + ": the archive rule covers state reads"),
          summary="The number of transactions an account has sent (its nonce) at a block.",
          helper="get_transaction_count", in_spec=False),
@@ -227,7 +230,11 @@ METHODS: tuple[Method, ...] = (
          in_spec=False),
     _evm("eth_getLogs", Param("filter", OBJECT, "log filter", fields=LOG_FILTER_FIELDS),
          result="log-list",
-         ru=_archive("fromBlock", PUBLIC + ": eth_getLogs is billed by fromBlock"),
+         ru=ArchiveByBlock(
+             "fromBlock",
+             PUBLIC + ": eth_getLogs is billed by fromBlock, by toBlock without one",
+             fallback=("toBlock", "blockHash"),
+         ),
          summary=f"Event logs of a block range (at most {MAX_LOG_RANGE:,} blocks) or of one block.",
          helper="get_logs", checks=(_log_range,), pinned_by="filter.toBlock", in_spec=False),
     # B. Polygon bridge client
@@ -299,7 +306,13 @@ METHODS: tuple[Method, ...] = (
     Method("api/v2/jsonRPC", ("ton",), Surface.JSONRPC_NAMED,
            (Param("method", TEXT, "inner method, for example unpackAddress"),
             Param("params", JSON_OBJECT, "named parameters", required=False, default={})),
-           result="any", ru=_TON_RU,
+           result="any",
+           ru=ByInnerMethod(
+               (("getTransactions", 2),),
+               1,
+               PUBLIC + ": jsonRPC is priced by the method it carries, getTransactions 2 RU; "
+               "others 1 RU, like every other TON request (toolkit assumption)",
+           ),
            summary="TON JSON-RPC with named parameters (for example unpackAddress).",
            helper="json_rpc", section="E", path="/api/v2/jsonRPC", checks=(_ton_inner_method,)),
     # E+. TON read methods real clients call first (toncenter's SDK: GET, like getTokenData)

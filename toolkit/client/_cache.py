@@ -159,9 +159,9 @@ def pinned_block(bound: BoundCall) -> int | str | None:
     value = bound.argument(where)
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    if isinstance(value, str) and is_hex_quantity(value):
+    if isinstance(value, str) and len(value) <= 18 and is_hex_quantity(value):
         return int(value, 16)
-    return None  # a tag: the answer follows the chain
+    return None  # a tag (the answer follows the chain), or a block hash (EIP-1898: not cached)
 
 
 def is_final(block: int, head: int, finality_depth: int) -> bool:

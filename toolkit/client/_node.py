@@ -3,8 +3,9 @@
 A call is made once, by validation: `Node.prepare` binds it against the catalog (a bad call is a
 `ValidationError` here, 0 RU) into a `PreparedCall`, which then goes down three named steps:
 
-1. plan (`NodeCore.price`): the price with its reason, using the chain head where the archive
-   rule needs one; the transport reserves that price against the budget before each attempt.
+1. plan (`NodeCore.price`): the price with its reason, by the one pricing path (`Pricer`), using
+   the chain head (`HeadTracker`) where the archive rule needs one; the transport reserves that
+   price against the budget before each attempt.
 2. protocol (`_protocol`): the HTTP request for the call's surface, and how to read the answer.
 3. transport (`NodeCore.exchange`, the one exchange factory): attempts, retries, the rate limit,
    the call's total deadline, and billing by each attempt's fate.
@@ -17,9 +18,7 @@ in `_chains` are written once for both. Workloads, widgets and provenance use on
 from __future__ import annotations
 
 import copy
-import math
 import threading
-import time
 import weakref
 from collections.abc import Generator, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -31,18 +30,18 @@ from .._redact import clip
 from .._reprs import key_values_html
 from ..catalog import (
     CATALOG,
-    ArchiveByBlock,
     BoundCall,
     Chain,
     Estimate,
     Method,
-    Rule,
+    Pricer,
+    PricingTable,
     Surface,
-    block_argument,
     chain_for,
     lookup,
 )
 from ._cache import MISS, Cacheable, ResponseCache, is_final
+from ._heads import HeadTracker
 from ._http import LazyModule, async_client, sync_client
 from ._identity import gateway_identity
 from ._ledger import Entry, Meter
@@ -147,17 +146,22 @@ class NodeCore:
         self.shared = shared
         # None until a batch is tried; False once the node refused one (then calls go singly).
         self.accepts_batches: bool | None = None
-        self._head: tuple[int, float] | None = None
-        self._head_in_flight = False
+        self.heads = HeadTracker(
+            lambda: shared.head_ttl_s, lambda: shared.timeout, chain.block_time_s
+        )
+        # Only EVM rules read the head: a number elsewhere is priced without one.
+        self.pricer = Pricer(self, self.heads, by_head=chain.family == "evm")
         self._cacheables: dict[int, tuple[BoundCall, Cacheable | None]] = {}
         self._cacheables_cache: ResponseCache | None = None  # the cache they were worked out for
-        # Estimates by (table, rule, block, head, drift): a workload prices many calls at few
-        # blocks, and each call twice (the preview, then the send). See `_memo_estimate`.
-        self._estimates: dict[tuple[Any, ...], tuple[Any, Rule, Estimate]] = {}
 
     @property
     def meter(self) -> Meter:
         return self.shared.meter
+
+    @property
+    def pricing(self) -> PricingTable:
+        """The pricing table in force (the meter's: replaced whole when changed)."""
+        return self.shared.meter.pricing
 
     @property
     def cache(self) -> ResponseCache | None:
@@ -209,146 +213,37 @@ class NodeCore:
             prepared.append(self.prepare(name, args, {}))
         return prepared
 
-    def rule(self, method: str, catalog_rule: Rule | None) -> Rule:
-        return self.meter.pricing.rule_for(method, catalog_rule)
-
-    def block_of(self, method: str, catalog_rule: Rule | None, params: Any, names=()) -> Any:
-        """The block argument the call is priced by (None when its rule has none)."""
-        return block_argument(self.rule(method, catalog_rule), params, tuple(names))
-
-    def needs_head(self, call: PreparedCall) -> bool:
-        """Whether pricing the call needs the chain head (an archive rule on a block number)."""
-        method = call.bound.method
-        rule = self.rule(method.name, method.ru)
-        if not isinstance(rule, ArchiveByBlock):
-            return False
-        block = block_argument(rule, call.bound.wire_params, method.param_names)
-        return self._prices_by_head(block)
-
-    def _prices_by_head(self, block: Any) -> bool:
-        if self.chain.family != "evm":
-            return False
-        return isinstance(block, int) or (isinstance(block, str) and block.startswith("0x"))
-
-    def estimate(self, method: str, catalog_rule: Rule | None, block: Any, *, fetch: bool) -> Steps:
-        """Price a call; fetch the head first when the rule needs it and `fetch` allows."""
-        rule = self.rule(method, catalog_rule)
-        known = self._estimate_now(rule, block, fetch=fetch)
-        if known is not None:
-            return known
-        head = yield from self.head()
-        return self._estimate_now(rule, block, fetch=False, head=head)
-
-    def _estimate_now(
-        self, rule: Rule, block: Any, *, fetch: bool, head: int | None = None
-    ) -> Estimate | None:
-        """The estimate with the head known now (or `head`, just fetched); None when the head
-        must be fetched first (`fetch`, an archive rule on a block number, and no head fresh or
-        being fetched)."""
-        if not (isinstance(rule, ArchiveByBlock) and self._prices_by_head(block)):
-            return self._memo_estimate(rule, block, None, 0)
-        if head is None:
-            head = self.cached_head()
-        if head is None and self._head_in_flight and self._head:
-            head = self._head[0]  # a concurrent call is refreshing it: no second fetch
-        if head is None and fetch:
-            return None
-        return self._memo_estimate(rule, block, head, self._drift())
-
-    def _memo_estimate(self, rule: Rule, block: Any, head: int | None, drift: int) -> Estimate:
-        """`PricingTable.estimate`, remembered: it is a pure function of the table (immutable,
-        replaced whole when changed), the rule (immutable), the block, the head and the drift.
-        Entries keep their table and rule, so an id reused by a new one is never mistaken."""
-        pricing = self.meter.pricing
-        if type(block) not in _BLOCK_TYPES:
-            return pricing.estimate(rule, block, head, drift=drift)
-        key = (id(pricing), id(rule), block, head, drift)
-        known = self._estimates.get(key)
-        if known is not None and known[0] is pricing and known[1] is rule:
-            return known[2]
-        estimate = pricing.estimate(rule, block, head, drift=drift)
-        if len(self._estimates) >= 4096:
-            self._estimates.clear()
-        self._estimates[key] = (pricing, rule, estimate)
-        return estimate
-
-    def _drift(self) -> int:
-        """Blocks the chain may add between the head we know and the gateway pricing the call:
-        the head's age plus the call's whole deadline, at the chain's block time."""
-        if not self._head or not self.chain.block_time_s:
-            return 0
-        age = time.monotonic() - self._head[1]
-        return math.ceil((age + self.shared.timeout) / self.chain.block_time_s)
-
     def price(self, call: PreparedCall, *, fetch: bool = True) -> Steps:
-        estimate = self.price_now(call, fetch=fetch)
+        """The call's estimate (also set on it), fetching the head first when the pricer needs
+        it and `fetch` allows."""
+        estimate = self.pricer.price_call(call, fetch=fetch)
         if estimate is None:
             head = yield from self.head()
-            estimate = self.price_now(call, fetch=False, head=head)
+            estimate = self.pricer.price_call(call, head=head)
         return estimate
 
-    def price_many(self, calls: Iterable[PreparedCall], *, fetch: bool) -> list[Estimate | None]:
-        """`price_now` for many calls at one moment (a batch, a preview): the table, the head
-        and its drift are read once, each method's rule once, and each estimate is the one
-        `price_now` would give (None: the head must be fetched first)."""
-        pricing = self.meter.pricing
-        rules: dict[int, tuple[Method, Rule]] = {}
-        moment: tuple[int | None, int] | None = None  # (head, drift), read when first needed
-        estimates: list[Estimate | None] = []
-        for call in calls:
-            bound = call.bound
-            method = bound.method
-            known = rules.get(id(method))
-            if known is None or known[0] is not method:
-                known = rules[id(method)] = (method, pricing.rule_for(method.name, method.ru))
-            rule = known[1]
-            if not isinstance(rule, ArchiveByBlock):
-                estimate = self._memo_estimate(rule, None, None, 0)
-            else:
-                block = block_argument(rule, bound.wire_params, method.param_names)
-                if not self._prices_by_head(block):
-                    estimate = self._memo_estimate(rule, block, None, 0)
-                else:
-                    if moment is None:
-                        head = self.cached_head()
-                        if head is None and self._head_in_flight and self._head:
-                            head = self._head[0]
-                        moment = (head, self._drift())
-                    if moment[0] is None and fetch:
-                        estimates.append(None)
-                        continue
-                    estimate = self._memo_estimate(rule, block, moment[0], moment[1])
-            call.estimate = estimate
-            estimates.append(estimate)
-        return estimates
-
-    def price_now(
-        self, call: PreparedCall, *, fetch: bool = True, head: int | None = None
-    ) -> Estimate | None:
-        """`price` without I/O: the call's estimate (also set on it), or None when the head
-        must be fetched first (see `_estimate_now`)."""
-        method = call.bound.method
-        rule = self.rule(method.name, method.ru)
-        block = block_argument(rule, call.bound.wire_params, method.param_names)
-        estimate = self._estimate_now(rule, block, fetch=fetch, head=head)
-        if estimate is not None:
-            call.estimate = estimate
+    def price_raw(self, method: str, params: Any, *, inner: str | None = None) -> Steps:
+        """`price` for a call outside the catalog's binding (`call_raw`, a followed link): the
+        same pricer, by the table's rule for its name."""
+        catalog_method = _catalog_method(method)
+        catalog_rule = catalog_method.ru if catalog_method else None
+        names = catalog_method.param_names if catalog_method else ()
+        self.pricer.check_plan(method, params)
+        estimate = self.pricer.price(method, catalog_rule, params, names, inner=inner, fetch=True)
+        if estimate is None:
+            head = yield from self.head()
+            estimate = self.pricer.price(method, catalog_rule, params, names, head=head)
         return estimate
+
+    def price_batch(self, calls: Sequence[PreparedCall]) -> Steps:
+        """Each call's estimate (the head fetched once, when one needs it), and their total."""
+        estimates = self.pricer.price_calls(calls, fetch=True)
+        for index, estimate in enumerate(estimates):
+            if estimate is None:  # the head must be fetched first (once: the rest then have it)
+                estimates[index] = yield from self.price(calls[index])
+        return estimates, Pricer.total(estimates, f"a batch of {len(calls)}")
 
     # --- the chain head ---
-
-    @property
-    def last_head(self) -> int | None:
-        """The last head this client saw, however old (for provenance, not for pricing)."""
-        return self._head[0] if self._head else None
-
-    def forget_head(self) -> None:
-        self._head = None
-
-    def cached_head(self) -> int | None:
-        if self._head and time.monotonic() - self._head[1] < self.shared.head_ttl_s:
-            return self._head[0]
-        return None
 
     def head(self, note: str = HEAD_NOTE) -> Steps:
         """The chain head, a billed call recorded in the ledger as such: the chain's catalog head
@@ -359,26 +254,16 @@ class NodeCore:
             raise ValidationError(f"the head is not tracked for {self.chain.name}", rule="chain")
         call = PreparedCall(self.endpoint.label, lookup(source.method).bind(**source.arguments))
         yield from self.price(call, fetch=False)
-        self._head_in_flight = True
-        try:
+        with self.heads.fetching():
             yield from self.send(call, note=note)  # sets the head (see `send`)
-        finally:
-            self._head_in_flight = False
-        return self._head[0]
+        return self.heads.last
 
     def head_for_finality(self, block: int) -> Steps:
-        """A head to judge whether `block` is final by, or None if none can be had.
-
-        Heads only grow, so an old head errs on the safe side (fewer answers look final); a fresh
-        one is fetched only when the old one does not make `block` final and no fetch is under way.
-        """
-        head = self.cached_head()
-        if head is not None:
-            return head
-        known = self._head[0] if self._head else None
-        if known is not None and (
-            self._head_in_flight or is_final(block, known, self.chain.finality_depth)
-        ):
+        """A head to judge whether `block` is final by, or None if none can be had; a fresh one
+        is fetched only when the one known does not make `block` final and no fetch is under
+        way."""
+        known, fetch = self.heads.for_finality(block, self.chain.finality_depth)
+        if not fetch:
             return known
         try:
             return (yield from self.head(note=CACHE_HEAD_NOTE))
@@ -394,7 +279,7 @@ class NodeCore:
         *,
         method: str,
         estimate: Estimate,
-        receipt: Receipt,
+        receipt: Receipt | None = None,
         note: str = "",
         parts: tuple[tuple[str, int, int, bool | None], ...] = (),
     ) -> Exchange:
@@ -412,7 +297,7 @@ class NodeCore:
             archive=estimate.archive,
             note=note,
             limiter=self.shared.limiter,
-            receipt=receipt,
+            receipt=Receipt() if receipt is None else receipt,
             parts=parts,
         )
 
@@ -428,7 +313,7 @@ class NodeCore:
             if cacheable.key in found:
                 self.record_cache_hit(call)
                 return found[cacheable.key]
-        estimate = self.price_now(call)
+        estimate = self.pricer.price_call(call, fetch=True)
         if estimate is None:
             estimate = yield from self.price(call)
         request, interpret = request_for(call.bound, self.endpoint, self.chain, self.headers)
@@ -444,7 +329,7 @@ class NodeCore:
         source = self.chain.head
         if source is not None and source.matches(call.bound):  # any head fetch prices calls
             try:
-                self._head = (source.read(result), time.monotonic())
+                self.heads.saw(source.read(result))
             except ValueError as error:
                 raise MalformedResponse(str(error)) from None
         if cacheable is not None:
@@ -468,16 +353,10 @@ class NodeCore:
             )
         if not isinstance(params, list):
             raise ValidationError("params must be a list", param="params", rule="type")
-        catalog_method = _catalog_method(method)
-        catalog_rule = catalog_method.ru if catalog_method else None
-        names = catalog_method.param_names if catalog_method else ()
-        block = self.block_of(method, catalog_rule, params, names)
-        estimate = yield from self.estimate(method, catalog_rule, block, fetch=True)
+        estimate = yield from self.price_raw(method, params)
         url = self.endpoint.join(self.chain.rpc_path)
         request, interpret = rpc_request(url, method, params, self.headers)
-        exchange = self.exchange(
-            request, interpret, method=method, estimate=estimate, receipt=Receipt()
-        )
+        exchange = self.exchange(request, interpret, method=method, estimate=estimate)
         return (yield from exchange.run())
 
     def follow(self, url: str, method: str) -> Steps:
@@ -489,14 +368,9 @@ class NodeCore:
                 "so the API key is not sent there",
                 method=method,
             )
-        estimate = self.meter.pricing.estimate(lookup(method).ru, None, None)
-        exchange = self.exchange(
-            platform_request(url, self.headers),
-            read_platform,
-            method=method,
-            estimate=estimate,
-            receipt=Receipt(),
-        )
+        estimate = yield from self.price_raw(method, None)
+        request = platform_request(url, self.headers)
+        exchange = self.exchange(request, read_platform, method=method, estimate=estimate)
         return (yield from exchange.run())
 
     def send_batch(
@@ -540,10 +414,7 @@ class NodeCore:
         retried; it marks the node as one that takes no batches (`accepts_batches`)."""
         from .._errors import BatchRefused
 
-        estimates = self.price_many(calls, fetch=True)
-        for index, estimate in enumerate(estimates):
-            if estimate is None:  # the head must be fetched first (once: the rest then have it)
-                estimates[index] = yield from self.price(calls[index])
+        estimates, total = yield from self.price_batch(calls)
         url = url_for(self.endpoint, self.chain, calls[0].bound.method)
         request, interpret = batch_request(
             [c.bound for c in calls],
@@ -553,18 +424,11 @@ class NodeCore:
             node=self.endpoint.label,
         )
         names = sorted({c.method for c in calls})
-        total = Estimate(
-            sum(e.low for e in estimates),
-            sum(e.high for e in estimates),
-            f"a batch of {len(calls)}",
-            archive=None,
-        )
         exchange = self.exchange(
             request,
             interpret,
             method=f"batch[{len(calls)}]:" + ",".join(names),
             estimate=total,
-            receipt=Receipt(),
             note=f"in a JSON-RPC batch of {len(calls)}",
             parts=tuple(
                 (c.method, e.low, e.high, e.archive) for c, e in zip(calls, estimates, strict=True)
@@ -694,7 +558,6 @@ _BOUND_OF = attrgetter("bound")
 _METHOD_NAME_OF = attrgetter("bound.method.name")
 _SECOND = itemgetter(1)
 _KEY_OF = attrgetter("key")
-_BLOCK_TYPES = frozenset((str, int, type(None)))  # block arguments an estimate is kept for
 
 
 def _catalog_method(name: str) -> Method | None:
@@ -742,7 +605,7 @@ class _BaseNode:
     @property
     def last_head(self) -> int | None:
         """The last chain head this client saw, however old (None if it never fetched one)."""
-        return self._core.last_head
+        return self._core.heads.last
 
     @property
     def cache(self) -> ResponseCache | None:
@@ -756,7 +619,7 @@ class _BaseNode:
 
     def forget_head(self) -> None:
         """Forget the chain head this client saw: the next call that needs one fetches it."""
-        self._core.forget_head()
+        self._core.heads.forget()
 
     @property
     def accepts_batches(self) -> bool | None:
@@ -790,7 +653,7 @@ class _BaseNode:
     def needs_head(self, call: PreparedCall, *, for_cache: bool = False) -> bool:
         """Whether pricing `call` needs the chain head (an archive rule on a block number); with
         `for_cache`, also whether storing its answer does (an answer pinned to a block)."""
-        if self._core.needs_head(call):
+        if self._core.pricer.call_needs_head(call):
             return True
         cacheable = self._core.cacheable(call.bound) if for_cache else None
         return cacheable is not None and cacheable.block is not None
@@ -803,7 +666,7 @@ class _BaseNode:
         """Price calls with the head this client knows, fetching nothing: ``price(call,
         fetch_head=False)`` for each (without a head, an archive-rule call is priced as a
         range); each call carries its `estimate` after."""
-        return self._core.price_many(calls, fetch=False)
+        return self._core.pricer.price_calls(calls, fetch=False)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} chain={self.chain.name}>"
@@ -895,7 +758,7 @@ class Node(_BaseNode):
 
     def head(self) -> int:
         """The chain head, from the cache when fresh."""
-        return self._core.cached_head() or self._run(self._core.head())
+        return self._core.heads.fresh() or self._run(self._core.head())
 
     @property
     def aio(self) -> AsyncNode:
@@ -1015,7 +878,7 @@ class AsyncNode(_BaseNode):
         return await self.price(self._core.prepare(name, args, kwargs), fetch_head=fetch_head)
 
     async def head(self) -> int:
-        return self._core.cached_head() or await self._run(self._core.head())
+        return self._core.heads.fresh() or await self._run(self._core.head())
 
     async def aclose(self) -> None:
         """Close this loop's HTTP client (clients of other, still running loops stay theirs)."""

@@ -1,5 +1,6 @@
 """The protocol step of the pipeline: the HTTP request for a call on its surface, and how to read
-the answer (JSON-RPC, a JSON-RPC batch, TRON and TON REST, the platform API).
+the answer (JSON-RPC, a JSON-RPC batch, TRON and TON REST, the platform API; the readers of each
+dialect are in `_answers`).
 
 Pure functions of a bound call and a response; nothing here sends, retries or bills.
 """
@@ -12,20 +13,17 @@ from typing import Any
 from .._errors import BatchRefused, GatewayError, MalformedResponse, QuotaExceeded, RateLimited
 from .._redact import clip
 from ..catalog import RESULT_KINDS, BoundCall, Chain, Method, Surface
-from ._transport import (
-    Answer,
-    Endpoint,
-    HTTPRequest,
-    Interpret,
+from ._answers import (
     check_status,
     explain_platform,
     id_key,
     interpret_rpc,
     interpret_ton,
     interpret_tron,
-    next_request_id,
     parse_json,
 )
+from ._http import Answer
+from ._transport import Endpoint, HTTPRequest, Interpret, next_request_id
 
 
 def url_for(endpoint: Endpoint, chain: Chain, method: Method) -> str:

@@ -394,7 +394,9 @@ class TapeClient(StepClient):
         self.inner = inner
         self.node, self.chain = _node_of(core)
         self.base = core.endpoint.url.rstrip("/")
-        self.clock = core.meter.clock  # what the ledger dates calls by: answers get its time
+        # The pricing table says what an error status costs; the clock dates answers as the
+        # ledger dates calls.
+        self.meter = core.meter
 
     def send_step(self, step: Send) -> Answer | BaseException:
         if self.tape.replaying:
@@ -455,7 +457,8 @@ class TapeClient(StepClient):
             answers = _split(outcome, ids, len(keys))
             for answer in answers:
                 answer["latency_s"] = round(latency_s, 6)
-        self.tape.record(keys, answers, step, attempt_fate(outcome), self.clock())
+        fate = attempt_fate(outcome, self.meter.pricing)
+        self.tape.record(keys, answers, step, fate, self.meter.clock())
 
     # --- replaying ---
 

@@ -38,7 +38,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from .._errors import ValidationError
-from ..catalog import CHAINS, BoundCall, Fate, Method, Surface, fate_of_status
+from ..catalog import CHAINS, BoundCall, Fate, Method, Surface
 from . import _jsonrpc as jsonrpc
 from . import _platform
 from ._faults import TRANSPORT_STATE_KEY, FaultKind, Faults, distort, replacement
@@ -299,7 +299,7 @@ class SandboxApp:
         draw = self.faults.draw(name)
         fault = draw.fault
         given = replacement(fault, calls, batch) if fault else None
-        if given is None or fate_of_status(given.status) is Fate.ANSWERED:
+        if given is None or self.meter.pricing.fate_of_status(given.status) is Fate.ANSWERED:
             self.meter.record(name, calls, head)  # billed on receipt (see `_metering`)
         if draw.delay:
             await asyncio.sleep(draw.delay)
@@ -335,7 +335,7 @@ def _calls(endpoint: NodePath | None, path: str, body: bytes) -> list[Call]:
         return [Call(endpoint.only_method.name, None, None)]
     calls = jsonrpc.calls_of(body)
     if endpoint.named:  # priced and counted as the catalog's method, whatever the inner one
-        return [Call(endpoint.only_method.name, c.params, c.id) for c in calls]
+        return [Call(endpoint.only_method.name, c.params, c.id, c.method) for c in calls]
     return calls
 
 

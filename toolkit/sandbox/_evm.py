@@ -218,8 +218,16 @@ class EvmChain:
             number >= self.profile.token_deployed_at
         )
 
-    def block_at(self, block: str, head: int) -> int:
-        """A block tag or 0x number as a number; above the head is geth's "header not found"."""
+    def block_at(self, block: Any, head: int) -> int:
+        """A block tag, 0x number or block hash (EIP-1898, bare or as ``{"blockHash": ...}`` or
+        ``{"blockNumber": ...}``) as a number; above the head is geth's "header not found", a
+        hash of no block of the chain geth's "header for hash not found"."""
+        if isinstance(block, dict):
+            if "blockNumber" in block:
+                return self.block_at(block["blockNumber"], head)
+            block = block["blockHash"]
+        if isinstance(block, str) and len(block) == 66:
+            return self._number_of_hash(block, head, "header for hash not found")
         if block in ("latest", "pending"):
             return head
         if block == "safe":
@@ -429,12 +437,12 @@ class EvmChain:
             and _topics_match(log["topics"], query.get("topics", []))
         ]
 
-    def _number_of_hash(self, block_hash: str, head: int) -> int:
+    def _number_of_hash(self, block_hash: str, head: int, missing: str = "unknown block") -> int:
         # Block hashes are seeded per number: search the recent blocks, as a demo needs no more.
         for number in range(head, max(-1, head - 10_000), -1):
             if self.header(number).hash == block_hash.lower():
                 return number
-        raise RpcError(SERVER_ERROR, "unknown block")
+        raise RpcError(SERVER_ERROR, missing)
 
     def _transfer_logs(self, number: int) -> list[dict[str, Any]]:
         if number < self.profile.token_deployed_at:

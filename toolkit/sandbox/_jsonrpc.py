@@ -47,6 +47,7 @@ class Call:
     method: str
     params: Any
     id: Any
+    inner: str | None = None  # the method a request carries (TON's jsonRPC), for its price
 
 
 MAX_DEPTH = 64

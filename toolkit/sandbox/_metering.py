@@ -11,15 +11,14 @@ two agree to the unit:
    injected 503.
 2. A request holds N calls: a JSON-RPC batch of N envelopes is N calls; anything else is one
    call (a body that is not JSON, or not an envelope, included).
-3. A call costs ``DEFAULT_PRICING.estimate(rule, block, head).ru`` with
-   ``rule = DEFAULT_PRICING.rule_for(name, CATALOG[name].ru if name in CATALOG else None)``,
-   `block` the call's block argument (the parameter an archive rule names, found by name or
-   position; absent means a full request) and `head` the chain head when the request arrived
-   (the same head the answer was computed at). An unreadable block costs the archive price
-   (the estimate's high end).
+3. A call costs what the client's pricer says (`toolkit.catalog.Pricer`, the one
+   rule -> block -> estimate path, here over the sandbox's table), at the chain head when the
+   request arrived (the same head the answer was computed at): its ``.ru``, the high end, so an
+   unreadable block costs the archive price, a block hash is archive, and a method the table
+   does not know (an unreadable body, a path not served) costs the table's highest price.
    `name` is the JSON-RPC method; the catalog name for REST paths and for TON's jsonRPC
-   (``api/v2/jsonRPC``, whatever the inner method); the path without its leading slash for a
-   path the node does not serve.
+   (``api/v2/jsonRPC``, priced by the inner method it carries); the path without its leading
+   slash for a path the node does not serve.
 4. Platform API requests with a valid API key count under ``"platform"`` at the catalog's 0 RU.
 """
 
@@ -30,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalog import CATALOG, DEFAULT_PRICING, PricingTable, block_argument
+from ..catalog import CATALOG, DEFAULT_PRICING, Pricer, PricingTable
 from ._jsonrpc import Call
 
 PLATFORM = "platform"
@@ -53,16 +52,17 @@ class Metering:
 
     def __init__(self, names: Iterable[str], pricing: PricingTable = DEFAULT_PRICING):
         self.pricing = pricing
+        self._pricer = Pricer(self)
         self._names = [*names, PLATFORM]
         self._lock = threading.Lock()
         self._usage = {name: Usage() for name in self._names}
 
     def price(self, call: Call, head: int | None) -> int:
-        catalog_method = CATALOG.get(call.method)
-        rule = self.pricing.rule_for(call.method, catalog_method.ru if catalog_method else None)
-        names = tuple(p.name for p in catalog_method.params) if catalog_method else ()
-        block = block_argument(rule, call.params, names)
-        return self.pricing.estimate(rule, block, head).ru
+        method = CATALOG.get(call.method)
+        rule, names = (method.ru, method.param_names) if method else (None, ())
+        return self._pricer.price(
+            call.method, rule, call.params, names, inner=call.inner, head=head
+        ).ru
 
     def record(self, name: str, calls: list[Call], head: int | None) -> None:
         priced = [(call.method, self.price(call, head)) for call in calls]

@@ -17,7 +17,7 @@ import ipywidgets as widgets
 import pandas as pd
 
 from .. import frames, plots
-from ..catalog import BLOCK_TAGS, BoundCall
+from ..catalog import BLOCK_TAGS, BoundCall, is_block_hash
 from ._html import frame_table
 
 if TYPE_CHECKING:
@@ -41,8 +41,11 @@ Presenter = Callable[[BoundCall, Any], Presentation]
 
 def _balance(bound: BoundCall, result: Any) -> Presentation:
     block = bound.arguments["block"]
-    # A tag names no block number; the frame's block column is then NA (the ledger has the time).
-    number = None if block in BLOCK_TAGS else block
+    if isinstance(block, dict):  # EIP-1898's {"blockNumber": ...} names one; {"blockHash"} not
+        block = block.get("blockNumber")
+    # A tag or a block hash names no block number; the frame's block column is then NA (the
+    # ledger has the time).
+    number = None if block is None or block in BLOCK_TAGS or is_block_hash(block) else block
     frame = frames.balances_frame([(bound.arguments["address"], number, result)])
     return Presentation((("Balance", frame),))
 

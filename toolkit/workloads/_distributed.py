@@ -75,7 +75,11 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ..client import Ledger
-    from ._workload import Workload
+
+# The workload a run is made of, as this module uses it (`_workload.Workload`): its calls, their
+# estimates, and a local run. The class comes with each partition (`Partition.work_class`), so
+# this module never imports `_workload`, which imports it to run on a cluster.
+Work = Any
 
 WORKER_ROWS_PER_FILE = 500
 """A worker writes its rows at least this often."""
@@ -98,6 +102,7 @@ class Partition:
     rows_per_file: int
     concurrency: int
     batch_size: int
+    work_class: type  # the workload class the worker builds its share with (see `Work`)
 
     def __repr__(self) -> str:
         return f"<Partition {self.index} of run {self.run_id}: {len(self.calls)} calls>"
@@ -292,8 +297,6 @@ def _worker_name() -> str:
 def run_partition(part: Partition) -> PartitionResult:
     """A worker's task: the partition's calls that have no row yet, through a local run, within
     what the partition's earlier attempts left of its slice (see the module doc)."""
-    from ._workload import Workload
-
     refusal: DatasetError | None = None
     earlier: list[Entry] | None = None
     try:
@@ -304,7 +307,7 @@ def run_partition(part: Partition) -> PartitionResult:
     nodes = open_nodes(part.nodes, replace(part.settings, budget=0 if refusal else left))
     try:
         meter = next(iter(nodes.values())).meter
-        work = Workload()
+        work = part.work_class()
         for name, method, arguments in part.calls:
             work.add(nodes[name], method, **arguments)
         journal = None
@@ -347,7 +350,7 @@ def _unreadable(part: Partition, error: OSError) -> DatasetError:
     )
 
 
-def _not_sent(work: Workload, error: BaseException) -> pd.DataFrame:
+def _not_sent(work: Work, error: BaseException) -> pd.DataFrame:
     from ._bulk import Item, results_frame
 
     items = [Item(c.node, c.call) for c in work.calls]
@@ -357,7 +360,7 @@ def _not_sent(work: Workload, error: BaseException) -> pd.DataFrame:
 
 
 def run_on_cluster(
-    to_send: Workload,
+    to_send: Work,
     client: Any,
     writer: DatasetWriter,
     *,
@@ -399,6 +402,7 @@ def run_on_cluster(
             rows_per_file=min(writer.rows_per_file, WORKER_ROWS_PER_FILE),
             concurrency=concurrency,
             batch_size=batch_size,
+            work_class=type(to_send),
         )
 
     def slice_of(index: int) -> int:
