@@ -98,6 +98,16 @@ class Answer(NamedTuple):
 # of a busy chain is a few MiB), far below what a decompression bomb grows to (127 KiB of gzip
 # made 268 MiB). `Settings.max_answer_bytes` changes it.
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
+# Seconds to open a connection, the TLS handshake included (never more than the call's deadline):
+# a port that speaks plain HTTP never answers a TLS handshake, and waited out the whole 30 s.
+CONNECT_TIMEOUT_S = 10.0
+
+
+def httpx_timeout(seconds: float) -> httpx.Timeout:
+    """httpx's timeouts for `seconds` in all, connecting bounded by `CONNECT_TIMEOUT_S`."""
+    return httpx.Timeout(seconds, connect=min(seconds, CONNECT_TIMEOUT_S))
+
+
 _CHUNK = 64 * 1024
 
 
@@ -252,7 +262,7 @@ KEEPALIVE_S = 4.0
 
 def _httpx_options(url: str, timeout: float, trust_env: bool) -> dict[str, Any]:
     return {
-        "timeout": timeout,
+        "timeout": httpx_timeout(timeout),
         "limits": httpx.Limits(keepalive_expiry=KEEPALIVE_S),
         "follow_redirects": False,  # see AiohttpClient.request
         "verify": tls_context(trust_env),
@@ -281,8 +291,10 @@ class AiohttpClient:
         import aiohttp
 
         self._aiohttp = aiohttp
+        # Only connecting has a bound of its own (the TLS handshake included), armed once per
+        # new connection: a plain-HTTP port never answers a TLS handshake.
         no_timeout = aiohttp.ClientTimeout(
-            total=None, connect=None, sock_connect=None, sock_read=None
+            total=None, connect=None, sock_connect=CONNECT_TIMEOUT_S, sock_read=None
         )
         self._session = aiohttp.ClientSession(
             connector=_delivery_connector()(
@@ -413,6 +425,9 @@ def _json_bytes(value: Any) -> bytes:
 def _as_httpx_error(aiohttp: Any, error: BaseException) -> httpx.HTTPError:
     """aiohttp's exception as the httpx exception the exchange understands."""
     message = str(error) or type(error).__name__
+    connect_timeout = getattr(aiohttp, "ConnectionTimeoutError", None)  # aiohttp 3.10+
+    if connect_timeout is not None and isinstance(error, connect_timeout):
+        return httpx.ConnectTimeout(message)  # never sent
     if isinstance(error, TimeoutError | aiohttp.ServerTimeoutError):
         return httpx.ReadTimeout(message)
     if isinstance(error, aiohttp.ClientConnectorError):

@@ -42,6 +42,7 @@ from .._errors import (
 from .._json import MAX_DEPTH, NestedTooDeep, NotJSONNumber, load_bounded
 from .._redact import redact_url, register_secret, register_url, scrub, scrub_logs
 from ..catalog import Fate, charge, fate_of_status
+from ._causes import explain as explain_failure
 from ._deadlines import before
 from ._http import (
     MAX_ANSWER_BYTES,
@@ -51,6 +52,7 @@ from ._http import (
     Delivery,
     LazyModule,
     Replayed,
+    httpx_timeout,
     track_delivery,
 )
 from ._ledger import Entry, Meter
@@ -753,6 +755,10 @@ class Exchange:
             )
         if isinstance(outcome, DeadlinePassed):
             raise Timeout(f"no answer within the call's {self.timeout_s:g} s deadline")
+        if isinstance(outcome, httpx.ConnectTimeout):
+            cause = explain_failure(outcome, self.request.url)
+            if cause is not None and "deadline" not in str(outcome):
+                raise Timeout(cause)
         if isinstance(outcome, httpx.TimeoutException):
             raise Timeout(
                 f"no answer within the call's {self.timeout_s:g} s deadline "
@@ -770,7 +776,14 @@ class Exchange:
                     f"the server's TLS certificate is not trusted ({untrusted}); "
                     "if your network has its own root, point SSL_CERT_FILE at a bundle with it"
                 )
-            raise TransportError(f"could not reach the gateway ({type(outcome).__name__})")
+            cause = explain_failure(outcome, self.request.url)
+            if cause is not None:
+                raise TransportError(f"could not reach the gateway: {cause}")
+            reason = str(outcome).strip()
+            raise TransportError(
+                f"could not reach the gateway ({type(outcome).__name__}"
+                + (f": {reason})" if reason else ")")
+            )
         raise outcome
 
 
@@ -877,7 +890,7 @@ def _send_sync(client: httpx.Client, step: Send) -> Answer | httpx.HTTPError | E
             json=request.json,
             params=request.params,
             headers=request.headers,
-            timeout=httpx.Timeout(remaining),
+            timeout=httpx_timeout(remaining),
         ) as response:
             chunks, size = [], 0
             for chunk in response.iter_bytes():  # decoded from gzip or deflate
