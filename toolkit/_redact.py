@@ -183,7 +183,7 @@ def redact_url(url: str | None) -> str | None:
     return f"{parts.scheme}://{host}"
 
 
-_KEY_PARAMETERS = re.compile(r"key|token|secret|auth|pass|sig", re.IGNORECASE)
+_KEY_PARAMETERS = re.compile(r"key|token|secret|auth|pass|sig|credential", re.IGNORECASE)
 
 
 def looks_like_key(text: str) -> bool:
