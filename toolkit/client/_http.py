@@ -29,6 +29,7 @@ import functools
 import importlib
 import json
 import os
+import time
 import weakref
 from collections.abc import Mapping
 from contextvars import ContextVar
@@ -232,10 +233,97 @@ def _tls_context(cafile: str | None, capath: str | None) -> ssl.SSLContext:
     return ssl.create_default_context(cafile=certifi.where())
 
 
+# --- a deadline for the whole blocking exchange --------------------------------------------------
+# httpx's timeouts bound each read, not the exchange: a server that drips its headers (a line every
+# 0.2 s) held a call with timeout=1.5 for as long as it went on. The blocking clients' sockets are
+# made by a network backend whose streams bound every read, write, connect and TLS handshake by
+# what is left of the call's deadline (set for the current thread by `call_deadline`), so the
+# deadline bounds the whole call, headers included. (The async stacks run the whole exchange under
+# the deadline already: `_deadlines.before`.)
+
+_CALL_DEADLINE: ContextVar[float | None] = ContextVar("toolkit_call_deadline", default=None)
+
+
+def call_deadline(deadline: float) -> Any:
+    """Bound the blocking requests this thread makes (until `reset_deadline`) by `deadline`,
+    a `time.monotonic()` value; returns the token for `reset_deadline`."""
+    return _CALL_DEADLINE.set(deadline)
+
+
+def reset_deadline(token: Any) -> None:
+    _CALL_DEADLINE.reset(token)
+
+
+def _left(timeout: float | None) -> float | None:
+    """`timeout` for one socket operation, never past the call's deadline. Once it has passed,
+    a sliver: the socket then times out as httpcore expects, and says so in its own error."""
+    deadline = _CALL_DEADLINE.get()
+    if deadline is None:
+        return timeout
+    left = max(deadline - time.monotonic(), 0.001)
+    return left if timeout is None else min(timeout, left)
+
+
+@functools.cache
+def _deadline_backend() -> type:
+    import httpcore
+
+    class DeadlineStream(httpcore.NetworkStream):
+        def __init__(self, stream: Any):
+            self._stream = stream
+
+        def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+            return self._stream.read(max_bytes, _left(timeout))
+
+        def write(self, buffer: bytes, timeout: float | None = None) -> None:
+            self._stream.write(buffer, _left(timeout))
+
+        def close(self) -> None:
+            self._stream.close()
+
+        def start_tls(self, ssl_context: Any, server_hostname: Any = None, timeout: Any = None):
+            return DeadlineStream(
+                self._stream.start_tls(ssl_context, server_hostname, _left(timeout))
+            )
+
+        def get_extra_info(self, info: str) -> Any:
+            return self._stream.get_extra_info(info)
+
+    class DeadlineBackend(httpcore.NetworkBackend):
+        def __init__(self, backend: Any):
+            self._backend = backend
+
+        def connect_tcp(self, host: str, port: int, timeout: Any = None, *args: Any, **kw: Any):
+            stream = self._backend.connect_tcp(host, port, _left(timeout), *args, **kw)
+            return DeadlineStream(stream)
+
+        def connect_unix_socket(self, path: str, timeout: Any = None, *args: Any, **kw: Any):
+            return DeadlineStream(
+                self._backend.connect_unix_socket(path, _left(timeout), *args, **kw)
+            )
+
+        def sleep(self, seconds: float) -> None:
+            self._backend.sleep(seconds)
+
+    return DeadlineBackend
+
+
+def _bound_by_deadline(client: httpx.Client) -> None:
+    """Give each connection pool of `client` (its own, and a proxy's) the deadline backend."""
+    backend = _deadline_backend()
+    for transport in (client._transport, *client._mounts.values()):
+        pool = getattr(transport, "_pool", None)
+        current = getattr(pool, "_network_backend", None)
+        if current is not None and not isinstance(current, backend):
+            pool._network_backend = backend(current)
+
+
 def sync_client(url: str, timeout: float, *, trust_env: bool) -> httpx.Client:
-    """A blocking client for the node or platform at `url`."""
+    """A blocking client for the node or platform at `url`; every request it sends under
+    `call_deadline` ends by that deadline, headers included."""
     options = _httpx_options(url, timeout, trust_env)
     client = httpx.Client(**options, event_hooks={"request": [_trace_delivery]})
+    _bound_by_deadline(client)
     scrub_logs()  # httpx and httpcore (imported by its transport) have just made their loggers
     return client
 

@@ -52,7 +52,9 @@ from ._http import (
     Delivery,
     LazyModule,
     Replayed,
+    call_deadline,
     httpx_timeout,
+    reset_deadline,
     track_delivery,
 )
 from ._ledger import Entry, Meter
@@ -596,6 +598,7 @@ class Exchange:
     replayed_at: str | None = None
     recorded: list[tuple[int, int]] | None = None
     recorded_latency_s: float = 0.0
+    deadline: float = 0.0  # when the call must end (`time.monotonic()`), set as it starts
 
     def cost(self, likely: int, price: int) -> tuple[int, int]:
         """(billed, unconfirmed) RU so far of a call priced `likely` to `price` per attempt."""
@@ -605,7 +608,7 @@ class Exchange:
 
     def run(self) -> Generator[Step, Any, Any]:
         started = time.perf_counter()
-        deadline = time.monotonic() + self.timeout_s
+        deadline = self.deadline = time.monotonic() + self.timeout_s
         attempt, status, result = 0, "ok", None
         try:
             while True:
@@ -755,9 +758,9 @@ class Exchange:
             )
         if isinstance(outcome, DeadlinePassed):
             raise Timeout(f"no answer within the call's {self.timeout_s:g} s deadline")
-        if isinstance(outcome, httpx.ConnectTimeout):
-            cause = explain_failure(outcome, self.request.url)
-            if cause is not None and "deadline" not in str(outcome):
+        if isinstance(outcome, httpx.ConnectTimeout) and time.monotonic() < self.deadline - 0.05:
+            cause = explain_failure(outcome, self.request.url)  # the connect timeout, not ours
+            if cause is not None:
                 raise Timeout(cause)
         if isinstance(outcome, httpx.TimeoutException):
             raise Timeout(
@@ -876,13 +879,16 @@ def _sleep_sync(step: Sleep) -> None:
 
 
 def _send_sync(client: httpx.Client, step: Send) -> Answer | httpx.HTTPError | Exception:
-    """Send with a deadline for the whole exchange: httpx's timeouts are per read, so a server
-    that drips bytes is cut off between chunks when the deadline passes."""
+    """Send with a deadline for the whole exchange: httpx's timeouts are per read, so every
+    socket operation of a client made by `_http.sync_client` is bounded by what is left of the
+    deadline (`call_deadline`): a server that drips its headers or its body is cut off when it
+    passes."""
     request, deadline = step.request, step.deadline
     remaining = deadline - time.monotonic()
     if remaining <= 0:
         return DeadlinePassed()
     track_delivery(step.delivery)
+    bounded = call_deadline(deadline)  # every socket operation, headers included (`_http`)
     try:
         with client.stream(
             request.method,
@@ -903,6 +909,8 @@ def _send_sync(client: httpx.Client, step: Send) -> Answer | httpx.HTTPError | E
             return Answer(response.status_code, response.headers, b"".join(chunks))
     except httpx.HTTPError as error:
         return error
+    finally:
+        reset_deadline(bounded)
 
 
 async def _send_async(client: Any, step: Send) -> Answer | httpx.HTTPError | Exception:
