@@ -10,8 +10,6 @@ exchange puts it in the `TransportError` it raises, scrubbed like every message.
 from __future__ import annotations
 
 import errno
-import socket
-import ssl
 from collections.abc import Iterator
 from typing import Any
 
@@ -61,6 +59,9 @@ def _in_handshake(chain: list[BaseException]) -> bool:
 def explain(error: BaseException, url: Any) -> str | None:
     """What stopped a request to `url` from reaching the gateway, and what to do; None when the
     chain says nothing the exception's name would not."""
+    import socket  # here, not at the top: `import toolkit` loads neither (test_startup)
+    import ssl
+
     import httpx
 
     where = _where(url)

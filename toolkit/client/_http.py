@@ -104,6 +104,11 @@ MAX_ANSWER_BYTES = 32 * 1024 * 1024
 CONNECT_TIMEOUT_S = 10.0
 
 
+def connect_timeout_s() -> float:
+    """`CONNECT_TIMEOUT_S` as it is now (a test may change it)."""
+    return CONNECT_TIMEOUT_S
+
+
 def httpx_timeout(seconds: float) -> httpx.Timeout:
     """httpx's timeouts for `seconds` in all, connecting bounded by `CONNECT_TIMEOUT_S`."""
     return httpx.Timeout(seconds, connect=min(seconds, CONNECT_TIMEOUT_S))
@@ -308,22 +313,33 @@ def _deadline_backend() -> type:
     return DeadlineBackend
 
 
-def _bound_by_deadline(client: httpx.Client) -> None:
-    """Give each connection pool of `client` (its own, and a proxy's) the deadline backend."""
+@functools.cache
+def _deadline_transport() -> type:
+    """httpx's transport, its connection pool given the deadline backend (for a proxy's pool
+    too: the transport of a proxy is one of these as well)."""
     backend = _deadline_backend()
-    for transport in (client._transport, *client._mounts.values()):
-        pool = getattr(transport, "_pool", None)
-        current = getattr(pool, "_network_backend", None)
-        if current is not None and not isinstance(current, backend):
-            pool._network_backend = backend(current)
+
+    class DeadlineTransport(httpx.HTTPTransport):
+        def __init__(self, **options: Any):
+            super().__init__(**options)
+            self._pool._network_backend = backend(self._pool._network_backend)
+
+    return DeadlineTransport
 
 
 def sync_client(url: str, timeout: float, *, trust_env: bool) -> httpx.Client:
     """A blocking client for the node or platform at `url`; every request it sends under
     `call_deadline` ends by that deadline, headers included."""
     options = _httpx_options(url, timeout, trust_env)
-    client = httpx.Client(**options, event_hooks={"request": [_trace_delivery]})
-    _bound_by_deadline(client)
+    proxy = options.pop("proxy")
+    made = {"verify": options.pop("verify"), "limits": options["limits"]}
+    transport = _deadline_transport()
+    client = httpx.Client(
+        **options,
+        transport=transport(**made),
+        mounts={"all://": transport(proxy=proxy, **made)} if proxy else None,
+        event_hooks={"request": [_trace_delivery]},
+    )
     scrub_logs()  # httpx and httpcore (imported by its transport) have just made their loggers
     return client
 

@@ -53,7 +53,7 @@ from ._http import (
     LazyModule,
     Replayed,
     call_deadline,
-    httpx_timeout,
+    connect_timeout_s,
     reset_deadline,
     track_delivery,
 )
@@ -896,7 +896,7 @@ def _send_sync(client: httpx.Client, step: Send) -> Answer | httpx.HTTPError | E
             json=request.json,
             params=request.params,
             headers=request.headers,
-            timeout=httpx_timeout(remaining),
+            timeout=httpx.Timeout(remaining, connect=min(remaining, connect_timeout_s())),
         ) as response:
             chunks, size = [], 0
             for chunk in response.iter_bytes():  # decoded from gzip or deflate

@@ -137,7 +137,7 @@ class Gateway:
         self.faults = faults or Faults(world.seed, [*names, PLATFORM])
         self.endpoints = {node.name: endpoints_of(node.chain) for node in world.served_nodes}
         self.handlers = {chain: svc.handlers() for chain, svc in world.services.items()}
-        # EVM read methods beyond the spec (`_evm_beyond`), on the endpoint that serves blocks.
+        # EVM read methods beyond the spec (`_evm_beyond`), on the endpoint of the eth_ methods.
         self.beyond = {
             chain: beyond_spec_handlers(svc)
             for chain, svc in world.services.items()
@@ -215,7 +215,8 @@ class Gateway:
         if not endpoint.jsonrpc:
             handler = self.handlers[node.chain][endpoint.only_method.name]
             return service.rest(endpoint.only_method, handler, body, request.query_params, head)
-        beyond = self.beyond.get(node.chain) if "eth_getBlockByNumber" in endpoint.methods else None
+        evm = any(name.startswith("eth_") for name in endpoint.methods)
+        beyond = self.beyond.get(node.chain) if evm else None
         dispatch = self._dispatcher(endpoint, self.handlers[node.chain], head, beyond)
         style = jsonrpc.TONCENTER if endpoint.named else jsonrpc.JSONRPC
         if getattr(service, "blocking", False):
