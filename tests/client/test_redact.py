@@ -109,7 +109,7 @@ DRPC_KEY = "AqX3kF9bR2sQ0tZ1vW8yU7pL-mN4oE6hJ5gD"
 ALCHEMY_KEY = "Ta4jN0mAlRBsmTALvH3NzXKbO3zCi1sk"
 ALCHEMY_LETTERS_KEY = "TaQjNHmAlRBsmTALvKbNzXKbOPzCiWsk"  # a key may hold no digit at all
 INFURA_KEY = "9aa3d95b3bc440fa88ea12eaa4456161"
-QUICKNODE_TOKEN = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678"
+QUICKNODE_TOKEN = "300cf8e7dfcfb83cb9a2c4211647dd27b9898357"
 PLATFORM_KEY = "0f9e8d7c6b5a49382716a5b4c3d2e1f0"
 PROVIDER_URLS = {
     "ankr": (f"https://rpc.ankr.com/polygon/{ANKR_KEY}", [ANKR_KEY], ["polygon"]),

@@ -480,7 +480,7 @@ def test_a_key_in_category_values_is_scrubbed(tmp_path, text_dtype):
 
 
 def test_labels_or_categories_that_become_one_are_refused(tmp_path):
-    other = "https://nd-10.example.com/9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+    other = "https://nd-10.example.com/6f7c3cb81ea5026c05739ea2cd1d825f"
     register_url(LABEL_URL)
     register_url(other)
     pivot = pd.DataFrame({LABEL_URL: [1], other: [2]})
