@@ -100,3 +100,93 @@ def test_query_and_password_of_a_url_are_secret():
     register_url("https://user:Passw0rd-secret@q.example.com/?apikey=QueryKey0123456789")
     text = scrub("GET https://q.example.com/?apikey=QueryKey0123456789 as Passw0rd-secret")
     assert "QueryKey0123456789" not in text and "Passw0rd-secret" not in text
+
+
+# --- only the key material is secret ------------------------------------------------------------
+# Real shapes of provider URLs (keys made up, of each provider's length and alphabet).
+ANKR_KEY = "3f1c0a9d7be24c58a61e0f2d9b7c4e5a8d3f6b1c2e0a9d7b5c4e3f2a1b0c9d8e"
+DRPC_KEY = "AqX3kF9bR2sQ0tZ1vW8yU7pL-mN4oE6hJ5gD"
+ALCHEMY_KEY = "Ta4jN0mAlRBsmTALvH3NzXKbO3zCi1sk"
+ALCHEMY_LETTERS_KEY = "TaQjNHmAlRBsmTALvKbNzXKbOPzCiWsk"  # a key may hold no digit at all
+INFURA_KEY = "9aa3d95b3bc440fa88ea12eaa4456161"
+QUICKNODE_TOKEN = "300cf8e7dfcfb83cb9a2c4211647dd27b9898357"
+PLATFORM_KEY = "0f9e8d7c6b5a49382716a5b4c3d2e1f0"
+PROVIDER_URLS = {
+    "ankr": (f"https://rpc.ankr.com/polygon/{ANKR_KEY}", [ANKR_KEY], ["polygon"]),
+    "drpc": (
+        f"https://lb.drpc.org/ogrpc?network=ethereum&dkey={DRPC_KEY}",
+        [DRPC_KEY],
+        ["ethereum", "ogrpc", "network"],
+    ),
+    "alchemy": (
+        f"https://polygon-mainnet.g.alchemy.com/v2/{ALCHEMY_KEY}",
+        [ALCHEMY_KEY],
+        ["polygon-mainnet", "v2"],
+    ),
+    "alchemy-letters": (
+        f"https://eth-mainnet.g.alchemy.com/v2/{ALCHEMY_LETTERS_KEY}",
+        [ALCHEMY_LETTERS_KEY],
+        ["eth-mainnet"],
+    ),
+    "infura": (f"https://mainnet.infura.io/v3/{INFURA_KEY}", [INFURA_KEY], ["mainnet", "v3"]),
+    "quicknode": (
+        f"https://dry-young-pine.matic.quiknode.pro/{QUICKNODE_TOKEN}/",
+        [QUICKNODE_TOKEN],
+        ["dry-young-pine", "matic"],
+    ),
+    "platform": (f"https://nd-123-456-789.p2pify.com/{PLATFORM_KEY}", [PLATFORM_KEY], ["nd-123"]),
+    "tron-subpath": (
+        f"https://tron-mainnet.example.com/{PLATFORM_KEY}/wallet/getTransactionInfoByBlockNum",
+        [PLATFORM_KEY],
+        ["getTransactionInfoByBlockNum", "wallet"],
+    ),
+}
+
+
+@pytest.mark.parametrize("provider", sorted(PROVIDER_URLS))
+def test_only_the_key_material_of_a_provider_url_is_secret(provider):
+    from toolkit._redact import key_material, redact_key_material, registered_secrets
+
+    url, keys, words = PROVIDER_URLS[provider]
+    assert key_material(url) == keys
+    client = toolkit.node(url, chain="polygon", cache=False)
+    try:
+        secrets = registered_secrets()
+        for key in keys:
+            assert key in secrets
+            assert key not in scrub(f"failed: {url}") and key not in repr(client)
+            assert key not in redact_key_material(url)
+        for word in words:
+            assert word not in secrets
+            assert scrub(f"{word}-mainnet") == f"{word}-mainnet"
+            assert word in redact_key_material(url)  # the link keeps its words
+        assert "***" in scrub(url)
+    finally:
+        client.close()
+
+
+def test_node_names_survive_to_parquet_after_provider_urls(tmp_path):
+    import warnings
+
+    import pandas as pd
+
+    for url, _keys, _words in PROVIDER_URLS.values():
+        register_url(url)
+    frame = pd.DataFrame(
+        {"node": pd.array(["polygon-mainnet", "ethereum-mainnet"], dtype="string"), "n": [1, 2]}
+    )
+    path = tmp_path / "names.parquet"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing to scrub: no warning
+        toolkit.to_parquet(frame, path)
+    assert list(toolkit.read_parquet(path)["node"]) == ["polygon-mainnet", "ethereum-mainnet"]
+
+
+@pytest.mark.parametrize(
+    "word",
+    ["ethereum-mainnet", "getTransactionInfoByBlockNum", "jsonRPC", "api", "v2", "ogrpc", "eth2"],
+)
+def test_words_of_urls_do_not_look_like_keys(word):
+    from toolkit._redact import looks_like_key
+
+    assert not looks_like_key(word)

@@ -53,23 +53,17 @@ def register_secret(value: str | None) -> None:
 
 
 def register_url(url: str) -> None:
-    """Register what is secret in a node URL: each path segment that could be a key, the query
-    and the password of ``user:password@``, as written and percent-encoded.
+    """Register the key material of a node URL (see `key_material`), as written and
+    percent-encoded.
 
-    Scheme, host and port are not secret: they are what tells the user which node is meant
-    (``http://127.0.0.1:8545/***``). A URL without a path carries no key and registers nothing;
-    registering it whole made every label on the same host read ``***/***``.
+    Only the key material: scheme, host, port and the words of the path or query (``polygon`` in
+    Ankr's ``/polygon/<key>``, ``ethereum`` in dRPC's ``?network=ethereum&dkey=<key>``) are what
+    tell the user which node is meant, and registered as secrets they were scrubbed from every
+    node name and label (``***-mainnet``). `redact_key_material` hides the same pieces.
     """
     if not isinstance(url, str):
         return
-    parts = urlsplit(url.strip())
-    pieces = [segment for segment in parts.path.split("/") if segment]
-    if parts.query:
-        pieces.append(parts.query)
-        pieces.extend(pair.partition("=")[2] for pair in parts.query.split("&"))
-    if parts.password:
-        pieces.append(parts.password)
-    for piece in pieces:
+    for piece in key_material(url.strip()):
         for form in {piece, unquote(piece), quote(unquote(piece), safe="")}:
             register_secret(form)
 
@@ -189,28 +183,61 @@ def redact_url(url: str | None) -> str | None:
     return f"{parts.scheme}://{host}"
 
 
-_KEY_PARAMETERS = re.compile(r"key|token|secret|auth|pass|sig", re.IGNORECASE)
+_KEY_PARAMETERS = re.compile(r"key|token|secret|auth|pass|sig|credential", re.IGNORECASE)
 
 
 def looks_like_key(text: str) -> bool:
     """Whether a URL's path segment or query value looks like key material: 16 characters or
-    more, mixing letters and digits (hex, base58, base64 keys), where the words of a URL
-    (``ethereum-mainnet``, ``v2``, ``jsonRPC``, ``getTransactionInfoByBlockNum``) have none or
-    are short."""
-    return (
-        len(text) >= 16
-        and any(c.isdigit() for c in text)
-        and any(c.isalpha() for c in text)
-        and " " not in text
+    more without spaces, either mixing letters and digits (hex, base58, base64 keys, UUIDs) or,
+    for a key that happens to hold no digit, 20 letters or more with both cases well mixed.
+    The words of a URL (``ethereum-mainnet``, ``polygon``, ``v2``, ``jsonRPC``,
+    ``getTransactionInfoByBlockNum``) have no digit and are short or mostly lower case."""
+    if len(text) < 16 or any(c.isspace() for c in text):
+        return False
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return False
+    if any(c.isdigit() for c in text):
+        return True
+    upper = sum(c.isupper() for c in letters)
+    return len(letters) >= 20 and 0.3 <= upper / len(letters) <= 0.7
+
+
+def _is_key_parameter(name: str, value: str) -> bool:
+    return bool(value) and (
+        bool(_KEY_PARAMETERS.search(unquote(name))) or looks_like_key(unquote(value))
     )
 
 
+def key_material(url: str) -> list[str]:
+    """The pieces of `url` that are key material, as written in it: path segments that look like
+    keys (`looks_like_key`), values of key-like query parameters (``dkey``, ``apikey``,
+    ``token``, ``auth``) or that look like keys, and the password of ``user:password@``.
+
+    This is the one rule: `register_url` registers these pieces as secrets and
+    `redact_key_material` replaces them, so a URL's ordinary words (``polygon``, ``ethereum``,
+    ``v2``) are never secrets. A key too short or too plain to be told from a word (under 16
+    characters) is not found by it: labels hide a node URL's whole path anyway (`redact_url`)."""
+    parts = urlsplit(url)
+    pieces = [segment for segment in parts.path.split("/") if looks_like_key(unquote(segment))]
+    for pair in parts.query.split("&") if parts.query else ():
+        name, equals, value = pair.partition("=")
+        if equals and _is_key_parameter(name, value):
+            pieces.append(value)
+    try:
+        password = parts.password
+    except ValueError:  # a malformed port: the rest of the URL still counts
+        password = None
+    if password:
+        pieces.append(password)
+    return pieces
+
+
 def redact_key_material(url: str) -> str:
-    """`url` with its key material replaced by ``***``: registered secrets, path segments that
-    look like keys, and values of key-like query parameters (``dkey``, ``apikey``, ``token``)
-    or that look like keys. Scheme, host, port, the words of the path and the other query
-    parameters stay: a link (a page's ``next``) keeps working. Not for display: `redact_url`
-    shows a node URL without its path at all."""
+    """`url` with its key material (`key_material`) replaced by ``***``, and registered secrets
+    scrubbed. Scheme, host, port, the words of the path and the other query parameters stay:
+    a link (a page's ``next``) keeps working. Not for display: `redact_url` shows a node URL
+    without its path at all."""
     parts = urlsplit(url)
     path = "/".join(
         REDACTED if looks_like_key(unquote(segment)) else segment
@@ -219,7 +246,7 @@ def redact_key_material(url: str) -> str:
     pairs = []
     for pair in parts.query.split("&") if parts.query else ():
         name, equals, value = pair.partition("=")
-        if equals and (_KEY_PARAMETERS.search(name) or looks_like_key(unquote(value))):
+        if equals and _is_key_parameter(name, value):
             value = REDACTED
         pairs.append(f"{name}{equals}{value}")
     host = parts.netloc.rsplit("@", 1)[-1]  # user:password@ is a secret too

@@ -272,8 +272,10 @@ def test_refused_requests_are_free_for_client_and_sandbox_alike(make_gateway, sa
     assert gateway.ledger.total_ru == metered(sandbox) == 1
 
 
-def _drip_server() -> tuple[socket.socket, threading.Event]:
-    """A server that sends headers, then one byte of body every 0.2 s, for 10 s."""
+def _drip_server(part: str = "body") -> tuple[socket.socket, threading.Event]:
+    """A server that sends headers, then one byte of body every 0.2 s, for 10 s; with `part`
+    "headers", the status line, then one header line every 0.2 s, for 10 s (each read of the
+    client gets a line in time, so only a deadline on the whole call stops it)."""
     listener = socket.create_server(("127.0.0.1", 0))
     stop = threading.Event()
 
@@ -286,6 +288,8 @@ def _drip_server() -> tuple[socket.socket, threading.Event]:
             threading.Thread(target=drip, args=(conn,), daemon=True).start()
 
     def drip(conn: socket.socket) -> None:
+        if part == "headers":
+            return drip_headers(conn)
         with conn:
             conn.recv(65536)
             conn.sendall(
@@ -299,13 +303,26 @@ def _drip_server() -> tuple[socket.socket, threading.Event]:
                 except OSError:
                     return
 
+    def drip_headers(conn: socket.socket) -> None:
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n")
+            for number in range(50):
+                if stop.wait(0.2):
+                    return
+                try:
+                    conn.sendall(b"x-drip-%d: 1\r\n" % number)
+                except OSError:
+                    return
+
     threading.Thread(target=serve, daemon=True).start()
     return listener, stop
 
 
+@pytest.mark.parametrize("part", ["body", "headers"])
 @pytest.mark.parametrize("flavour", ["sync", "async"])
-def test_the_timeout_bounds_the_whole_call_against_a_dripping_server(flavour):
-    listener, stop = _drip_server()
+def test_the_timeout_bounds_the_whole_call_against_a_dripping_server(flavour, part):
+    listener, stop = _drip_server(part)
     port = listener.getsockname()[1]
     eth = toolkit.node(f"http://127.0.0.1:{port}/key", chain="ethereum", timeout=1.0)
     started = time.monotonic()

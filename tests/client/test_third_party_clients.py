@@ -209,3 +209,130 @@ def test_toncenter_sdk_reads_the_masterchain_addresses_and_tokens(sandbox, gatew
     assert token.jetton_content.data["symbol"] == jetton.symbol
     assert int(token.total_supply) == int(ton.get_token_data(jetton.address)["total_supply"])
     assert raw == jetton.raw  # the SDK unwraps the envelope
+
+
+# --- toolkit.web3 batches, and the read methods after get_block --------------------------------
+
+BOB = DEMO.evm.accounts["bob"]
+
+
+def test_toolkit_web3_batch_is_one_metered_batch(sandbox, gateway):
+    node = gateway.node("ethereum-mainnet")
+    w3 = toolkit.web3(node)
+    expected = (node.get_balance(ALICE, OLD_BLOCK), node.get_balance(BOB, OLD_BLOCK))
+    sandbox.reset_metering()
+    before = len(gateway.ledger.entries)
+    with w3.batch_requests() as batch:
+        batch.add(w3.eth.get_balance(ALICE, block_identifier=OLD_BLOCK))
+        batch.add(w3.eth.get_balance(BOB, block_identifier=OLD_BLOCK))
+        batch.add(w3.eth.get_block(OLD_BLOCK))
+        alice, bob, block = batch.execute()
+    assert (alice, bob) == expected
+    assert block["number"] == OLD_BLOCK
+    metered = sandbox.metering()["ethereum-mainnet"]
+    assert metered["requests"] == 1 and metered["calls"] == 3  # one HTTP batch of three calls
+    entries = gateway.ledger.entries[before:]
+    methods = [e.method for e in entries]
+    assert methods == ["eth_getBalance", "eth_getBalance", "eth_getBlockByNumber"]
+    assert sum(e.ru for e in entries) == metered["ru"]  # the ledger bills what the node metered
+
+
+def test_toolkit_web3_batch_respects_the_budget_before_sending(sandbox, gateway):
+    node = gateway.node("ethereum-mainnet")
+    w3 = toolkit.web3(node)
+    node.block_number()
+    gateway.set_budget(gateway.ledger.total_ru + 1)  # room for one call, not three
+    sent = _requests(sandbox, "ethereum-mainnet")
+    with pytest.raises(toolkit.BudgetExceeded), w3.batch_requests() as batch:
+        for holder in (ALICE, BOB, ALICE):
+            batch.add(w3.eth.get_balance(holder, block_identifier=OLD_BLOCK))
+        batch.execute()
+    assert _requests(sandbox, "ethereum-mainnet") == sent  # refused before sending: 0 RU
+
+
+def test_toolkit_web3_batch_with_a_method_beyond_the_catalog_is_metered_call_by_call(
+    sandbox, gateway
+):
+    node = gateway.node("ethereum-mainnet")
+    w3 = toolkit.web3(node)
+    block = w3.eth.get_block(_block_with_transactions(w3))
+    before = len(gateway.ledger.entries)
+    with w3.batch_requests() as batch:
+        batch.add(w3.eth.get_transaction(block["transactions"][0]))
+        batch.add(w3.eth.get_balance(ALICE))
+        tx, balance = batch.execute()
+    assert tx["hash"] == block["transactions"][0] and tx["blockNumber"] == block["number"]
+    assert balance == node.get_balance(ALICE)
+    sandbox.reset_metering()
+    before = len(gateway.ledger.entries)
+    with w3.batch_requests() as batch:
+        batch.add(w3.eth.get_transaction(block["transactions"][0]))
+        batch.add(w3.eth.get_balance(ALICE))
+        tx, balance = batch.execute()
+    assert tx["hash"] == block["transactions"][0]
+    entries = gateway.ledger.entries[before:]
+    assert [e.method for e in entries] == ["eth_getTransactionByHash", "eth_getBalance"]
+    assert sum(e.ru for e in entries) == sandbox.metering()["ethereum-mainnet"]["ru"]
+
+
+def _block_with_transactions(w3) -> int:
+    number = w3.eth.block_number
+    while not w3.eth.get_block(number)["transactions"]:
+        number -= 1
+    return number
+
+
+@pytest.mark.parametrize("node_name", ["ethereum-mainnet", "arbitrum-mainnet"])
+def test_web3_reads_transactions_receipts_fees_and_estimates_consistent_with_blocks(
+    sandbox, gateway, node_name
+):
+    """Beyond the spec, as a web3.py user goes on after get_block: each answer agrees with the
+    blocks and logs the sandbox serves."""
+    from web3 import Web3
+    from web3.exceptions import TransactionNotFound
+
+    w3 = Web3(Web3.HTTPProvider(sandbox.info["nodes"][node_name]))
+    number = _block_with_transactions(w3)
+    block = w3.eth.get_block(number, full_transactions=True)
+    logs = w3.eth.get_logs({"fromBlock": number, "toBlock": number})
+    cumulative = 0
+    for tx in block["transactions"]:
+        assert w3.eth.get_transaction(tx["hash"]) == tx
+        receipt = w3.eth.get_transaction_receipt(tx["hash"])
+        assert (receipt["blockHash"], receipt["blockNumber"]) == (block["hash"], number)
+        assert receipt["status"] == 1 and receipt["transactionIndex"] == tx["transactionIndex"]
+        assert receipt["effectiveGasPrice"] == tx["gasPrice"] and receipt["gasUsed"] <= tx["gas"]
+        cumulative += receipt["gasUsed"]
+        assert receipt["cumulativeGasUsed"] == cumulative
+        own = [log for log in logs if log["transactionHash"] == tx["hash"]]
+        assert receipt["logs"] == own
+    assert cumulative == block["gasUsed"]  # the receipts add up to the block
+
+    history = w3.eth.fee_history(3, number, [25, 75])
+    assert history["oldestBlock"] == number - 2
+    assert history["baseFeePerGas"][-2] == block["baseFeePerGas"]
+    assert history["gasUsedRatio"][-1] == block["gasUsed"] / block["gasLimit"]
+    assert len(history["reward"]) == 3 and all(len(r) == 2 for r in history["reward"])
+
+    assert w3.eth.estimate_gas({"from": ALICE, "to": BOB, "value": 1}) == 21_000
+    assert w3.eth.estimate_gas({"from": ALICE, "to": BOB, "data": "0x0001"}) == 21_000 + 4 + 16
+    with pytest.raises(TransactionNotFound):
+        w3.eth.get_transaction("0x" + "ab" * 32)
+    with pytest.raises(TransactionNotFound):
+        w3.eth.get_transaction_receipt("0x" + "ab" * 32)
+
+
+def test_toolkit_web3_reads_beyond_the_spec_through_the_ledger(sandbox, gateway):
+    node = gateway.node("ethereum-mainnet")
+    w3 = toolkit.web3(node)
+    block = w3.eth.get_block(_block_with_transactions(w3))
+    sandbox.reset_metering()
+    before = len(gateway.ledger.entries)
+    receipt = w3.eth.get_transaction_receipt(block["transactions"][0])
+    assert receipt["blockNumber"] == block["number"]
+    w3.eth.fee_history(2, "latest")
+    assert w3.eth.estimate_gas({"from": ALICE, "to": BOB, "value": 1}) == 21_000
+    methods = [e.method for e in gateway.ledger.entries[before:]]
+    assert {"eth_getTransactionReceipt", "eth_feeHistory", "eth_estimateGas"} <= set(methods)
+    entries = gateway.ledger.entries[before:]
+    assert sum(e.ru for e in entries) == sandbox.metering()["ethereum-mainnet"]["ru"]

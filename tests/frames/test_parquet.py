@@ -426,3 +426,69 @@ def test_any_frame_of_these_kinds_round_trips(frame, wide_ints, tmp_path):
     back = _round_trip(frame, tmp_path / "p.parquet", wide_ints=wide_ints)
     assert_frame_equal(back, frame, check_exact=True)
     assert [type(v) for v in back["big"]] == [type(v) for v in frame["big"]]
+
+
+# --- keys in labels, index names and categories -------------------------------------------------
+LABEL_KEY = "1e2d3c4b5a6978870a1b2c3d4e5f6a7b"
+LABEL_URL = f"https://nd-10.example.com/{LABEL_KEY}"
+
+
+def _written(frame, path):
+    with pytest.warns(UserWarning, match="were written as") as caught:
+        toolkit.to_parquet(frame, path, compression="none")
+    assert LABEL_KEY.encode() not in path.read_bytes()
+    return " ".join(str(w.message) for w in caught), toolkit.read_parquet(path)
+
+
+def test_a_key_in_a_column_label_is_scrubbed(tmp_path):
+    register_url(LABEL_URL)
+    calls = pd.DataFrame(
+        {"endpoint": [LABEL_URL, LABEL_URL, "https://x.example.com"], "ru": [1, 2, 3]}
+    )
+    pivot = calls.pivot_table(columns="endpoint", values="ru", aggfunc="sum")  # a pivot by endpoint
+    message, back = _written(pivot, tmp_path / "pivot.parquet")
+    assert "column labels" in message and LABEL_KEY not in message
+    assert list(back.columns) == ["https://nd-10.example.com/***", "https://x.example.com"]
+    assert back.iloc[0].tolist() == [3, 3]
+
+
+def test_a_key_in_an_index_name_is_scrubbed(tmp_path):
+    register_url(LABEL_URL)
+    frame = pd.DataFrame({"ru": [1, 2]}, index=pd.Index([5, 6], name=f"calls of {LABEL_URL}"))
+    message, back = _written(frame, tmp_path / "index.parquet")
+    assert "index names" in message
+    assert back.index.name == "calls of https://nd-10.example.com/***"
+    assert back["ru"].tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("text_dtype", [object, "string"])
+def test_a_key_in_category_values_is_scrubbed(tmp_path, text_dtype):
+    register_url(LABEL_URL)
+    endpoints = pd.Series([LABEL_URL, "https://x.example.com", LABEL_URL], dtype=text_dtype)
+    frame = pd.DataFrame({"endpoint": endpoints.astype("category"), "ru": [1, 2, 3]})
+    frame.index = pd.CategoricalIndex([LABEL_URL, "a", "b"])
+    message, back = _written(frame, tmp_path / "cat.parquet")
+    assert "endpoint" in message and "index level 0" in message
+    shown = [
+        "https://nd-10.example.com/***",
+        "https://x.example.com",
+        "https://nd-10.example.com/***",
+    ]
+    assert back["endpoint"].astype(str).tolist() == shown
+    assert isinstance(back["endpoint"].dtype, pd.CategoricalDtype)
+    assert LABEL_KEY not in str(back.index.tolist())
+
+
+def test_labels_or_categories_that_become_one_are_refused(tmp_path):
+    other = "https://nd-10.example.com/6f7c3cb81ea5026c05739ea2cd1d825f"
+    register_url(LABEL_URL)
+    register_url(other)
+    pivot = pd.DataFrame({LABEL_URL: [1], other: [2]})
+    with pytest.raises(toolkit.frames.ParquetError, match="rename") as caught:
+        toolkit.to_parquet(pivot, tmp_path / "two.parquet")
+    assert LABEL_KEY not in str(caught.value)
+    categories = pd.DataFrame({"endpoint": pd.Categorical([LABEL_URL, other])})
+    with pytest.raises(toolkit.frames.ParquetError, match="rename") as caught:
+        toolkit.to_parquet(categories, tmp_path / "two.parquet")
+    assert LABEL_KEY not in str(caught.value)
+    assert not (tmp_path / "two.parquet").exists()

@@ -188,3 +188,43 @@ def test_ton_address_forms_have_the_real_keys(ton, demo):
     tags = {"@type", "bounceable.@type", "non_bounceable.@type"}
     assert shape(body["result"]) - tags == shape(older)
     assert body["result"]["@type"] == "ext.utils.detectedAddress"
+
+
+# --- beyond the spec: what web3.py asks after get_block (sandbox/_evm_beyond.py) ---------------
+
+
+def test_evm_receipts_have_the_real_keys(rpc, eth):
+    block = _block_with_transactions(rpc, eth, full=False)
+    dynamic = real("evm_eth_gettransactionreceipt_dynamic_fee_execution_apis.json")
+    legacy = real("evm_eth_gettransactionreceipt_legacy_execution_apis.json")
+    real_log = real("evm_eth_getlogs_execution_apis.json")[0]
+    for tx_hash in block["transactions"]:
+        receipt = rpc(eth, "eth_getTransactionReceipt", tx_hash)["result"]
+        assert set(receipt) == set(dynamic) == set(legacy)
+        assert len(receipt["logsBloom"]) == len(dynamic["logsBloom"])
+        assert receipt["status"] in ("0x0", "0x1") and receipt["contractAddress"] is None
+        for log in receipt["logs"]:
+            assert set(log) == set(real_log) - {"blockTimestamp"}
+    missing = rpc(eth, "eth_getTransactionReceipt", "0x" + "ab" * 32)
+    assert missing["result"] is None  # geth's answer for an unknown hash
+
+
+def test_evm_fee_history_has_the_real_keys_and_kinds(rpc, eth):
+    recorded = real("evm_eth_feehistory_execution_apis.json")
+    history = rpc(eth, "eth_feeHistory", "0x1", "latest", [95, 99])["result"]
+    assert set(history) == set(recorded)
+    assert len(history["baseFeePerGas"]) == 2 and len(history["gasUsedRatio"]) == 1
+    assert isinstance(history["gasUsedRatio"][0], float) and 0 <= history["gasUsedRatio"][0] <= 1
+    assert len(history["reward"]) == 1 and len(history["reward"][0]) == 2
+    assert all(re.fullmatch(r"0x[0-9a-f]+", fee) for fee in history["baseFeePerGas"])
+
+
+def test_evm_estimate_gas_answers_the_recorded_request_as_recorded(rpc, eth):
+    """The request of the recording (a transfer from an unfunded sender, no value) gets the
+    recorded answer."""
+    recorded = real("evm_eth_estimategas_simple_transfer_execution_apis.json")
+    call = {
+        "from": "0xaa00000000000000000000000000000000000000",
+        "to": "0x0100000000000000000000000000000000000000",
+    }
+    assert rpc(eth, "eth_estimateGas", call)["result"] == recorded == "0x5208"

@@ -29,6 +29,7 @@ import functools
 import importlib
 import json
 import os
+import time
 import weakref
 from collections.abc import Mapping
 from contextvars import ContextVar
@@ -98,6 +99,21 @@ class Answer(NamedTuple):
 # of a busy chain is a few MiB), far below what a decompression bomb grows to (127 KiB of gzip
 # made 268 MiB). `Settings.max_answer_bytes` changes it.
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
+# Seconds to open a connection, the TLS handshake included (never more than the call's deadline):
+# a port that speaks plain HTTP never answers a TLS handshake, and waited out the whole 30 s.
+CONNECT_TIMEOUT_S = 10.0
+
+
+def connect_timeout_s() -> float:
+    """`CONNECT_TIMEOUT_S` as it is now (a test may change it)."""
+    return CONNECT_TIMEOUT_S
+
+
+def httpx_timeout(seconds: float) -> httpx.Timeout:
+    """httpx's timeouts for `seconds` in all, connecting bounded by `CONNECT_TIMEOUT_S`."""
+    return httpx.Timeout(seconds, connect=min(seconds, CONNECT_TIMEOUT_S))
+
+
 _CHUNK = 64 * 1024
 
 
@@ -222,10 +238,108 @@ def _tls_context(cafile: str | None, capath: str | None) -> ssl.SSLContext:
     return ssl.create_default_context(cafile=certifi.where())
 
 
+# --- a deadline for the whole blocking exchange --------------------------------------------------
+# httpx's timeouts bound each read, not the exchange: a server that drips its headers (a line every
+# 0.2 s) held a call with timeout=1.5 for as long as it went on. The blocking clients' sockets are
+# made by a network backend whose streams bound every read, write, connect and TLS handshake by
+# what is left of the call's deadline (set for the current thread by `call_deadline`), so the
+# deadline bounds the whole call, headers included. (The async stacks run the whole exchange under
+# the deadline already: `_deadlines.before`.)
+
+_CALL_DEADLINE: ContextVar[float | None] = ContextVar("toolkit_call_deadline", default=None)
+
+
+def call_deadline(deadline: float) -> Any:
+    """Bound the blocking requests this thread makes (until `reset_deadline`) by `deadline`,
+    a `time.monotonic()` value; returns the token for `reset_deadline`."""
+    return _CALL_DEADLINE.set(deadline)
+
+
+def reset_deadline(token: Any) -> None:
+    _CALL_DEADLINE.reset(token)
+
+
+def _left(timeout: float | None) -> float | None:
+    """`timeout` for one socket operation, never past the call's deadline. Once it has passed,
+    a sliver: the socket then times out as httpcore expects, and says so in its own error."""
+    deadline = _CALL_DEADLINE.get()
+    if deadline is None:
+        return timeout
+    left = max(deadline - time.monotonic(), 0.001)
+    return left if timeout is None else min(timeout, left)
+
+
+@functools.cache
+def _deadline_backend() -> type:
+    import httpcore
+
+    class DeadlineStream(httpcore.NetworkStream):
+        def __init__(self, stream: Any):
+            self._stream = stream
+
+        def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+            return self._stream.read(max_bytes, _left(timeout))
+
+        def write(self, buffer: bytes, timeout: float | None = None) -> None:
+            self._stream.write(buffer, _left(timeout))
+
+        def close(self) -> None:
+            self._stream.close()
+
+        def start_tls(self, ssl_context: Any, server_hostname: Any = None, timeout: Any = None):
+            return DeadlineStream(
+                self._stream.start_tls(ssl_context, server_hostname, _left(timeout))
+            )
+
+        def get_extra_info(self, info: str) -> Any:
+            return self._stream.get_extra_info(info)
+
+    class DeadlineBackend(httpcore.NetworkBackend):
+        def __init__(self, backend: Any):
+            self._backend = backend
+
+        def connect_tcp(self, host: str, port: int, timeout: Any = None, *args: Any, **kw: Any):
+            stream = self._backend.connect_tcp(host, port, _left(timeout), *args, **kw)
+            return DeadlineStream(stream)
+
+        def connect_unix_socket(self, path: str, timeout: Any = None, *args: Any, **kw: Any):
+            return DeadlineStream(
+                self._backend.connect_unix_socket(path, _left(timeout), *args, **kw)
+            )
+
+        def sleep(self, seconds: float) -> None:
+            self._backend.sleep(seconds)
+
+    return DeadlineBackend
+
+
+@functools.cache
+def _deadline_transport() -> type:
+    """httpx's transport, its connection pool given the deadline backend (for a proxy's pool
+    too: the transport of a proxy is one of these as well)."""
+    backend = _deadline_backend()
+
+    class DeadlineTransport(httpx.HTTPTransport):
+        def __init__(self, **options: Any):
+            super().__init__(**options)
+            self._pool._network_backend = backend(self._pool._network_backend)
+
+    return DeadlineTransport
+
+
 def sync_client(url: str, timeout: float, *, trust_env: bool) -> httpx.Client:
-    """A blocking client for the node or platform at `url`."""
+    """A blocking client for the node or platform at `url`; every request it sends under
+    `call_deadline` ends by that deadline, headers included."""
     options = _httpx_options(url, timeout, trust_env)
-    client = httpx.Client(**options, event_hooks={"request": [_trace_delivery]})
+    proxy = options.pop("proxy")
+    made = {"verify": options.pop("verify"), "limits": options["limits"]}
+    transport = _deadline_transport()
+    client = httpx.Client(
+        **options,
+        transport=transport(**made),
+        mounts={"all://": transport(proxy=proxy, **made)} if proxy else None,
+        event_hooks={"request": [_trace_delivery]},
+    )
     scrub_logs()  # httpx and httpcore (imported by its transport) have just made their loggers
     return client
 
@@ -252,7 +366,7 @@ KEEPALIVE_S = 4.0
 
 def _httpx_options(url: str, timeout: float, trust_env: bool) -> dict[str, Any]:
     return {
-        "timeout": timeout,
+        "timeout": httpx_timeout(timeout),
         "limits": httpx.Limits(keepalive_expiry=KEEPALIVE_S),
         "follow_redirects": False,  # see AiohttpClient.request
         "verify": tls_context(trust_env),
@@ -281,8 +395,10 @@ class AiohttpClient:
         import aiohttp
 
         self._aiohttp = aiohttp
+        # Only connecting has a bound of its own (the TLS handshake included), armed once per
+        # new connection: a plain-HTTP port never answers a TLS handshake.
         no_timeout = aiohttp.ClientTimeout(
-            total=None, connect=None, sock_connect=None, sock_read=None
+            total=None, connect=None, sock_connect=CONNECT_TIMEOUT_S, sock_read=None
         )
         self._session = aiohttp.ClientSession(
             connector=_delivery_connector()(
@@ -413,6 +529,9 @@ def _json_bytes(value: Any) -> bytes:
 def _as_httpx_error(aiohttp: Any, error: BaseException) -> httpx.HTTPError:
     """aiohttp's exception as the httpx exception the exchange understands."""
     message = str(error) or type(error).__name__
+    connect_timeout = getattr(aiohttp, "ConnectionTimeoutError", None)  # aiohttp 3.10+
+    if connect_timeout is not None and isinstance(error, connect_timeout):
+        return httpx.ConnectTimeout(message)  # never sent
     if isinstance(error, TimeoutError | aiohttp.ServerTimeoutError):
         return httpx.ReadTimeout(message)
     if isinstance(error, aiohttp.ClientConnectorError):

@@ -36,6 +36,7 @@ from .._errors import (
 )
 from .._redact import redact_url, register_secret, register_url, scrub_logs
 from ..catalog import Fate, PricingTable, charge, fate_of_status
+from ._causes import explain as explain_failure
 from ._deadlines import before
 from ._http import (
     MAX_ANSWER_BYTES,
@@ -45,6 +46,9 @@ from ._http import (
     Delivery,
     LazyModule,
     Replayed,
+    call_deadline,
+    connect_timeout_s,
+    reset_deadline,
     track_delivery,
 )
 from ._ledger import Entry, Meter
@@ -303,6 +307,7 @@ class Exchange:
     replayed_at: str | None = None
     recorded: list[tuple[int, int]] | None = None
     recorded_latency_s: float = 0.0
+    deadline: float = 0.0  # when the call must end (`time.monotonic()`), set as it starts
 
     def cost(self, likely: int, price: int) -> tuple[int, int]:
         """(billed, unconfirmed) RU so far of a call priced `likely` to `price` per attempt."""
@@ -312,7 +317,7 @@ class Exchange:
 
     def run(self) -> Generator[Step, Any, Any]:
         started = time.perf_counter()
-        deadline = time.monotonic() + self.timeout_s
+        deadline = self.deadline = time.monotonic() + self.timeout_s
         attempt, status, result = 0, "ok", None
         try:
             while True:
@@ -462,6 +467,10 @@ class Exchange:
             )
         if isinstance(outcome, DeadlinePassed):
             raise Timeout(f"no answer within the call's {self.timeout_s:g} s deadline")
+        if isinstance(outcome, httpx.ConnectTimeout) and time.monotonic() < self.deadline - 0.05:
+            cause = explain_failure(outcome, self.request.url)  # the connect timeout, not ours
+            if cause is not None:
+                raise Timeout(cause)
         if isinstance(outcome, httpx.TimeoutException):
             raise Timeout(
                 f"no answer within the call's {self.timeout_s:g} s deadline "
@@ -479,7 +488,14 @@ class Exchange:
                     f"the server's TLS certificate is not trusted ({untrusted}); "
                     "if your network has its own root, point SSL_CERT_FILE at a bundle with it"
                 )
-            raise TransportError(f"could not reach the gateway ({type(outcome).__name__})")
+            cause = explain_failure(outcome, self.request.url)
+            if cause is not None:
+                raise TransportError(f"could not reach the gateway: {cause}")
+            reason = str(outcome).strip()
+            raise TransportError(
+                f"could not reach the gateway ({type(outcome).__name__}"
+                + (f": {reason})" if reason else ")")
+            )
         raise outcome
 
 
@@ -572,13 +588,16 @@ def _sleep_sync(step: Sleep) -> None:
 
 
 def _send_sync(client: httpx.Client, step: Send) -> Answer | httpx.HTTPError | Exception:
-    """Send with a deadline for the whole exchange: httpx's timeouts are per read, so a server
-    that drips bytes is cut off between chunks when the deadline passes."""
+    """Send with a deadline for the whole exchange: httpx's timeouts are per read, so every
+    socket operation of a client made by `_http.sync_client` is bounded by what is left of the
+    deadline (`call_deadline`): a server that drips its headers or its body is cut off when it
+    passes."""
     request, deadline = step.request, step.deadline
     remaining = deadline - time.monotonic()
     if remaining <= 0:
         return DeadlinePassed()
     track_delivery(step.delivery)
+    bounded = call_deadline(deadline)  # every socket operation, headers included (`_http`)
     try:
         with client.stream(
             request.method,
@@ -586,7 +605,7 @@ def _send_sync(client: httpx.Client, step: Send) -> Answer | httpx.HTTPError | E
             json=request.json,
             params=request.params,
             headers=request.headers,
-            timeout=httpx.Timeout(remaining),
+            timeout=httpx.Timeout(remaining, connect=min(remaining, connect_timeout_s())),
         ) as response:
             chunks, size = [], 0
             for chunk in response.iter_bytes():  # decoded from gzip or deflate
@@ -599,6 +618,8 @@ def _send_sync(client: httpx.Client, step: Send) -> Answer | httpx.HTTPError | E
             return Answer(response.status_code, response.headers, b"".join(chunks))
     except httpx.HTTPError as error:
         return error
+    finally:
+        reset_deadline(bounded)
 
 
 async def _send_async(client: Any, step: Send) -> Answer | httpx.HTTPError | Exception:

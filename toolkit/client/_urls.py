@@ -15,11 +15,10 @@ or a query parameter that looks like a key; the platform API always does (its Be
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from .._errors import ValidationError
-from .._redact import redact_url, warn
+from .._redact import key_material, redact_url, warn
 from ..catalog.encoding import is_loopback_host
 from ._http import LazyModule
 
@@ -27,12 +26,6 @@ if TYPE_CHECKING:
     import httpx
 else:
     httpx = LazyModule("httpx", globals())  # imported on first use: see `_http.LazyModule`
-
-# Query parameters that name a credential (dRPC's `dkey`, `apikey`, `access_token`, ...).
-_KEY_LIKE_NAME = re.compile(r"key|token|secret|auth|pass|sig|credential", re.IGNORECASE)
-# A value that reads as key material whatever its parameter is called: long, no spaces, letters
-# and digits mixed (a hex or base64 key; not ``ethereum`` or ``mainnet``).
-_KEY_LIKE_VALUE = re.compile(r"(?=.*[0-9])(?=.*[A-Za-z])[A-Za-z0-9_\-.~+/=]{16,}")
 
 
 def clean_url(url: object, *, param: str = "url", source: str = "") -> str:
@@ -83,10 +76,7 @@ def carries_key(url: str) -> bool:
     parsed = httpx.URL(url)
     if parsed.userinfo or parsed.path.strip("/"):
         return True
-    return any(
-        value and (_KEY_LIKE_NAME.search(name) or _KEY_LIKE_VALUE.fullmatch(value))
-        for name, value in parsed.params.multi_items()
-    )
+    return bool(key_material(url))  # the one rule of what is key material (`_redact`)
 
 
 def check_key_in_clear(

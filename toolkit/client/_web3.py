@@ -8,7 +8,8 @@ Catalog methods (``eth_call``, ``eth_getBalance``, ``eth_chainId``, ...) go thro
 validated before sending, priced by their RU rule, budgeted, rate-limited, answered from the
 response cache when final, and recorded in the ledger. Any other method web3.py asks for
 (``eth_estimateGas``, ``eth_feeHistory``, ...) goes through `Node.call_raw`: unvalidated, but priced
-by the pricing table's patterns, budgeted and recorded all the same. A node's JSON-RPC error is
+by the pricing table's patterns, budgeted and recorded all the same. ``w3.batch_requests()`` sends
+catalog methods as one `Node.batch` (see `make_batch_request`). A node's JSON-RPC error is
 handed back to web3.py as an error response, so web3.py raises its own exceptions
 (``ContractLogicError`` for a revert); toolkit errors (a refused input, a budget) propagate as they
 are. web3.py is an optional dependency (``pip install 'node-gateway-toolkit[web3]'``).
@@ -19,7 +20,7 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING, Any
 
-from .._errors import RPCError, ValidationError
+from .._errors import BatchRefused, GatewayError, RPCError, ValidationError
 from ..catalog import CATALOG
 
 if TYPE_CHECKING:
@@ -56,19 +57,36 @@ def _provider_class(base: type) -> type:
             self._ids = itertools.count(1)
 
         def make_request(self, method: str, params: Any) -> dict[str, Any]:
-            request_id = next(self._ids)
-            params = list(params or [])
+            return self._one(next(self._ids), method, list(params or []))
+
+        def _one(self, request_id: int, method: str, params: list[Any]) -> dict[str, Any]:
             try:
                 if _in_catalog(method, self.node):
                     result = self.node.call(method, *params)
                 else:
                     result = self.node.call_raw(method, params)
             except RPCError as error:
-                failure: dict[str, Any] = {"code": error.code, "message": error.rpc_message}
-                if error.data is not None:
-                    failure["data"] = error.data
-                return {"jsonrpc": "2.0", "id": request_id, "error": failure}
+                return _failure(request_id, error)
             return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+        def make_batch_request(self, requests: Any) -> list[dict[str, Any]]:
+            """``w3.batch_requests()``: catalog methods go as one `Node.batch` (validated, each
+            call priced, budgeted and in the ledger, as `Node.batch` does); a batch holding a
+            method outside the catalog, or to a node that takes no batches, is sent call by
+            call, each metered as `make_request` meters it. Answers come back in order."""
+            calls = [(method, list(params or [])) for method, params in requests]
+            ids = [next(self._ids) for _ in calls]
+            if calls and all(_in_catalog(method, self.node) for method, _ in calls):
+                try:
+                    results = self.node.batch(
+                        [(method, *params) for method, params in calls], return_exceptions=True
+                    )
+                except BatchRefused:
+                    results = None
+                if results is not None:
+                    return [_answer(i, result) for i, result in zip(ids, results, strict=True)]
+            pairs = zip(ids, calls, strict=True)
+            return [self._one(i, method, params) for i, (method, params) in pairs]
 
         def is_connected(self, show_traceback: bool = False) -> bool:
             return True  # the node answers or raises a typed error on the first call
@@ -77,6 +95,23 @@ def _provider_class(base: type) -> type:
             return f"<ToolkitProvider {self.node.name}>"
 
     return ToolkitProvider
+
+
+def _failure(request_id: int, error: RPCError) -> dict[str, Any]:
+    failure: dict[str, Any] = {"code": error.code, "message": error.rpc_message}
+    if error.data is not None:
+        failure["data"] = error.data
+    return {"jsonrpc": "2.0", "id": request_id, "error": failure}
+
+
+def _answer(request_id: int, result: Any) -> dict[str, Any]:
+    """One item of a batch's answer as web3.py reads it: a node's JSON-RPC error as an error
+    response; any other toolkit error (an answer of the wrong shape) raised as it is."""
+    if isinstance(result, RPCError):
+        return _failure(request_id, result)
+    if isinstance(result, GatewayError):
+        raise result
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
 def _in_catalog(method: str, node: Node) -> bool:

@@ -84,16 +84,21 @@ def to_arrow(frame: pd.DataFrame, *, wide_ints: str = "decimal256") -> pa.Table:
     names = [_column_name(name) for name in frame.columns]
     if len(set(map(str, names))) != len(names):
         raise ParquetError("column names must be unique (as text) to be written to Parquet")
-    arrays, fields, columns = [], [], []
     scrubbed = []
+    names = _scrub_labels(names, "column labels", scrubbed)
+    arrays, fields, columns = [], [], []
     index_meta: dict[str, Any]
     if _is_default_range(frame.index):
         index_meta = {"kind": "range", "start": frame.index.start, "step": frame.index.step}
-        index_meta["name"] = frame.index.name
+        index_meta["name"] = _scrub_labels([frame.index.name], "index names", scrubbed)[0]
         levels = []
     else:
         levels = [frame.index.get_level_values(i) for i in range(frame.index.nlevels)]
-        index_meta = {"kind": "columns", "names": [_column_name(n) for n in frame.index.names]}
+        index_names = [_column_name(n) for n in frame.index.names]
+        index_meta = {
+            "kind": "columns",
+            "names": _scrub_labels(index_names, "index names", scrubbed),
+        }
     for position, values in enumerate(levels):
         array, meta, hidden = _encode(
             pd.Series(values, copy=False), f"index level {position}", wide_ints
@@ -156,6 +161,28 @@ def _column_name(name: Any) -> Any:
     raise ParquetError(f"column and index names must be text or ints, got {name!r}")
 
 
+def _scrub_labels(names: list[Any], what: str, scrubbed: list[str]) -> list[Any]:
+    """`names` (column labels or index names) with registered secrets replaced, noting `what`
+    in `scrubbed` when one was: a pivot by endpoint makes node URLs into labels. Two labels
+    that become one once scrubbed (two keys on one host) are refused: rename them first."""
+    secrets = _secrets()
+    cleaned = []
+    for name in names:
+        if isinstance(name, str) and any(secret in name for secret in secrets):
+            for secret in secrets:
+                name = name.replace(secret, REDACTED)
+            if what not in scrubbed:
+                scrubbed.append(what)
+        cleaned.append(name)
+    if len(set(map(str, cleaned))) != len(names) and len(set(map(str, names))) == len(names):
+        raise ParquetError(
+            f"{what} hold node URLs or keys that read the same once the keys are hidden "
+            f"({', '.join(sorted({str(n) for n in cleaned if REDACTED in str(n)}))}): rename "
+            "them (to node names, say) before writing"
+        )
+    return cleaned
+
+
 def _is_default_range(index: pd.Index) -> bool:
     return isinstance(index, pd.RangeIndex)
 
@@ -163,6 +190,7 @@ def _is_default_range(index: pd.Index) -> bool:
 def _encode(series: pd.Series, label: str, wide_ints: str) -> tuple[pa.Array, dict[str, Any], bool]:
     """(Arrow array, metadata for reading it back, whether a secret was scrubbed)."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     dtype = series.dtype
     if dtype == np.dtype(object):
@@ -174,14 +202,30 @@ def _encode(series: pd.Series, label: str, wide_ints: str) -> tuple[pa.Array, di
     if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
         array, hidden = _scrub_text(array)
         return array, meta, hidden
-    if pa.types.is_dictionary(array.type) and pa.types.is_string(array.type.value_type):
+    if pa.types.is_dictionary(array.type) and _is_text_type(array.type.value_type):
+        # Categories: the dictionary, and the categories in the metadata (scrubbed with it).
         dictionary, hidden = _scrub_text(array.dictionary)
         if hidden:
+            if len(pc.unique(dictionary)) != len(dictionary):
+                raise ParquetError(
+                    f"{label}: categories that are node URLs or keys read the same once the keys "
+                    "are hidden: rename the categories (to node names, say) before writing"
+                )
             array = pa.DictionaryArray.from_arrays(
                 array.indices, dictionary, ordered=array.type.ordered
             )
         return array, meta, hidden
     return array, meta, False
+
+
+def _is_text_type(kind: pa.DataType) -> bool:
+    import pyarrow as pa
+
+    return (
+        pa.types.is_string(kind)
+        or pa.types.is_large_string(kind)
+        or getattr(pa.types, "is_string_view", lambda _: False)(kind)
+    )
 
 
 def _dtype_meta(dtype: Any) -> dict[str, Any]:

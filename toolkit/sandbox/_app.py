@@ -41,6 +41,8 @@ from .._errors import ValidationError
 from ..catalog import CHAINS, BoundCall, Fate, Method, Surface
 from . import _jsonrpc as jsonrpc
 from . import _platform
+from ._evm import EvmChain
+from ._evm_beyond import beyond_spec_handlers
 from ._faults import TRANSPORT_STATE_KEY, FaultKind, Faults, distort, replacement
 from ._jsonrpc import Call, RpcError
 from ._metering import PLATFORM, Metering
@@ -135,6 +137,12 @@ class SandboxApp:
         self.faults = faults or Faults(world.seed, [*names, PLATFORM])
         self.endpoints = {node.name: endpoints_of(node.chain) for node in world.served_nodes}
         self.handlers = {chain: svc.handlers() for chain, svc in world.services.items()}
+        # EVM read methods beyond the spec (`_evm_beyond`), on the endpoint of the eth_ methods.
+        self.beyond = {
+            chain: beyond_spec_handlers(svc)
+            for chain, svc in world.services.items()
+            if isinstance(svc, EvmChain)
+        }
         unhandled = [
             f"{method.name} ({chain})"
             for chain in self.handlers
@@ -208,14 +216,20 @@ class SandboxApp:
         if not endpoint.jsonrpc:
             handler = self.handlers[node.chain][endpoint.only_method.name]
             return service.rest(endpoint.only_method, handler, body, request.query_params, head)
-        dispatch = self._dispatcher(endpoint, self.handlers[node.chain], head)
+        evm = any(name.startswith("eth_") for name in endpoint.methods)
+        beyond = self.beyond.get(node.chain) if evm else None
+        dispatch = self._dispatcher(endpoint, self.handlers[node.chain], head, beyond)
         style = jsonrpc.TONCENTER if endpoint.named else jsonrpc.JSONRPC
         if getattr(service, "blocking", False):
             return Reply(await run_in_threadpool(jsonrpc.answer, body, dispatch, style))
         return Reply(jsonrpc.answer(body, dispatch, style))
 
     def _dispatcher(
-        self, endpoint: NodePath, handlers: dict[str, Any], head: int | None
+        self,
+        endpoint: NodePath,
+        handlers: dict[str, Any],
+        head: int | None,
+        beyond: dict[str, Any] | None = None,
     ) -> jsonrpc.Dispatch:
         def dispatch(name: str, params: Any) -> Any:
             if endpoint.named:
@@ -223,6 +237,8 @@ class SandboxApp:
                 call = _bind(method, (), {"method": name, "params": params})
             else:
                 method = endpoint.methods.get(name)
+                if method is None and beyond and name in beyond:
+                    return beyond[name](params, head)  # beyond the spec: geth's params
                 if method is None:
                     raise RpcError(jsonrpc.METHOD_NOT_FOUND, "Method not found")
                 if not isinstance(params, list):

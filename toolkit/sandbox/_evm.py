@@ -48,6 +48,7 @@ _TRANSFER_SELECTOR = bytes.fromhex("a9059cbb")
 _TRANSFER_TOPIC = enc.keccak256(b"Transfer(address,address,uint256)")
 
 Handler = Callable[[BoundCall, int], Any]
+_SEEN_MAX = 200_000
 
 
 @functools.cache
@@ -146,6 +147,9 @@ class EvmChain:
         self.seeded = seeded
         self.timeline = timeline
         self.root_hash_cap = root_hash_cap
+        # Transaction hash -> block number, for every block body made (`_evm_beyond` finds a
+        # transaction a client saw in a block by it); cleared when it grows past `_SEEN_MAX`.
+        self.tx_seen: dict[str, int] = {}
 
     def handlers(self) -> dict[str, Handler]:
         return {
@@ -540,6 +544,10 @@ class EvmChain:
             self._user_tx(rng, number, index) for index in range(rng.randrange(7))
         ]
         gas_used = sum(tx["gas"] * 3 // 4 for tx in transactions)
+        if len(self.tx_seen) > _SEEN_MAX:
+            self.tx_seen.clear()
+        for tx in transactions:
+            self.tx_seen[tx_hash(tx)] = number
         bloom = bytearray(256)
         for _ in range(3 * len(transactions)):
             bloom[rng.randrange(256)] |= 1 << rng.randrange(8)
