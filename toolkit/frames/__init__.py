@@ -7,6 +7,10 @@ for wei, sun, lamports and supplies, plus float columns in ETH/TRX/SOL), timezon
 timestamps, decoded hex text beside the raw value, and NA for anything missing. Input of the wrong
 shape raises `FrameError` (a `ValueError`) saying which shape was expected.
 
+Every frame function whose method a `Workload` can run also takes the frame of the run
+(``frames.balances_frame(work.run())``): it reads the rows of its methods (`RUN_METHODS`), their
+parameters and answers (`run_answers`).
+
 `readable(frame)` shows a frame for people (thousands separators, no scientific notation, whole
 texts) without changing its data.
 """
@@ -25,6 +29,7 @@ from ._evm import (
 )
 from ._parquet import ParquetError, from_arrow, read_parquet, to_arrow, to_parquet
 from ._platform import NODE_STATUSES, platform_nodes
+from ._runs import RUN_METHODS, Answer, run_answers
 from ._solana import (
     LOG_KINDS,
     simulation_accounts,
@@ -48,6 +53,8 @@ from ._tron_state import tron_account, tron_account_assets, tron_node_info, tron
 __all__ = [
     "LOG_KINDS",
     "NODE_STATUSES",
+    "RUN_METHODS",
+    "Answer",
     "FrameError",
     "ParquetError",
     "asset_issues",
@@ -64,6 +71,7 @@ __all__ = [
     "read_parquet",
     "readable",
     "root_hashes",
+    "run_answers",
     "simulation_accounts",
     "simulation_balances",
     "simulation_inner_instructions",

@@ -41,6 +41,7 @@ from ._convert import (
     units_column,
     unwrap_envelope,
 )
+from ._runs import each, takes_runs
 
 _VALUE_FIELDS = frozenset(
     {"err", "logs", "unitsConsumed", "accounts", "returnData", "innerInstructions", "fee"}
@@ -137,6 +138,7 @@ SUMMARY_COLUMNS = (
 )
 
 
+@takes_runs("simulation", combine=each)
 def simulation_summary(payload: Any) -> pd.DataFrame:
     """One row describing a simulation.
 
@@ -201,6 +203,7 @@ _RETURN = re.compile(r"Program return: (\S+) ?(.*)", re.DOTALL)
 _MESSAGE_PREFIXES = {"Program log: ": "log", "Program data: ": "data"}
 
 
+@takes_runs("simulation", combine=each)
 def simulation_logs(payload: Any) -> pd.DataFrame:
     """The simulation's log lines, parsed; also accepts a plain list of log lines.
 
@@ -282,6 +285,7 @@ BALANCE_COLUMNS = (
 )
 
 
+@takes_runs("simulation", combine=each)
 def simulation_balances(payload: Any, account_keys: Iterable[str] | None = None) -> pd.DataFrame:
     """SOL balances before and after the simulation, one row per account index.
 
@@ -323,6 +327,7 @@ TOKEN_BALANCE_COLUMNS = (
 )
 
 
+@takes_runs("simulation", combine=each)
 def simulation_token_balances(
     payload: Any, account_keys: Iterable[str] | None = None
 ) -> pd.DataFrame:
@@ -406,6 +411,7 @@ ACCOUNT_COLUMNS = (
 )
 
 
+@takes_runs("simulation", combine=each)
 def simulation_accounts(payload: Any, addresses: Iterable[str] | None = None) -> pd.DataFrame:
     """The post-simulation accounts requested with ``config.accounts``, one row per request.
 
@@ -478,6 +484,7 @@ INNER_INSTRUCTION_COLUMNS = (
 )
 
 
+@takes_runs("simulation", combine=each)
 def simulation_inner_instructions(
     payload: Any, account_keys: Iterable[str] | None = None
 ) -> pd.DataFrame:
@@ -539,6 +546,7 @@ def simulation_inner_instructions(
 RETURN_DATA_COLUMNS = ("program_id", "data_base64", "data", "data_hex", "data_utf8", "data_len")
 
 
+@takes_runs("simulation", combine=each)
 def simulation_return_data(payload: Any) -> pd.DataFrame:
     """The simulation's return data: one row, or none when `returnData` is null.
 
