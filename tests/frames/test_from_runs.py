@@ -54,14 +54,14 @@ def _expected(name: str, work: Workload, rows: pd.DataFrame) -> pd.DataFrame:
     """What the function gives for the same answers, handed over the way it documents."""
     function = getattr(frames, name)
     results = rows["result"].tolist()
-    if name == "balances_frame":
+    if name == "evm_balances":
         return function(
             [
                 (p.call.arguments["address"], _number(p.call.arguments["block"]), r)
                 for p, r in zip(work, results, strict=True)
             ]
         )
-    if name == "root_hashes":
+    if name == "evm_root_hashes":
         return function(
             [
                 (p.call.arguments["from"], p.call.arguments["to"], r)
@@ -102,14 +102,14 @@ def test_balances_of_a_grid_run_keep_exact_wei_and_failed_calls_as_na(gateway):
     addresses = [f"0x{i:040x}" for i in range(1, 4)]
     work = Workload().grid(eth, "eth_getBalance", addresses, [head - 200, head - 100])
     rows = work.run(progress=False)
-    balances = frames.balances_frame(rows)
+    balances = frames.evm_balances(rows)
     assert list(balances["address"]) == [a for a in addresses for _ in range(2)]
     assert list(balances["block"]) == [head - 200, head - 100] * 3
     assert list(balances["wei"]) == [int(r, 16) for r in rows["result"]]
     # A failed call is a row with NA, as the builder shows it.
     failed = rows.copy()
     failed.loc[1, ["result", "error"]] = [None, "GatewayError"]
-    assert pd.isna(frames.balances_frame(failed)["wei"][1])
+    assert pd.isna(frames.evm_balances(failed)["wei"][1])
 
 
 def test_rows_of_other_methods_are_skipped_and_a_run_without_any_is_refused(gateway):
@@ -118,7 +118,7 @@ def test_rows_of_other_methods_are_skipped_and_a_run_without_any_is_refused(gate
     work.add(eth, "eth_getBalance", "0x" + "11" * 20, eth.head() - 5)
     work.each(tron, "wallet/gettransactioninfobyblocknum", [tron.head() - 3], param="num")
     rows = work.run(progress=False)
-    assert len(frames.balances_frame(rows)) == 1
+    assert len(frames.evm_balances(rows)) == 1
     infos = frames.tron_transaction_infos(rows)
     assert infos.equals(frames.tron_transaction_infos(rows["result"][1]))
     with pytest.raises(frames.FrameError, match=r"evm_logs reads the rows of eth_getLogs; this"):

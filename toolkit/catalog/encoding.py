@@ -181,11 +181,11 @@ def tron_to_base58(address: str) -> str:
 
 def ton_address(address: str) -> str:
     """Check a TON address (raw ``0:<hex>`` or 48-character user-friendly); return it as given."""
-    ton_address_forms(address)
+    ton_address_variants(address)
     return address
 
 
-def ton_address_forms(address: str) -> dict[str, str]:
+def ton_address_variants(address: str) -> dict[str, str]:
     """The raw and user-friendly forms of a TON address, via pytoniq-core."""
     if not isinstance(address, str):
         raise ValueError(f"expected a TON address string, got {address!r}")

@@ -47,7 +47,7 @@ BALANCE_COLUMNS = ("address", "block", "wei", "eth")
 
 
 @takes_runs("eth_getBalance", combine=records("address", "block"))
-def balances_frame(records: Iterable[Any]) -> pd.DataFrame:
+def evm_balances(records: Iterable[Any]) -> pd.DataFrame:
     """Balances of addresses across blocks, one row per record, in the order given.
 
     Each record is ``(address, block, wei)`` or a mapping with those keys (``balance`` is accepted
@@ -127,7 +127,7 @@ _GO_NIL = "<nil>"
 
 
 @takes_runs("debug_printBlock")
-def print_block_frame(text: str | Iterable[str]) -> pd.DataFrame:
+def evm_printed_blocks(text: str | Iterable[str]) -> pd.DataFrame:
     """Header fields of ``debug_printBlock`` dumps, one row per dump; the raw text is kept.
 
     Reads what geth-based nodes (Arbitrum Nitro among them) really answer: Go's ``spew.Sdump`` of
@@ -406,7 +406,7 @@ ROOT_HASH_COLUMNS = ("from_block", "to_block", "blocks", "root_hash", "root_hash
 
 
 @takes_runs("root-hash", combine=records("from", "to"))
-def root_hashes(records: Iterable[Any]) -> pd.DataFrame:
+def evm_root_hashes(records: Iterable[Any]) -> pd.DataFrame:
     """``bor_getRootHash`` results for block ranges, one row per range.
 
     Each record is ``(from, to, root_hash)`` or a mapping with keys ``from_block``/``from``,

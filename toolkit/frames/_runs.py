@@ -7,12 +7,12 @@ parameter names; every frame function whose method a workload can run takes such
 through the one adapter here (`takes_runs`):
 
     rows = work.run()
-    frames.balances_frame(rows)         # eth_getBalance rows: address and block from the params
+    frames.evm_balances(rows)         # eth_getBalance rows: address and block from the params
     frames.evm_blocks(rows)             # eth_getBlockByNumber rows: the blocks of every answer
 
 A frame function reads the rows of the methods it serves (`RUN_METHODS`) and skips the others;
 failed calls give no rows, except in the functions whose records are made of the call's arguments
-as well as its answer (`balances_frame`, `root_hashes`), where their value is NA. A run with no
+as well as its answer (`evm_balances`, `evm_root_hashes`), where their value is NA. A run with no
 rows of the function's methods raises `FrameError` naming the methods it has.
 """
 

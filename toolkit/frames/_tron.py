@@ -194,7 +194,7 @@ def tron_records(
 
 
 @takes_runs("asset-issue", "asset-issue-list", combine=each)
-def asset_issues(payload: Any, *, hex_text: bool | None = None) -> pd.DataFrame:
+def tron_asset_issues(payload: Any, *, hex_text: bool | None = None) -> pd.DataFrame:
     """TRON asset issue (TRC-10 token) records, one row per token.
 
     Accepts the responses of ``wallet/getassetissuebyname``, ``getassetissuelistbyname`` and

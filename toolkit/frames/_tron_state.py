@@ -183,7 +183,8 @@ def tron_account_assets(payload: Any) -> pd.DataFrame:
 
     Columns: address (string, the holder), asset_id (string, the token id such as "1005416"),
     amount (exact int, in the token's smallest units: divide by 10**precision of
-    `asset_issues`), free_asset_net_usage (Int64, from ``free_asset_net_usageV2``; 0 when absent).
+    `tron_asset_issues`), free_asset_net_usage (Int64, from ``free_asset_net_usageV2``; 0 when
+    absent).
     """
     rows = []
     for account in _accounts(payload):

@@ -128,7 +128,7 @@ class TonNode:
             return _ton_error(error.code, error.message)
 
     def _token_data(self, address: str, head: int) -> dict[str, Any]:
-        forms = enc.ton_address_forms(address)
+        forms = enc.ton_address_variants(address)
         spec = _jettons_by_raw().get(forms["raw"])
         if spec is None:
             raise RpcError(NOT_A_JETTON, "Smart contract is not Jetton or NFT")
@@ -142,7 +142,7 @@ class TonNode:
         }
         if spec.mintable:  # a jetton whose admin gave up minting has no admin address
             admin_raw = "0:" + self.seeded.hex("ton", "admin", spec.symbol)
-            data["admin_address"] = enc.ton_address_forms(admin_raw)["bounceable"]
+            data["admin_address"] = enc.ton_address_variants(admin_raw)["bounceable"]
         data.update(
             jetton_content={
                 "type": "onchain",
@@ -179,7 +179,7 @@ class TonNode:
         if address is None:
             raise RpcError(INVALID_PARAMS, "params.address: is required")
         try:
-            return enc.ton_address_forms(address)
+            return enc.ton_address_variants(address)
         except ValueError as error:
             raise RpcError(BAD_ADDRESS, f"Incorrect address: {error}") from None
 

@@ -60,9 +60,9 @@ class Recipe:
 
 
 def _balances(work: Workload, rows: pd.DataFrame) -> pd.DataFrame:
-    """`frames.balances_frame` of the run: each call's address, block and answer (NA where it
+    """`frames.evm_balances` of the run: each call's address, block and answer (NA where it
     failed), read from the run's frame as any user's code reads it."""
-    return frames.balances_frame(rows)
+    return frames.evm_balances(rows)
 
 
 def _transaction_infos(work: Workload, rows: pd.DataFrame) -> pd.DataFrame:
