@@ -184,22 +184,18 @@ class TonNode:
             raise RpcError(BAD_ADDRESS, f"Incorrect address: {error}") from None
 
     def _detect_address(self, params: dict[str, Any], head: int) -> dict[str, Any]:
-        from pytoniq_core import Address
-
         forms = self._forms(params)
-        given = params["address"]
-        if ":" in given:
+        given = enc.parse_ton_address(params["address"])
+        if given.bounceable is None:
             given_type = "raw_form"
         else:
-            bounceable = Address(given).is_bounceable
-            given_type = "friendly_bounceable" if bounceable else "friendly_non_bounceable"
-        parsed = Address(forms["raw"])
+            given_type = "friendly_bounceable" if given.bounceable else "friendly_non_bounceable"
 
         def variant(bounceable: bool) -> dict[str, str]:
             return {
                 "@type": "ext.utils.detectedAddressVariant",
-                "b64": parsed.to_str(True, is_url_safe=False, is_bounceable=bounceable),
-                "b64url": parsed.to_str(True, is_url_safe=True, is_bounceable=bounceable),
+                "b64": given.friendly(bounceable=bounceable, url_safe=False),
+                "b64url": given.friendly(bounceable=bounceable, url_safe=True),
             }
 
         return {
