@@ -168,6 +168,10 @@ def takes_runs(*serves: str, combine: Combine = listed) -> Callable[[F], F]:
                 return _stacked(function, given, args, kwargs)
             return function(given, *args, **{**more, **kwargs})
 
+        frame_function.__doc__ = (function.__doc__ or "").rstrip() + (
+            f"\n\n    Also takes the frame of a workload run: the rows of {', '.join(methods)}"
+            " (see `toolkit.frames.run_answers`).\n    "
+        )
         return frame_function  # type: ignore[return-value]
 
     return decorate
