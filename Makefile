@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 TOOLS := .tools
 ANVIL := $(TOOLS)/node_modules/.bin/anvil
 
-.PHONY: lab tapes test test-other-python test-floors lint format tools anvil browser bench clean
+.PHONY: lab demo tapes test test-other-python test-floors lint format docs tools anvil browser bench clean
 
 # The newest Python besides the default that the machine has (3.13, else 3.12; from PATH or
 # pyenv): `make test` runs a fast subset of the tests on it too. OTHER_PYTHON= skips that.
@@ -28,8 +28,15 @@ $(VENV)/.lab-installed: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[lab,scale]'
 	@touch $@
 
-$(VENV)/.dev-installed: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[dev]'
+# The developer install goes through uv (one of the dev tools), which resolves and installs the
+# same versions as pip in a fraction of the time: CI builds this venv from nothing on every run.
+UV := $(VENV)/bin/uv
+
+$(UV): | $(PY)
+	$(PY) -m pip install --quiet 'uv>=0.5'
+
+$(VENV)/.dev-installed: pyproject.toml | $(UV)
+	$(UV) pip install --quiet --python $(PY) -e '.[dev]'
 	@touch $@
 
 # JupyterLab refuses root unless told; containers and CI machines often run as root.
@@ -38,6 +45,15 @@ $(VENV)/.dev-installed: pyproject.toml | $(PY)
 lab: $(VENV)/.lab-installed
 	$(if $(TAPES),NODE_GATEWAY_TAPE=$(CURDIR)/notebooks/tapes NODE_GATEWAY_TAPE_MODE=$(TAPES)) \
 	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
+
+# The explorer and the workload builder as a dashboard: notebook 06 in Voilà (outputs, no code),
+# on http://127.0.0.1:8866 against the embedded sandbox, or with TAPES=replay from its tape. A
+# kernel is pre-heated (the notebook run before anyone asks), so the page comes at once.
+demo: $(VENV)/.lab-installed
+	$(if $(TAPES),NODE_GATEWAY_TAPE=$(CURDIR)/notebooks/tapes/06_interactive_explorer.tape.gz \
+		NODE_GATEWAY_TAPE_MODE=$(TAPES)) \
+	$(VENV)/bin/voila notebooks/06_interactive_explorer.ipynb --Voila.ip=127.0.0.1 \
+		--preheat_kernel=True
 
 # Record every notebook's tape anew from the sandbox (after a notebook changes its calls).
 tapes: $(VENV)/.dev-installed
@@ -68,7 +84,12 @@ format: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check --fix toolkit tests bench
 	$(VENV)/bin/ruff format toolkit tests bench
 
-test: $(VENV)/.dev-installed anvil browser lint
+# The documentation site (mkdocs.yml): the guides in docs/ and the API reference from the
+# docstrings, into site/. Warnings are errors: a broken link, anchor or docstring fails it.
+docs: $(VENV)/.dev-installed
+	$(VENV)/bin/mkdocs build --strict --quiet
+
+test: $(VENV)/.dev-installed anvil browser lint docs
 	$(PY) -m pytest --durations=15
 	@$(MAKE) --no-print-directory test-other-python
 	@$(MAKE) --no-print-directory test-floors
@@ -84,12 +105,11 @@ test-other-python:
 		$(OTHER_VENV)/bin/python -m pytest -q -p no:cacheprovider \
 			--ignore-glob='*_properties.py' $(OTHER_TESTS); fi
 
-$(OTHER_VENV)/.installed: pyproject.toml
+$(OTHER_VENV)/.installed: pyproject.toml | $(UV)
 	@echo "the fast subset on $$($(OTHER_PYTHON) --version)"
 	rm -rf $(OTHER_VENV)
-	$(OTHER_PYTHON) -m venv $(OTHER_VENV)
-	$(OTHER_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(OTHER_VENV)/bin/python -m pip install --quiet -e '.[test]'
+	$(UV) venv --quiet --python $(OTHER_PYTHON) $(OTHER_VENV)
+	$(UV) pip install --quiet --python $(OTHER_VENV)/bin/python -e '.[test]'
 	@touch $@
 
 # The declared floors: every runtime and test dependency at the lowest version pyproject.toml
@@ -108,13 +128,12 @@ test-floors:
 		$(FLOORS_VENV)/bin/python -m pytest -q -p no:cacheprovider \
 			--ignore-glob='*_properties.py' $(FLOORS_TESTS); fi
 
-$(FLOORS_VENV)/.installed: pyproject.toml .ci/floor_pins.py
+$(FLOORS_VENV)/.installed: pyproject.toml .ci/floor_pins.py | $(VENV)/.dev-installed
 	@echo "the declared floors on $$($(FLOORS_PYTHON) --version)"
 	rm -rf $(FLOORS_VENV)
-	$(FLOORS_PYTHON) -m venv $(FLOORS_VENV)
-	$(FLOORS_VENV)/bin/python -m pip install --quiet uv packaging
-	$(FLOORS_VENV)/bin/python .ci/floor_pins.py test > $(FLOORS_VENV)/floors.txt
-	$(FLOORS_VENV)/bin/uv pip install --quiet --python $(FLOORS_VENV)/bin/python \
+	$(UV) venv --quiet --python $(FLOORS_PYTHON) $(FLOORS_VENV)
+	$(PY) .ci/floor_pins.py test > $(FLOORS_VENV)/floors.txt
+	$(UV) pip install --quiet --python $(FLOORS_VENV)/bin/python \
 		-c $(FLOORS_VENV)/floors.txt -e '.[test]'
 	@touch $@
 
@@ -127,4 +146,4 @@ bench: $(VENV)/.bench-installed anvil
 	$(PY) bench/run_all.py $(if $(QUICK),--quick)
 
 clean:
-	rm -rf $(VENV) $(OTHER_VENV) $(FLOORS_VENV) $(TOOLS) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(OTHER_VENV) $(FLOORS_VENV) $(TOOLS) .pytest_cache .ruff_cache site

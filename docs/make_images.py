@@ -1,4 +1,4 @@
-"""Render the README's plot images from the embedded sandbox: `python docs/make_images.py`."""
+"""Render the guides' plot images from the embedded sandbox: `python docs/make_images.py`."""
 
 from pathlib import Path
 

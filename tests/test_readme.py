@@ -1,17 +1,33 @@
-"""The README stays true: its method table matches the catalog, and its Python examples run."""
+"""The README and the guides stay true: the method table matches the catalog, the Python examples
+of the README and of every page of docs/ run, and the README's links work on a package index."""
 
 import re
 from pathlib import Path
 
+import pytest
+
 from toolkit.catalog._reference import with_method_table
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+GUIDES = sorted(path for path in DOCS.glob("*.md"))
+HOMEPAGE = "https://github.com/node-gateway-toolkit/node-gateway-toolkit"
+
+
+def _run_examples(path: Path) -> dict:
+    blocks = re.findall(r"```python\n(.*?)```", path.read_text(), re.S)
+    namespace: dict = {}
+    for block in blocks:
+        exec(compile(block, str(path), "exec"), namespace)
+    return namespace
 
 
 def test_method_table_matches_the_catalog():
-    text = README.read_text()
+    path = DOCS / "methods.md"
+    text = path.read_text()
     assert with_method_table(text) == text, (
-        "README's method table is out of date: run `python -m toolkit.catalog._reference README.md`"
+        "docs/methods.md is out of date: run `python -m toolkit.catalog._reference docs/methods.md`"
     )
 
 
@@ -21,12 +37,50 @@ def test_quick_start_is_exactly_the_two_commands():
     assert block.split("\n")[:-1] == ["make lab", "make test"]
 
 
-def test_python_examples_run_in_order():
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
-    assert len(blocks) >= 4
-    namespace: dict = {}
-    for block in blocks:
-        exec(compile(block, str(README), "exec"), namespace)
+def test_readme_is_a_front_page():
+    text = README.read_text()
+    assert len(text.splitlines()) <= 250
+    assert "pip install node-gateway-toolkit" in text
+    # On a package index relative links and images break: every target is absolute, under the
+    # project's Homepage, or Binder's for the project's repository, opening a file it has.
+    binder = "https://mybinder.org/v2/gh/" + HOMEPAGE.removeprefix("https://github.com/")
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    assert targets and all(t.startswith((HOMEPAGE + "/", binder + "/")) for t in targets), targets
+    for target in targets:
+        if target.startswith(binder):
+            tail = re.sub(r"^/main\?urlpath=(lab/tree|voila/render)/", "", target[len(binder) :])
+        else:
+            tail = re.sub(r"^/(blob|tree|raw)/main/", "", target.removeprefix(HOMEPAGE))
+        assert (ROOT / tail.split("#")[0]).exists(), target
+
+
+def test_no_internal_log_text_where_users_read():
+    pattern = re.compile(r"\b(session \d+|issue \d+|sessions? of 20\d\d)", re.I)
+    texts = [README, ROOT / "CONTRIBUTING.md", *GUIDES, *(DOCS / "reference").glob("*.md")]
+    texts += sorted((ROOT / "notebooks").glob("*.ipynb"))  # markdown and outputs alike
+    texts += [ROOT / "CHANGELOG.md", *sorted((ROOT / "toolkit").rglob("*.py"))]  # docstrings
+    found = [(path.name, m[0]) for path in texts for m in pattern.finditer(path.read_text())]
+    assert found == []
+
+
+def test_readme_examples_run_in_order():
+    namespace = _run_examples(README)
     assert namespace["preview"].ru_high == 30 and namespace["wei"] > 0
-    builder = namespace["builder"]  # the workload builder's example: 18 RU previewed and spent
-    assert builder.preview.ru_high == builder.results.attrs["summary"]["ru"] == 18
+    assert len(namespace["results"]) == 20
+
+
+@pytest.mark.parametrize("path", GUIDES, ids=[path.stem for path in GUIDES])
+def test_guide_examples_run_in_order(path):
+    namespace = _run_examples(path)
+    if path.stem == "budgets":
+        assert namespace["preview"].ru_high == 30
+    if path.stem == "widgets":  # the workload builder's example: 18 RU previewed and spent
+        builder = namespace["builder"]
+        assert builder.preview.ru_high == builder.results.attrs["summary"]["ru"] == 18
+
+
+def test_dependency_table_is_the_same_in_readme_and_docs():
+    def table(text: str) -> str:
+        return re.search(r"^\| dependency \|.*?\n(?!\|)", text, re.S | re.M)[0]
+
+    assert table(README.read_text()) == table((DOCS / "dependencies.md").read_text())

@@ -52,6 +52,13 @@ def _add_sandbox_command(commands: argparse._SubParsersAction) -> None:
     sandbox.add_argument("--port", type=int, default=0, help="0 picks a free port (default)")
     sandbox.add_argument("--seed", type=int, default=0, help="world seed (default %(default)s)")
     sandbox.add_argument(
+        "--clock",
+        choices=("requests", "wall"),
+        default="requests",
+        help="what moves the chain heads: each node request served is a second of sandbox time "
+        "(requests: the same calls see the same heads), or wall time (default %(default)s)",
+    )
+    sandbox.add_argument(
         "--head-pace", type=float, default=1.0, help="head speed vs. real block times; 0 freezes"
     )
     sandbox.add_argument(
@@ -78,7 +85,12 @@ def _run_sandbox(args: argparse.Namespace) -> int:
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
     sandbox = Sandbox(
-        args.seed, host=args.host, port=args.port, head_pace=args.head_pace, allow_remote=True
+        args.seed,
+        host=args.host,
+        port=args.port,
+        head_pace=args.head_pace,
+        clock=args.clock,
+        allow_remote=True,
     )
     with sandbox:
         print(json.dumps(sandbox.info), flush=True)

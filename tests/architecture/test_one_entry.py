@@ -2,8 +2,8 @@
 
 For each method below, its name appears as a string in exactly two modules of the package: the
 catalog (`toolkit/catalog/_methods.py`) and one sandbox module (its handler). Everything else (the
-helper, validation, pricing, cache pinning, the widgets' form, the example inputs, the README
-table) is read from the entry. And the sandbox refuses to start when a catalog method has no
+helper, validation, pricing, cache pinning, the widgets' form, the example inputs, the docs'
+method table) is read from the entry. And the sandbox refuses to start when a catalog method has no
 handler, so an entry without a handler cannot pass unnoticed.
 """
 
@@ -71,7 +71,7 @@ def test_everything_else_is_derived_from_the_entry(name):
         assert helper.generated_from is method  # the helper
         assert method.summary.split(" (")[0].rstrip(".") in helper.__doc__
     method.bind(**_sandbox_examples(Sandbox().world).inputs(name))  # example inputs, by kind
-    assert f"`{name}`" in (PACKAGE.parent / "README.md").read_text()  # the generated table
+    assert f"`{name}`" in (PACKAGE.parent / "docs" / "methods.md").read_text()  # the table
 
 
 def test_the_sandbox_refuses_to_start_when_a_catalog_method_has_no_handler(monkeypatch):

@@ -199,7 +199,7 @@ def test_bad_settings_are_refused_when_the_handle_is_made(setting, value, rule):
 
 @pytest.fixture(scope="module")
 def moving_sandbox():
-    with Sandbox(seed=0, head_pace=1.0) as running:  # heads advance at real block times
+    with Sandbox(seed=0, clock="wall") as running:  # heads advance at real block times
         yield running
 
 

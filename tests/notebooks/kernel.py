@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -58,6 +60,28 @@ def errors_of(notebook: nbformat.NotebookNode) -> list[dict]:
         for output in cell.get("outputs", [])
         if output.get("output_type") == "error"
     ]
+
+
+WIDGET_ID = re.compile(r'"model_id": "[0-9a-f]+"')
+
+
+def shown(cell) -> str:
+    """What a cell shows, as text: its outputs, with stream chunks joined (how the kernel cuts
+    its stdout into messages is timing) and ipywidgets' model ids (new in every kernel) left
+    out."""
+    outputs = []
+    for output in cell.get("outputs", []):
+        previous = outputs[-1] if outputs else None
+        if (
+            output.get("output_type") == "stream"
+            and previous is not None
+            and previous.get("output_type") == "stream"
+            and previous["name"] == output["name"]
+        ):
+            previous["text"] += output["text"]
+            continue
+        outputs.append(dict(output))
+    return WIDGET_ID.sub('"model_id": "?"', json.dumps(outputs, sort_keys=True))
 
 
 def record_tapes(paths: Iterable[Path] = NOTEBOOKS) -> None:

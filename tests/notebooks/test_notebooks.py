@@ -8,7 +8,7 @@ import pytest
 
 from toolkit.sandbox import World
 
-from tests.notebooks.kernel import NOTEBOOKS, SECONDS_PER_NOTEBOOK, errors_of
+from tests.notebooks.kernel import NOTEBOOKS, SECONDS_PER_NOTEBOOK, errors_of, execute, shown
 
 pytestmark = pytest.mark.notebooks
 
@@ -34,6 +34,20 @@ def test_notebook_runs_and_shows_no_key(path, tmp_path, executed):
     assert not leaked, f"{path.name} shows {len(leaked)} key(s) in its outputs"
     errors = errors_of(notebook)
     assert not errors, json.dumps(errors)[:2000]
+
+
+@pytest.mark.timeout(SECONDS_PER_NOTEBOOK)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_shows_the_same_on_a_second_run_against_the_sandbox(path, executed):
+    """Run All twice, against a new embedded sandbox each time: the same outputs, byte for byte
+    (after ipywidgets' model ids, new in every kernel). The sandbox's heads move with the
+    requests it serves and the ledger keeps its time, so neither the machine's speed nor the
+    wall clock shows."""
+    first = executed(path)
+    again = execute(path)
+    assert not errors_of(again)
+    for before, after in zip(first.cells, again.cells, strict=True):
+        assert shown(before) == shown(after), before.get("source", "")[:200]
 
 
 def test_notebooks_are_committed_without_outputs():

@@ -5,13 +5,19 @@ here until `make tapes` records it again."""
 
 import gzip
 import json
-import re
 
 import pytest
 
 from toolkit.sandbox import World
 
-from tests.notebooks.kernel import NOTEBOOKS, SECONDS_PER_NOTEBOOK, TAPES, errors_of, execute
+from tests.notebooks.kernel import (
+    NOTEBOOKS,
+    SECONDS_PER_NOTEBOOK,
+    TAPES,
+    errors_of,
+    execute,
+    shown,
+)
 
 pytestmark = pytest.mark.notebooks
 
@@ -50,25 +56,3 @@ def test_notebook_replays_from_its_tape_with_no_gateway_and_shows_the_same_twice
     again = execute(path, tape_mode="replay")
     for first, second in zip(notebook.cells, again.cells, strict=False):
         assert shown(first) == shown(second), first.get("source", "")[:200]
-
-
-WIDGET_ID = re.compile(r'"model_id": "[0-9a-f]+"')
-
-
-def shown(cell) -> str:
-    """What a cell shows, as text: its outputs, with stream chunks joined (how the kernel cuts
-    its stdout into messages is timing) and ipywidgets' model ids (new in every kernel) left
-    out."""
-    outputs = []
-    for output in cell.get("outputs", []):
-        previous = outputs[-1] if outputs else None
-        if (
-            output.get("output_type") == "stream"
-            and previous is not None
-            and previous.get("output_type") == "stream"
-            and previous["name"] == output["name"]
-        ):
-            previous["text"] += output["text"]
-            continue
-        outputs.append(dict(output))
-    return WIDGET_ID.sub('"model_id": "?"', json.dumps(outputs, sort_keys=True))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from datetime import UTC, datetime
 
 import httpx
 import pytest
@@ -23,7 +24,7 @@ class FakeTime:
 
 def test_heads_advance_at_each_chain_block_time_times_pace():
     fake = FakeTime()
-    world = World(0, head_pace=2.0, now=fake)
+    world = World(0, head_pace=2.0, clock="wall", now=fake)
     start = {chain: world.head(chain) for chain in ("ethereum", "arbitrum", "tron", "ton")}
     fake.now += 30
     assert world.head("ethereum") - start["ethereum"] == 5  # 60 s of chain time / 12 s
@@ -68,9 +69,42 @@ def test_keys_are_long_and_seeded():
 
 
 def test_a_running_head_moves_over_http():
-    with Sandbox(head_pace=4.0) as sandbox, httpx.Client() as http:
+    with Sandbox(head_pace=4.0, clock="wall") as sandbox, httpx.Client() as http:
         url = sandbox.info["nodes"]["arbitrum-mainnet"]
         envelope = {"jsonrpc": "2.0", "id": 1, "method": "eth_blockNumber", "params": []}
         first = int(http.post(url, json=envelope).json()["result"], 16)
         time.sleep(0.3)  # 1.2 s of chain time: about 4 Arbitrum blocks
         assert int(http.post(url, json=envelope).json()["result"], 16) >= first + 3
+
+
+def test_with_the_requests_clock_each_node_request_is_a_second_of_sandbox_time():
+    fake = FakeTime()
+    world = World(0, now=fake)  # the default clock: requests
+    start = {chain: world.head(chain) for chain in ("ethereum", "arbitrum", "tron")}
+    fake.now += 3_600  # wall time alone moves nothing
+    assert {chain: world.head(chain) for chain in start} == start
+    for _ in range(24):
+        world.clock.tick()
+    assert world.head("ethereum") - start["ethereum"] == 2  # 24 s / 12 s
+    assert world.head("arbitrum") - start["arbitrum"] == 96  # / 0.25 s
+    assert world.head("tron") - start["tron"] == 8
+    assert world.clock.utc() == datetime.fromtimestamp(ANCHOR_UNIX_S + 24, UTC)
+    with pytest.raises(ValueError, match="clock"):
+        Clock(1.0, kind="sundial")
+
+
+def test_the_same_requests_see_the_same_heads_however_slowly_they_come():
+    envelope = {"jsonrpc": "2.0", "id": 1, "method": "eth_blockNumber", "params": []}
+
+    def heads(pause_s: float) -> list[int]:
+        with Sandbox(seed=1) as sandbox, httpx.Client() as http:
+            url = sandbox.info["nodes"]["arbitrum-mainnet"]
+            seen = []
+            for _ in range(4):
+                seen.append(int(http.post(url, json=envelope).json()["result"], 16))
+                time.sleep(pause_s)
+            return seen
+
+    fast = heads(0)
+    assert heads(0.3) == fast  # 1.2 s of wall time: 4 Arbitrum blocks under the wall clock
+    assert [b - a for a, b in itertools.pairwise(fast)] == [4, 4, 4]  # a second per request

@@ -5,8 +5,8 @@ Each `Method` names its chains, surface (JSON-RPC, REST POST/GET, platform), pat
 typed value), RU rule and cache pinning. Everything else reads it: validation (`Method.bind`), the
 RU estimator, the client's helpers (generated from the entry unless one is written by hand), the
 response cache, the widgets' forms, the sandbox's routes (it refuses to start when a method has no
-handler) and the README's method table. Adding a method is one entry here and one sandbox handler;
-tests/architecture/test_one_entry.py proves it by counting.
+handler) and the method table of docs/methods.md. Adding a method is one entry here and one
+sandbox handler; tests/architecture/test_one_entry.py proves it by counting.
 
 Besides the spec's methods (sections A to F) the catalog has the read methods that real clients
 call first (web3.py's ``eth_chainId``, tronpy's ``wallet/getnowblock``, ...), marked

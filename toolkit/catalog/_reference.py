@@ -1,4 +1,5 @@
-"""Reference text generated from the catalog: the README method table (a test keeps it in sync)."""
+"""Reference text generated from the catalog: the method table of docs/methods.md (a test keeps it
+in sync)."""
 
 from __future__ import annotations
 
@@ -46,9 +47,9 @@ def with_method_table(readme: str) -> str:
     return f"{head}{START}\n{method_table()}\n{END}{tail}"
 
 
-if __name__ == "__main__":  # python -m toolkit.catalog._reference README.md
+if __name__ == "__main__":  # python -m toolkit.catalog._reference docs/methods.md
     import sys
     from pathlib import Path
 
-    path = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
+    path = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/methods.md")
     path.write_text(with_method_table(path.read_text()))

@@ -131,6 +131,8 @@ class Gateway:
         remote = sandbox is None and _is_remote(platform_url)
         self.shared = Shared(self.settings, remote=remote)
         self.meter = self.shared.meter
+        if sandbox is not None:  # its own time, which moves with its requests (`Meter`)
+            self.meter.clock = sandbox.world.clock.utc
         self.platform = Platform(platform_core(platform_url, api_key, self.shared))
         self._node_urls: dict[str, str] = {}
         for node_name, url in dict(nodes or {}).items():

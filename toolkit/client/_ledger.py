@@ -291,8 +291,17 @@ class SpendingJournal(Protocol):
         """Called once a reservation settled; it runs in `finally` blocks, so it must not raise."""
 
 
+def wall_clock() -> datetime:
+    return datetime.now(UTC)
+
+
 class Meter:
-    """The pricing table, the ledger and the budget shared by a gateway's clients."""
+    """The pricing table, the ledger and the budget shared by a gateway's clients.
+
+    `clock` dates what the ledger and the records made from it say happened: wall time, or for
+    the embedded sandbox its own time (`Sandbox.world.clock`), which moves with the requests it
+    serves, so that a notebook run against it twice shows the same times.
+    """
 
     journal: SpendingJournal | None = None
 
@@ -302,9 +311,11 @@ class Meter:
         pricing: PricingTable = DEFAULT_PRICING,
         budget: int | None = None,
         ledger: Ledger | None = None,
+        clock: Callable[[], datetime] = wall_clock,
     ):
         self.pricing = pricing
         self.ledger = ledger if ledger is not None else Ledger()
+        self.clock = clock
         self._budget = Budget(check_budget(budget), spent=self.ledger.counted_ru)
 
     @property
@@ -340,7 +351,7 @@ class Meter:
                 self.journal.settled(reserved, billed, unconfirmed)
 
     def record(self, **fields: Any) -> None:
-        self.ledger.record(Entry(time=datetime.now(UTC), **fields))
+        self.ledger.record(Entry(time=self.clock(), **fields))
 
     def __repr__(self) -> str:
         budget = (

@@ -23,7 +23,6 @@ import time
 import weakref
 from collections.abc import Generator, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -659,7 +658,7 @@ class NodeCore:
         """One ledger entry per call answered from the cache (0 RU), written in one go."""
         if not calls:
             return  # nothing to write, and no ledger display to wake
-        now = datetime.now(UTC)
+        now = self.meter.clock()
         label = self.endpoint.label
         entries: dict[str, Entry] = {}  # one immutable entry per method, shared by its hits
         for name in set(map(_METHOD_NAME_OF, calls)):

@@ -163,12 +163,20 @@ class Tape:
 
     # --- recording ---
 
-    def record(self, keys: list[Key], answers: list[dict[str, Any] | None], step: Send, fate):
-        """Keep each call's answer (None: the attempt got none) and what the attempt cost."""
+    def record(
+        self,
+        keys: list[Key],
+        answers: list[dict[str, Any] | None],
+        step: Send,
+        fate: Any,
+        when: datetime,
+    ):
+        """Keep each call's answer (None: the attempt got none), what the attempt cost, and
+        `when` it was answered, on the clock the ledger keeps (the sandbox's own, for it)."""
         prices = [(part[1], part[2]) for part in step.parts] or [(step.likely, step.ru)]
         if len(prices) != len(keys):
             prices = [prices[0]] * len(keys)
-        at = datetime.now(UTC).isoformat(timespec="milliseconds")
+        at = when.isoformat(timespec="milliseconds")
         with self._lock:
             for key, answer, (likely, ru) in zip(keys, answers, prices, strict=True):
                 billed, unconfirmed = charge(fate, likely, ru)
@@ -386,6 +394,7 @@ class TapeClient(StepClient):
         self.inner = inner
         self.node, self.chain = _node_of(core)
         self.base = core.endpoint.url.rstrip("/")
+        self.clock = core.meter.clock  # what the ledger dates calls by: answers get its time
 
     def send_step(self, step: Send) -> Answer | BaseException:
         if self.tape.replaying:
@@ -446,7 +455,7 @@ class TapeClient(StepClient):
             answers = _split(outcome, ids, len(keys))
             for answer in answers:
                 answer["latency_s"] = round(latency_s, 6)
-        self.tape.record(keys, answers, step, attempt_fate(outcome))
+        self.tape.record(keys, answers, step, attempt_fate(outcome), self.clock())
 
     # --- replaying ---
 

@@ -675,7 +675,7 @@ class Exchange:
         likely = self.ru if self.ru_likely is None else self.ru_likely
         # A replayed call happened when it was recorded, and took as long: the ledger keeps the
         # tape's clock.
-        now = datetime.now(UTC) if self.replayed_at is None else _utc(self.replayed_at)
+        now = self.meter.clock() if self.replayed_at is None else _utc(self.replayed_at)
         if self.replayed_at is not None:
             latency = self.recorded_latency_s
         sent = self.answered_attempts + self.unanswered_attempts > 0

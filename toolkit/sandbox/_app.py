@@ -177,6 +177,7 @@ class Gateway:
             body = await read_body(request)
         except BodyTooLarge as too_large:  # refused, not answered: not metered
             return too_large.answer().to_response()
+        self.world.clock.tick()
         head = self.world.head(node.chain)
         calls = _calls(endpoint, path, body)
 

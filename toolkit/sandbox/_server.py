@@ -41,11 +41,13 @@ def _protocol_class() -> type:
 class Sandbox:
     """An embedded gateway with seven nodes, a platform API, RU metering and fault knobs.
 
-    >>> with Sandbox(seed=0) as sandbox:
-    ...     sandbox.info["nodes"]["ethereum-mainnet"]  # doctest: +SKIP
-    'http://127.0.0.1:40123/6f1c...'
+        >>> with Sandbox(seed=0) as sandbox:
+        ...     sandbox.info["nodes"]["ethereum-mainnet"]  # doctest: +SKIP
+        'http://127.0.0.1:40123/6f1c...'
 
-    `head_pace` scales how fast chain heads advance (0 freezes them); `root_hash_cap` is the
+    `clock` moves the chain heads: ``"requests"`` (each node request served is a second of
+    sandbox time: the same calls see the same heads) or ``"wall"``; `head_pace` scales it (0
+    freezes them); `root_hash_cap` is the
     `bor_getRootHash` range limit. Non-loopback hosts need `allow_remote=True`: the sandbox has no
     TLS and hands its keys to anyone who asks `info`.
     """
@@ -57,6 +59,7 @@ class Sandbox:
         host: str = "127.0.0.1",
         port: int = 0,
         head_pace: float = 1.0,
+        clock: str = "requests",
         root_hash_cap: int = 1024,
         allow_remote: bool = False,
     ):
@@ -67,7 +70,7 @@ class Sandbox:
             )
         self.host = host
         self.requested_port = port
-        self.world = World(seed, head_pace=head_pace, root_hash_cap=root_hash_cap)
+        self.world = World(seed, head_pace=head_pace, clock=clock, root_hash_cap=root_hash_cap)
         names = [node.name for node in self.world.served_nodes]
         self.meter = Metering(names)
         self.faults = Faults(seed, [*names, PLATFORM])

@@ -83,8 +83,10 @@ class Node:
 class World:
     """Nodes, keys, heads and chain services for one seed.
 
-    `head_pace` scales how fast heads advance with wall time (1.0 = each chain's real block
-    time, 0 = frozen); `root_hash_cap` is Polygon's `bor_getRootHash` range limit, in blocks.
+    `clock` is what moves sandbox time, and with it the heads: ``"requests"`` (each node request
+    served is a second) or ``"wall"`` (see `_clock`); `head_pace` scales it (1.0 = each chain's
+    real block time, 0 = frozen); `root_hash_cap` is Polygon's `bor_getRootHash` range limit,
+    in blocks.
     """
 
     def __init__(
@@ -92,12 +94,13 @@ class World:
         seed: int = 0,
         *,
         head_pace: float = 1.0,
+        clock: str = "requests",
         root_hash_cap: int = 1024,
         now: Callable[[], float] = time.monotonic,
     ):
         self.seed = seed
         self.seeded = Seeded(seed)
-        self.clock = Clock(head_pace, now)
+        self.clock = Clock(head_pace, now, kind=clock)
         self.api_key = self.seeded.hex("platform-api-key")
         self.nodes = self._make_nodes()
         self._by_key = {node.key: node for node in self.nodes}

@@ -10,7 +10,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ._examples import sandbox_examples
+from ._examples import gateway_examples
 from ._html import STYLE, text
 from ._ledger_view import LedgerView
 from ._method import MethodExplorer
@@ -24,7 +24,7 @@ class Explorer(ShownOnce, widgets.VBox):
     def __init__(self, gw: Any, *, node: str | None = None):
         self.gw = gw
         where = "the embedded sandbox" if gw.sandbox is not None else "your gateway"
-        examples = sandbox_examples(gw.sandbox) if gw.sandbox is not None else None
+        examples = gateway_examples(gw)
         self.picker = NodePicker(gw)
         self.methods = MethodExplorer(examples=examples)
         self.ledger = LedgerView(gw.meter)

@@ -60,6 +60,13 @@ class Provenance:
     toolkit_version: str = __version__
     python_version: str = field(default_factory=_platform.python_version)
     time: datetime = field(default_factory=lambda: datetime.now(UTC))
+    sandbox_time: bool = False  # `time` is the embedded sandbox's own, not the wall's
+
+    @property
+    def when(self) -> str:
+        """`time` as the record shows it, saying when it is the sandbox's."""
+        when = self.time.strftime("%Y-%m-%d %H:%M:%S")
+        return f"{when} (sandbox time)" if self.sandbox_time else when
 
     @property
     def not_sent(self) -> int:
@@ -74,7 +81,7 @@ class Provenance:
     def rows(self) -> list[tuple[str, str]]:
         rows = [
             ("gateway", self.gateway),
-            ("time (UTC)", self.time.strftime("%Y-%m-%d %H:%M:%S")),
+            ("time (UTC)", self.when),
             ("toolkit", f"node-gateway-toolkit {self.toolkit_version}"),
             ("python", self.python_version),
             (
@@ -117,7 +124,7 @@ class Provenance:
             f"{use.calls:,} calls, {_ru(use.ru, use.unconfirmed_ru)}"
             for use in self.nodes
         )
-        when = self.time.strftime("%Y-%m-%d %H:%M UTC")
+        when = self.time.strftime("%Y-%m-%d %H:%M UTC") + (" sandbox time" * self.sandbox_time)
         return (
             f"Source: {self.gateway}, {nodes or 'no calls'} · "
             f"node-gateway-toolkit {self.toolkit_version} · {when}"
@@ -174,11 +181,13 @@ def provenance(gateway: Gateway, *, entries: Sequence[Entry] | None = None) -> P
         replayed=len(replayed),
         recorded_ru=sum(e.recorded_ru for e in replayed),
         recorded_unconfirmed_ru=sum(e.recorded_unconfirmed_ru for e in replayed),
-        # Replayed, the record is the recording's: its time, not the replay's.
+        # Replayed, the record is the recording's: its time, not the replay's. Against the
+        # embedded sandbox, the sandbox's own time (`Meter.clock`).
         tape=f"{tape.path.name} recorded {tape.recorded_at:%Y-%m-%d %H:%M} UTC"
         if replaying
         else None,
-        **({"time": tape.recorded_at} if replaying else {}),
+        time=tape.recorded_at if replaying else gateway.meter.clock(),
+        sandbox_time=gateway.sandbox is not None and not replaying,
     )
 
 

@@ -745,12 +745,15 @@ def _record_run(
 
 
 def _run_time(calls: list[PlannedCall], ledgers: list[tuple[Ledger, int]]) -> datetime | None:
-    """When a run happened: now (None), or replaying a tape, on the tape's clock (its last
-    replayed call's recorded time, else the latest answer the tape served), so that a notebook
-    replayed twice shows the same run records."""
-    tape = calls[0].node.settings.tape if calls else None
-    if tape is None or not tape.replaying:
+    """When a run happened: now on the gateway's clock (`Meter.clock`: the embedded sandbox's
+    own), or replaying a tape, on the tape's clock (its last replayed call's recorded time, else
+    the latest answer the tape served), so that a notebook run twice shows the same run records.
+    None: no call, so no gateway to ask."""
+    if not calls:
         return None
+    tape = calls[0].node.settings.tape
+    if tape is None or not tape.replaying:
+        return calls[0].node.meter.clock()
     replayed = [e.time for ledger, start in ledgers for e in ledger.entries[start:] if e.replayed]
     return max(replayed) if replayed else tape.clock
 
