@@ -147,7 +147,8 @@ def takes_runs(*serves: str, combine: Combine = listed) -> Callable[[F], F]:
     by methods it does not read) become that input by `combine` (`listed`, `flattened`,
     `records(...)`, or `each`: the function applied to each answer and the frames stacked)."""
     methods = tuple(m.name for m in METHODS if m.result in serves or m.name in serves)
-    assert methods, serves
+    if not methods:
+        raise ValueError(f"no catalog method has a result kind or name in {serves}")
 
     def decorate(function: F) -> F:
         RUN_METHODS[function.__name__] = methods
