@@ -25,6 +25,7 @@ BENCHMARKS = [
     ("bench_dataset.py", "Datasets and Dask", [], ["--quick"]),
     ("bench_tape.py", "Tapes", [], ["--quick"]),
     ("bench_logging.py", "Logging", [], ["--quick"]),
+    ("bench_json.py", "Reading answers", [], ["--quick"]),
 ]
 
 

@@ -23,7 +23,7 @@ def main() -> None:
             for address in accounts.values()
             for block in blocks
         ]
-        figure, _ = plots.plot_balances(frames.balances_frame(records))
+        figure, _ = plots.plot_balances(frames.evm_balances(records))
         figure.savefig(HERE / "balances.png", dpi=110, bbox_inches="tight")
 
         tron = gw.node("tron-mainnet")

@@ -36,6 +36,7 @@ def test_every_benchmark_runs_at_its_smoke_size_and_prints_its_targets():
         "Load on the sandbox",
         "Datasets",
         "Tapes",
+        "Reading answers",
     ):
         assert f"## {title}" in report
     # Each goal of issue 17 is printed as a ratio beside its target.
@@ -49,6 +50,7 @@ def test_every_benchmark_runs_at_its_smoke_size_and_prints_its_targets():
         "| toolkit `tron_transaction_infos` + `toolkit.to_parquet` |",
         "Durability by the batch (a journal line per finished batch",  # of the one-process run
         "Replay ÷ sandbox time:",
+        "`load_bounded` / `json.loads` on the 3 MiB answer:",
     ):
         assert measured in report, measured
     # The load bench's clients and the sandbox's meter agree on what was spent.

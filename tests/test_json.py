@@ -69,3 +69,69 @@ def test_a_raised_recursion_limit_does_not_crash_any_reader():
     )
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.split("\n")[:3] == ["json: refused", "client: True", "sandbox: True"]
+
+
+def _depth(value) -> int:
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    return 0
+
+
+def _nested(rng, depth: int):
+    """A JSON value nested exactly `depth` levels, strings full of brackets, quotes, escapes."""
+    alphabet = ["[", "]", "{", "}", '"', "\\", "\\\\", '\\"', "a", "n", "u", "/", "é", "\u2028"]
+
+    def text() -> str:
+        return "".join(rng.choice(alphabet) for _ in range(rng.randrange(6)))
+
+    if depth == 0:
+        return rng.choice([text(), 12345678901234567890123, 1.5, None, True])
+    inner = [_nested(rng, rng.randrange(depth)) for _ in range(rng.randrange(3))]
+    inner.insert(rng.randrange(len(inner) + 1), _nested(rng, depth - 1))
+    if rng.random() < 0.5:
+        return inner
+    return {text() + str(i): value for i, value in enumerate(inner)}
+
+
+def test_the_depth_measure_agrees_with_the_decoder_whatever_the_strings_hold():
+    """The measure drops escapes and strings by bytes, never by decoding: on texts whose
+    strings hold brackets, quotes and backslashes (escaped or not, ASCII or not), it finds the
+    depth the decoded value has, exactly."""
+    import json
+    import random
+
+    from toolkit._json import _nests_deeper
+
+    rng = random.Random(27)
+    for case in range(400):
+        depth = rng.randrange(1, 12)
+        value = _nested(rng, depth)
+        assert _depth(value) == depth
+        for ascii_only in (True, False):
+            raw = json.dumps(value, ensure_ascii=ascii_only).encode()
+            assert not _nests_deeper(raw, depth), (case, raw)
+            assert _nests_deeper(raw, depth - 1), (case, raw)
+            assert load_bounded(raw, depth) == json.loads(raw)
+
+
+def test_texts_in_other_encodings_are_measured_as_their_characters():
+    import json
+
+    value = {"a": ["[[[" * 3, {"b": ["\u5b22"]}]}  # U+5B22: the UTF-16 bytes 0x22 0x5B
+    for encoding in ("utf-16-le", "utf-16-be", "utf-32"):
+        raw = json.dumps(value, ensure_ascii=False).encode(encoding)
+        assert load_bounded(raw, 4) == value
+        with pytest.raises(NestedTooDeep):
+            load_bounded(raw, 3)
+
+
+def test_nan_infinity_and_big_integers_as_before():
+    from toolkit._json import NotJSONNumber
+
+    big = 2**256 - 1
+    assert load_bounded(b'{"v": %d}' % big) == {"v": big}
+    for literal in (b"NaN", b"Infinity", b"-Infinity", b"1e400"):
+        with pytest.raises(NotJSONNumber):
+            load_bounded(b'{"v": [' + literal + b"]}")

@@ -35,7 +35,7 @@ gw = toolkit.connect()
 eth = gw.node("ethereum-mainnet")
 alice = DEMO.evm.accounts["alice"]
 records = [(alice, block, eth.get_balance(alice, block=hex(block))) for block in (1, 2, 3)]
-figure, _ = plots.plot_balances(frames.balances_frame(records))
+figure, _ = plots.plot_balances(frames.evm_balances(records))
 print(json.dumps({
     "typed": importlib.resources.files("toolkit").joinpath("py.typed").is_file(),
     "version": toolkit.__version__,

@@ -59,7 +59,12 @@ from .catalog import (
     PricingTable,
     lookup,
 )
-from .catalog.encoding import to_checksum_address, ton_address_forms, tron_to_base58, tron_to_hex
+from .catalog.encoding import (
+    to_checksum_address,
+    ton_address_variants,
+    tron_to_base58,
+    tron_to_hex,
+)
 from .client import (
     ArbitrumNode,
     AsyncArbitrumNode,
@@ -117,13 +122,20 @@ _LAZY_NAMES = {
 }
 
 
+# Old names kept one release (DeprecationWarning): `ton_address_forms` gave a dict while
+# `frames.ton_address_forms` gives a DataFrame of a detectAddress answer.
+_RENAMED = {"ton_address_forms": "ton_address_variants"}
+
+
 def __getattr__(name: str) -> Any:
     # Submodules that import pandas, matplotlib, ipywidgets or solders load on first use.
     if name in _LAZY_MODULES:
         return importlib.import_module(f"{__name__}.{name}")
     if name in _LAZY_NAMES:
         return getattr(importlib.import_module(f"{__name__}.{_LAZY_NAMES[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from ._renamed import renamed_attribute
+
+    return renamed_attribute(__name__, _RENAMED, globals(), name)
 
 
 def __dir__() -> list[str]:
@@ -210,7 +222,7 @@ __all__ = [
     "scrub_logging",
     "to_checksum_address",
     "to_parquet",
-    "ton_address_forms",
+    "ton_address_variants",
     "tron_to_base58",
     "tron_to_hex",
     "web3",

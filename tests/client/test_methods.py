@@ -54,7 +54,7 @@ def check(method: str, raw: Any, typed: Any) -> None:
             assert raw == typed and "/" in raw
         case "debug_printBlock":
             assert raw == typed and raw.startswith("(*types.Block)(0xc")
-            assert frames.print_block_frame(raw)["number"][0] == 22_207_815
+            assert frames.evm_printed_blocks(raw)["number"][0] == 22_207_815
         case "bor_getRootHash":
             assert raw == typed and len(raw) == 64 and not raw.startswith("0x")
         case "simulateTransaction":

@@ -80,7 +80,7 @@ def test_print_block_sends_a_decimal_integer_and_reads_a_real_spew_dump(replay):
     for given in (250_000_000, hex(250_000_000)):
         dump = node.print_block(given)
         assert replay.requests[-1][1]["params"] == [250_000_000]  # a JSON integer, not "0x..."
-    assert frames.print_block_frame(dump)["number"][0] == 236
+    assert frames.evm_printed_blocks(dump)["number"][0] == 236
     assert node.ledger.total_ru == 4  # debug_* is 2 RU a call
 
 
@@ -118,7 +118,9 @@ def test_asset_by_name_reads_the_bare_record_and_the_wrapped_one(replay, wrapped
     path, body = replay.requests[-1]
     assert path == f"/{KEY}/wallet/getassetissuebyname"
     assert body == {"value": "303044696365", "visible": False}  # one rule: visible sent, False
-    row = frames.asset_issues(tron.call("wallet/getassetissuebyname", value="303044696365")).iloc[0]
+    row = frames.tron_asset_issues(
+        tron.call("wallet/getassetissuebyname", value="303044696365")
+    ).iloc[0]
     assert row["name"] == "00Dice" and row["precision"] == 6
 
 
@@ -145,7 +147,7 @@ def test_real_tron_bodies_through_the_client(replay):
     assert tron.get_transaction_info_by_block_num(1) == []
     listed = real("tron_getassetissuelistbyname_nile.json")
     replay.reply = lambda request: (200, listed)
-    df = frames.asset_issues(tron.get_asset_issue_list_by_name("TRN"))
+    df = frames.tron_asset_issues(tron.get_asset_issue_list_by_name("TRN"))
     assert df["total_supply_tokens"].notna().all()
 
 

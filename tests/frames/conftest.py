@@ -46,7 +46,7 @@ def _sandbox_frames() -> dict[str, pd.DataFrame]:
     eth = gw.node(ex.node_name("ethereum"))
     head = eth.block_number()
     accounts = list(ex.evm.accounts.values())[:3]
-    made["balances_frame"] = frames.balances_frame(
+    made["evm_balances"] = frames.evm_balances(
         [(a, b, eth.get_balance(a, block=b)) for a in accounts for b in (head - 500, head)]
     )
     blocks = [eth.call("eth_getBlockByNumber", hex(n), True) for n in (head - 200, head - 1)]
@@ -58,15 +58,15 @@ def _sandbox_frames() -> dict[str, pd.DataFrame]:
     )
     assert len(made["evm_logs"]) and len(made["evm_block_transactions"])
     arb = gw.node(ex.node_name("arbitrum"))
-    made["print_block_frame"] = frames.print_block_frame(arb.print_block(arb.block_number()))
+    made["evm_printed_blocks"] = frames.evm_printed_blocks(arb.print_block(arb.block_number()))
     pol = gw.node(ex.node_name("polygon"))
     start = pol.block_number() - 100
-    made["root_hashes"] = frames.root_hashes(
+    made["evm_root_hashes"] = frames.evm_root_hashes(
         [(start, start + 63, pol.get_root_hash(start, start + 63))]
     )
 
     tron = gw.node(ex.node_name("tron"))
-    made["asset_issues"] = frames.asset_issues(
+    made["tron_asset_issues"] = frames.tron_asset_issues(
         tron.get_asset_issue_list_by_name(ex.tron.asset_name)
     )
     account = tron.get_account(ex.tron.account, visible=True)
@@ -105,10 +105,12 @@ def _sandbox_frames() -> dict[str, pd.DataFrame]:
         for k in VersionedTransaction.from_bytes(base64.b64decode(transfer)).message.account_keys
     ]
     result = sol.simulate_transaction(transfer, accounts=[S.payer, S.recipient])
-    made["simulation_summary"] = frames.simulation_summary(result)
-    made["simulation_balances"] = frames.simulation_balances(result, keys)
-    made["simulation_accounts"] = frames.simulation_accounts(result, [S.payer, S.recipient])
-    made["simulation_logs"] = frames.simulation_logs(result)
+    made["solana_simulation_summary"] = frames.solana_simulation_summary(result)
+    made["solana_simulation_balances"] = frames.solana_simulation_balances(result, keys)
+    made["solana_simulation_accounts"] = frames.solana_simulation_accounts(
+        result, [S.payer, S.recipient]
+    )
+    made["solana_simulation_logs"] = frames.solana_simulation_logs(result)
     from solders.keypair import Keypair
 
     newcomer = Keypair.from_seed(hashlib.sha256(b"parquet newcomer").digest()).pubkey()
@@ -120,8 +122,12 @@ def _sandbox_frames() -> dict[str, pd.DataFrame]:
         for k in VersionedTransaction.from_bytes(base64.b64decode(create)).message.account_keys
     ]
     created = sol.simulate_transaction(create, inner_instructions=True)
-    made["simulation_inner_instructions"] = frames.simulation_inner_instructions(created, ckeys)
-    made["simulation_token_balances"] = frames.simulation_token_balances(created, ckeys)
+    made["solana_simulation_inner_instructions"] = frames.solana_simulation_inner_instructions(
+        created, ckeys
+    )
+    made["solana_simulation_token_balances"] = frames.solana_simulation_token_balances(
+        created, ckeys
+    )
 
     work = toolkit.Workload().grid(eth, "eth_getBalance", accounts, [head - 1_000, head - 10])
     work.each(tron, "wallet/gettransactioninfobyblocknum", range(latest - 3, latest), param="num")
@@ -140,18 +146,20 @@ def _fixture_frames() -> dict[str, pd.DataFrame]:
     from toolkit import frames
 
     return {
-        "fixture_simulation_logs": frames.simulation_logs(_load("solana_simulate_envelope")),
-        "fixture_simulation_return_data": frames.simulation_return_data(
+        "fixture_solana_simulation_logs": frames.solana_simulation_logs(
             _load("solana_simulate_envelope")
         ),
-        "fixture_simulation_failed": frames.simulation_summary(
+        "fixture_solana_simulation_return_data": frames.solana_simulation_return_data(
+            _load("solana_simulate_envelope")
+        ),
+        "fixture_simulation_failed": frames.solana_simulation_summary(
             _load("solana_simulate_failed_bare")
         ),
         "fixture_platform_nodes": frames.platform_nodes(_load("platform_nodes_pages")),
         "fixture_tron_transaction_infos": frames.tron_transaction_infos(
             _load("tron_transaction_info_by_block")
         ),
-        "fixture_asset_issues": frames.asset_issues(_load("tron_asset_list_by_name")),
+        "fixture_tron_asset_issues": frames.tron_asset_issues(_load("tron_asset_list_by_name")),
         "fixture_ton_token_data": frames.ton_token_data(_load("ton_token_toncenter")),
         "fixture_tron_transaction": frames.tron_transaction(_load("tron_proposal_delete")),
     }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from toolkit.frames import FrameError, balances_frame, print_block_frame, quantity, root_hashes
+from toolkit.frames import FrameError, evm_balances, evm_printed_blocks, evm_root_hashes, quantity
 from toolkit.frames._evm import BALANCE_COLUMNS, PRINT_BLOCK_COLUMNS, ROOT_HASH_COLUMNS
 
 ALICE = "0x1f9090aae28b8a3dceadf281b0f12828e676c326"
@@ -33,7 +33,7 @@ def test_balances_frame_from_tuples_and_dicts():
             "balance": {"jsonrpc": "2.0", "id": 4, "result": "0x1"},
         },
     ]
-    df = balances_frame(records)
+    df = evm_balances(records)
     assert tuple(df.columns) == BALANCE_COLUMNS
     assert df["block"].tolist() == [22207815, 22207816, 22207815, 22207816]
     assert df["wei"].tolist() == [2 * 10**18, 2**70, 0, 1]
@@ -42,19 +42,19 @@ def test_balances_frame_from_tuples_and_dicts():
 
 
 def test_balances_frame_empty_and_bad_records():
-    assert balances_frame([]).empty
-    assert balances_frame(iter([(ALICE, 1, None)]))["wei"].isna().all()
+    assert evm_balances([]).empty
+    assert evm_balances(iter([(ALICE, 1, None)]))["wei"].isna().all()
     with pytest.raises(FrameError, match="hex quantity"):
-        balances_frame([(ALICE, "latest", "0x1")])
+        evm_balances([(ALICE, "latest", "0x1")])
     with pytest.raises(FrameError, match="address, block, wei"):
-        balances_frame([(ALICE, 1)])
+        evm_balances([(ALICE, 1)])
     with pytest.raises(FrameError, match="iterable"):
-        balances_frame(5)
+        evm_balances(5)
 
 
 def test_print_block_frame_parses_a_geth_style_dump(load_text):
     text = load_text("debug_print_block.txt")
-    df = print_block_frame(text)
+    df = evm_printed_blocks(text)
     assert tuple(df.columns[: len(PRINT_BLOCK_COLUMNS)]) == PRINT_BLOCK_COLUMNS
     row = df.iloc[0]
     assert row["number"] == 22207815
@@ -75,14 +75,14 @@ def test_print_block_frame_parses_a_geth_style_dump(load_text):
 
 
 def test_print_block_frame_is_tolerant_of_other_formats():
-    df = print_block_frame(["not a block dump", "Number: 5\nGasUsed: 0x10\nBaseFee: <nil>"])
+    df = evm_printed_blocks(["not a block dump", "Number: 5\nGasUsed: 0x10\nBaseFee: <nil>"])
     assert df["raw"].tolist() == ["not a block dump", "Number: 5\nGasUsed: 0x10\nBaseFee: <nil>"]
     assert pd.isna(df["number"][0]) and df["number"][1] == 5
     assert df["gas_used"][1] == 16 and pd.isna(df["base_fee"][1]) and pd.isna(df["tx_count"][1])
     envelope = {"jsonrpc": "2.0", "id": 1, "result": "Number: 9"}
-    assert print_block_frame(envelope)["number"][0] == 9
+    assert evm_printed_blocks(envelope)["number"][0] == 9
     with pytest.raises(FrameError):
-        print_block_frame([{"not": "text"}])
+        evm_printed_blocks([{"not": "text"}])
 
 
 def test_root_hashes():
@@ -96,13 +96,13 @@ def test_root_hashes():
         },
         {"from_block": 1, "to_block": 1, "root_hash": "0x" + digest},
     ]
-    df = root_hashes(records)
+    df = evm_root_hashes(records)
     assert tuple(df.columns) == ROOT_HASH_COLUMNS
     assert df["blocks"].tolist() == [100, 100, 1]
     assert df["root_hash"].tolist() == [digest, digest, "0x" + digest]
     assert df["root_hash_0x"].tolist() == ["0x" + digest] * 3
     with pytest.raises(FrameError, match="root_hash: expected text"):
-        root_hashes([(1, 2, [3])])
+        evm_root_hashes([(1, 2, [3])])
 
 
 def test_blocks_and_logs_from_the_sandbox_are_typed_frames(gateway):

@@ -36,18 +36,18 @@ FIXTURES = {path.stem: json.loads(path.read_text()) for path in sorted(DATA.glob
 FIXTURES |= {name: json.loads((REAL / f"{name}.json").read_text()) for name in REAL_FIXTURES}
 
 PAYLOAD_FUNCTIONS = [
-    frames.asset_issues,
+    frames.tron_asset_issues,
     frames.tron_transaction_infos,
     frames.tron_blocks,
     frames.tron_block_transactions,
     frames.tron_transaction,
-    frames.simulation_summary,
-    frames.simulation_logs,
-    frames.simulation_balances,
-    frames.simulation_token_balances,
-    frames.simulation_accounts,
-    frames.simulation_inner_instructions,
-    frames.simulation_return_data,
+    frames.solana_simulation_summary,
+    frames.solana_simulation_logs,
+    frames.solana_simulation_balances,
+    frames.solana_simulation_token_balances,
+    frames.solana_simulation_accounts,
+    frames.solana_simulation_inner_instructions,
+    frames.solana_simulation_return_data,
     frames.platform_nodes,
     frames.ton_token_data,
     frames.ton_masterchain_info,
@@ -59,9 +59,9 @@ PAYLOAD_FUNCTIONS = [
     frames.evm_blocks,
     frames.evm_block_transactions,
     frames.evm_logs,
-    frames.balances_frame,
-    frames.print_block_frame,
-    frames.root_hashes,
+    frames.evm_balances,
+    frames.evm_printed_blocks,
+    frames.evm_root_hashes,
 ]
 
 
@@ -183,10 +183,10 @@ def test_realistic_payloads_with_one_broken_value_give_a_frame_or_frame_error(na
 @given(keys=json_values, payload=broken_fixtures())
 def test_account_key_and_address_arguments_never_raise_anything_else(keys, payload):
     for function, argument in [
-        (frames.simulation_balances, "account_keys"),
-        (frames.simulation_token_balances, "account_keys"),
-        (frames.simulation_inner_instructions, "account_keys"),
-        (frames.simulation_accounts, "addresses"),
+        (frames.solana_simulation_balances, "account_keys"),
+        (frames.solana_simulation_token_balances, "account_keys"),
+        (frames.solana_simulation_inner_instructions, "account_keys"),
+        (frames.solana_simulation_accounts, "addresses"),
     ]:
         with contextlib.suppress(FrameError):
             function(payload, **{argument: keys})
@@ -195,5 +195,5 @@ def test_account_key_and_address_arguments_never_raise_anything_else(keys, paylo
 @settings(max_examples=200, deadline=None)
 @given(records=st.lists(st.tuples(json_values, json_values, json_values), max_size=4))
 def test_record_tuples_of_anything_give_a_frame_or_frame_error(records):
-    for function in (frames.balances_frame, frames.root_hashes):
+    for function in (frames.evm_balances, frames.evm_root_hashes):
         _assert_frame_or_frame_error(function, records)

@@ -10,13 +10,13 @@ import pytest
 from toolkit.frames import (
     LOG_KINDS,
     FrameError,
-    simulation_accounts,
-    simulation_balances,
-    simulation_inner_instructions,
-    simulation_logs,
-    simulation_return_data,
-    simulation_summary,
-    simulation_token_balances,
+    solana_simulation_accounts,
+    solana_simulation_balances,
+    solana_simulation_inner_instructions,
+    solana_simulation_logs,
+    solana_simulation_return_data,
+    solana_simulation_summary,
+    solana_simulation_token_balances,
 )
 from toolkit.frames._solana import (
     ACCOUNT_COLUMNS,
@@ -34,7 +34,7 @@ SYSTEM = "11111111111111111111111111111111"
 
 
 def test_summary_of_a_wrapped_result_in_an_envelope(load):
-    df = simulation_summary(load("solana_simulate_envelope"))
+    df = solana_simulation_summary(load("solana_simulate_envelope"))
     assert tuple(df.columns) == SUMMARY_COLUMNS
     row = df.iloc[0]
     assert row["slot"] == 318912345 and row["api_version"] == "2.1.13"
@@ -48,22 +48,22 @@ def test_summary_of_a_wrapped_result_in_an_envelope(load):
 
 
 def test_summary_of_a_failed_bare_value(load):
-    row = simulation_summary(load("solana_simulate_failed_bare")).iloc[0]
+    row = solana_simulation_summary(load("solana_simulate_failed_bare")).iloc[0]
     assert not row["success"]
     assert row["err"] == '{"InstructionError":[0,{"Custom":1}]}'
     assert pd.isna(row["slot"]) and pd.isna(row["replacement_blockhash"])
 
 
 def test_summary_with_a_string_error_and_a_null_fee():
-    row = simulation_summary({"context": {"slot": 1}, "value": {"err": "BlockhashNotFound"}}).iloc[
-        0
-    ]
+    row = solana_simulation_summary(
+        {"context": {"slot": 1}, "value": {"err": "BlockhashNotFound"}}
+    ).iloc[0]
     assert row["err"] == "BlockhashNotFound" and not row["success"]
     assert pd.isna(row["fee_lamports"]) and pd.isna(row["fee_sol"]) and row["log_count"] == 0
 
 
 def test_logs_track_the_program_stack(load):
-    df = simulation_logs(load("solana_simulate_envelope"))
+    df = solana_simulation_logs(load("solana_simulate_envelope"))
     assert tuple(df.columns) == LOG_COLUMNS
     assert list(df["kind"].cat.categories) == list(LOG_KINDS)
     # "Program log:" lines belong to whichever program is running at the time.
@@ -85,11 +85,11 @@ def test_logs_track_the_program_stack(load):
 
 
 def test_logs_of_a_failure_and_of_a_plain_list(load):
-    failed = simulation_logs(load("solana_simulate_failed_bare"))
+    failed = solana_simulation_logs(load("solana_simulate_failed_bare"))
     last = failed.iloc[-1]
     assert last["kind"] == "failed" and last["message"] == "custom program error: 0x1"
     lines = ["Log truncated", "Program log: success", f"Program {SYSTEM} invoke [1]"]
-    df = simulation_logs(lines)
+    df = solana_simulation_logs(lines)
     assert df["kind"].tolist() == ["other", "log", "invoke"]
     assert df["depth"].tolist() == [0, 0, 1]
     assert pd.isna(df["program_id"][0]) and df["message"][1] == "success"
@@ -97,12 +97,12 @@ def test_logs_of_a_failure_and_of_a_plain_list(load):
 
 def test_logs_null_gives_an_empty_frame(load):
     value = load("solana_simulate_failed_bare") | {"logs": None}
-    df = simulation_logs(value)
+    df = solana_simulation_logs(value)
     assert df.empty and tuple(df.columns) == LOG_COLUMNS
 
 
 def test_balances_with_account_keys(load):
-    df = simulation_balances(load("solana_simulate_envelope"), load("solana_account_keys"))
+    df = solana_simulation_balances(load("solana_simulate_envelope"), load("solana_account_keys"))
     assert tuple(df.columns) == BALANCE_COLUMNS
     assert df["account"][0] == "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"
     assert df["delta_lamports"][0] == -2044280
@@ -112,7 +112,7 @@ def test_balances_with_account_keys(load):
 
 def test_balances_keep_big_values_exact_and_pad_uneven_lists():
     value = {"preBalances": [2**65, 1], "postBalances": [2**65 + 7]}
-    df = simulation_balances(value)
+    df = solana_simulation_balances(value)
     assert df["delta_lamports"].tolist() == [7, pd.NA]
     assert pd.isna(df["post_lamports"][1]) and pd.isna(df["account"][0])
 
@@ -120,11 +120,13 @@ def test_balances_keep_big_values_exact_and_pad_uneven_lists():
 def test_balances_append_loaded_addresses_to_the_keys():
     value = {"preBalances": [1, 2, 3], "postBalances": [1, 2, 3]}
     value["loadedAddresses"] = {"writable": ["W"], "readonly": ["R"]}
-    assert simulation_balances(value, ["A"])["account"].tolist() == ["A", "W", "R"]
+    assert solana_simulation_balances(value, ["A"])["account"].tolist() == ["A", "W", "R"]
 
 
 def test_token_balances_join_pre_and_post(load):
-    df = simulation_token_balances(load("solana_simulate_envelope"), load("solana_account_keys"))
+    df = solana_simulation_token_balances(
+        load("solana_simulate_envelope"), load("solana_account_keys")
+    )
     assert tuple(df.columns) == TOKEN_BALANCE_COLUMNS
     assert df["account_index"].tolist() == [1, 3]
     created, spent = df.iloc[0], df.iloc[1]
@@ -136,12 +138,12 @@ def test_token_balances_join_pre_and_post(load):
 
 def test_token_amounts_beyond_u64_stay_exact():
     entry = {"accountIndex": 0, "mint": "M", "uiTokenAmount": {"amount": str(2**80), "decimals": 0}}
-    df = simulation_token_balances({"preTokenBalances": [], "postTokenBalances": [entry]})
+    df = solana_simulation_token_balances({"preTokenBalances": [], "postTokenBalances": [entry]})
     assert df["post_amount"][0] == 2**80 and type(df["post_amount"][0]) is int
 
 
 def test_requested_accounts_including_a_null(load):
-    df = simulation_accounts(load("solana_simulate_envelope"), addresses=["A1", "A2"])
+    df = solana_simulation_accounts(load("solana_simulate_envelope"), addresses=["A1", "A2"])
     assert tuple(df.columns) == ACCOUNT_COLUMNS
     assert df["found"].tolist() == [True, False]
     assert df["address"].tolist() == ["A1", "A2"]
@@ -153,13 +155,13 @@ def test_requested_accounts_including_a_null(load):
 
 
 def test_requested_accounts_in_json_parsed_form(load):
-    row = simulation_accounts(load("solana_simulate_json_parsed")).iloc[0]
+    row = solana_simulation_accounts(load("solana_simulate_json_parsed")).iloc[0]
     assert row["data_encoding"] == "jsonParsed" and row["data_program"] == "spl-token"
     assert row["data_parsed"]["type"] == "account" and row["data_len"] == 165
 
 
 def test_inner_instructions_compiled_with_keys(load):
-    df = simulation_inner_instructions(
+    df = solana_simulation_inner_instructions(
         load("solana_simulate_envelope"), account_keys=load("solana_account_keys")
     )
     assert tuple(df.columns) == INNER_INSTRUCTION_COLUMNS
@@ -170,39 +172,43 @@ def test_inner_instructions_compiled_with_keys(load):
 
 
 def test_inner_instructions_json_parsed(load):
-    df = simulation_inner_instructions(load("solana_simulate_json_parsed"))
+    df = solana_simulation_inner_instructions(load("solana_simulate_json_parsed"))
     assert df["program"].tolist() == ["spl-token", "spl-memo"]
     assert df["parsed_type"][0] == "transferChecked" and df["parsed"][1] == "hello"
     assert df["parsed"].dtype == object
 
 
 def test_return_data_decoded(load):
-    df = simulation_return_data(load("solana_simulate_envelope"))
+    df = solana_simulation_return_data(load("solana_simulate_envelope"))
     assert tuple(df.columns) == RETURN_DATA_COLUMNS
     row = df.iloc[0]
     assert row["data"] == (165).to_bytes(8, "little")
     assert row["data_hex"] == "a500000000000000" and pd.isna(row["data_utf8"])
-    text = simulation_return_data({"programId": "P", "data": ["aGk=", "base64"]})
+    text = solana_simulation_return_data({"programId": "P", "data": ["aGk=", "base64"]})
     assert text["data_utf8"][0] == "hi"
-    assert simulation_return_data(load("solana_simulate_failed_bare")).empty
+    assert solana_simulation_return_data(load("solana_simulate_failed_bare")).empty
 
 
 @pytest.mark.parametrize(
     ("function", "payload", "message"),
     [
-        (simulation_summary, {"unrelated": 1}, "simulateTransaction"),
-        (simulation_summary, {"context": {"slot": 1}, "value": None}, "value"),
-        (simulation_summary, [1], "expected a simulateTransaction result"),
-        (simulation_logs, {"logs": "text"}, "logs: expected a JSON array"),
-        (simulation_logs, {"logs": [{"a": 1}]}, "logs: expected text"),
-        (simulation_balances, {"preBalances": ["x"]}, "preBalances: expected an integer"),
-        (simulation_accounts, {"accounts": [{"data": ["AA==", "base64", "x"]}]}, "data, encoding"),
+        (solana_simulation_summary, {"unrelated": 1}, "simulateTransaction"),
+        (solana_simulation_summary, {"context": {"slot": 1}, "value": None}, "value"),
+        (solana_simulation_summary, [1], "expected a simulateTransaction result"),
+        (solana_simulation_logs, {"logs": "text"}, "logs: expected a JSON array"),
+        (solana_simulation_logs, {"logs": [{"a": 1}]}, "logs: expected text"),
+        (solana_simulation_balances, {"preBalances": ["x"]}, "preBalances: expected an integer"),
         (
-            simulation_return_data,
+            solana_simulation_accounts,
+            {"accounts": [{"data": ["AA==", "base64", "x"]}]},
+            "data, encoding",
+        ),
+        (
+            solana_simulation_return_data,
             {"returnData": {"programId": "P", "data": ["%%%", "base64"]}},
             "not valid base64",
         ),
-        (simulation_inner_instructions, {"innerInstructions": [3]}, "JSON objects"),
+        (solana_simulation_inner_instructions, {"innerInstructions": [3]}, "JSON objects"),
     ],
 )
 def test_bad_shapes_raise_frame_error(function, payload, message):

@@ -11,7 +11,7 @@ import pytest
 
 from toolkit.frames import (
     FrameError,
-    asset_issues,
+    tron_asset_issues,
     tron_block_transactions,
     tron_blocks,
     tron_transaction,
@@ -32,7 +32,7 @@ BENCH = Path(__file__).parents[2] / "bench" / "bench_frames.py"
 
 
 def test_asset_list_by_name_decodes_hex_text_and_keeps_the_raw(load):
-    df = asset_issues(load("tron_asset_list_by_name"))
+    df = tron_asset_issues(load("tron_asset_list_by_name"))
     assert tuple(df.columns) == ASSET_COLUMNS
     assert df["id"].tolist() == ["1002000", "1002814", "1000001"]
     assert df["name"].tolist()[:2] == ["BitTorrent", "Wink"]
@@ -43,14 +43,14 @@ def test_asset_list_by_name_decodes_hex_text_and_keeps_the_raw(load):
 
 
 def test_asset_text_that_is_not_utf8_is_readable_and_the_bytes_are_kept(load):
-    df = asset_issues(load("tron_asset_list_by_name"))
+    df = tron_asset_issues(load("tron_asset_list_by_name"))
     assert df["name"][2] == "M\ufffdnze"
     assert bytes.fromhex(df["name_raw"][2]).decode("latin-1") == "Münze"
     assert df["url"].isna()[2]  # the record has no url at all
 
 
 def test_asset_amounts_are_exact_and_human_units_use_precision(load):
-    df = asset_issues(load("tron_asset_list_by_name"))
+    df = tron_asset_issues(load("tron_asset_list_by_name"))
     assert df["total_supply"].dtype == object
     assert df["total_supply"][2] == 2**64 + 1 and type(df["total_supply"][2]) is int
     assert df["total_supply_tokens"][0] == 990_000_000_000.0
@@ -62,24 +62,24 @@ def test_asset_amounts_are_exact_and_human_units_use_precision(load):
 
 
 def test_asset_by_id_bare_record_and_by_name_plain_text(load):
-    by_id = asset_issues(load("tron_asset_by_id"))
+    by_id = tron_asset_issues(load("tron_asset_by_id"))
     assert len(by_id) == 1 and by_id["abbr"][0] == "BTT"
-    visible = asset_issues(load("tron_asset_by_name_visible"))
+    visible = tron_asset_issues(load("tron_asset_by_name_visible"))
     assert visible["name"][0] == "BitTorrent" and visible["name_raw"][0] == "BitTorrent"
     assert visible["owner_address"][0].startswith("T")
 
 
 def test_asset_hex_text_can_be_forced(load):
-    raw = asset_issues(load("tron_asset_by_id"), hex_text=False)
+    raw = tron_asset_issues(load("tron_asset_by_id"), hex_text=False)
     assert raw["name"][0] == "426974546f7272656e74"
     # Two hex-looking plain names: auto-detection would decode them, the caller knows better.
     ambiguous = {"assetIssue": [{"id": "1", "name": "BEEF", "abbr": "CAFE"}]}
-    assert asset_issues(ambiguous, hex_text=False)["name"][0] == "BEEF"
+    assert tron_asset_issues(ambiguous, hex_text=False)["name"][0] == "BEEF"
 
 
 @pytest.mark.parametrize("payload", [{}, {"assetIssue": []}, {"assetIssue": None}, []])
 def test_asset_empty_responses_give_empty_frames_with_the_columns(payload):
-    df = asset_issues(payload)
+    df = tron_asset_issues(payload)
     assert df.empty and tuple(df.columns) == ASSET_COLUMNS
     assert df["total_supply"].dtype == object and df["name"].dtype == "string"
 
@@ -90,16 +90,16 @@ def test_asset_error_and_wrong_shapes_raise_frame_error(load):
         "asset, please use getAssetIssueById syntax"
     }
     with pytest.raises(FrameError, match="NonUniqueObjectException"):
-        asset_issues(error)
+        tron_asset_issues(error)
     with pytest.raises(FrameError, match="asset issue"):
-        asset_issues({"unexpected": 1})
+        tron_asset_issues({"unexpected": 1})
     with pytest.raises(FrameError, match="total_supply"):
-        asset_issues({"assetIssue": [{"id": "1", "total_supply": "lots"}]})
+        tron_asset_issues({"assetIssue": [{"id": "1", "total_supply": "lots"}]})
 
 
 def test_asset_accepts_a_json_rpc_envelope(load):
     envelope = {"jsonrpc": "2.0", "id": 1, "result": load("tron_asset_list_by_name")}
-    assert len(asset_issues(envelope)) == 3
+    assert len(tron_asset_issues(envelope)) == 3
 
 
 # --- transaction info ---------------------------------------------------------------------------

@@ -29,7 +29,7 @@ AMOUNTS = [
      "balance_trx"),
     (frames.tron_transaction_infos, lambda: _data("tron_transaction_info_by_block"), (0, "fee"),
      "fee_sun", "fee_trx"),
-    (frames.asset_issues, lambda: _data("tron_asset_by_id"), ("total_supply",), "total_supply",
+    (frames.tron_asset_issues, lambda: _data("tron_asset_by_id"), ("total_supply",), "total_supply",
      "total_supply_tokens"),
     (frames.tron_block_transactions, lambda: _data("tron_blocks_latest"),
      ("block", 0, "transactions", 0, "raw_data", "contract", 0, "parameter", "value", "amount"),
@@ -78,8 +78,8 @@ def _int_paths(value, path=()):
 
 
 SWEEP = [
-    (frames.asset_issues, _data("tron_asset_by_id")),
-    (frames.asset_issues, real("tron_getassetissuelistbyname_nile.json")),
+    (frames.tron_asset_issues, _data("tron_asset_by_id")),
+    (frames.tron_asset_issues, real("tron_getassetissuelistbyname_nile.json")),
     (frames.tron_transaction_infos, real("tron_gettransactioninfobyblocknum_nile.json")),
     (frames.tron_blocks, _data("tron_blocks_latest")),
     (frames.tron_block_transactions, _data("tron_blocks_latest")),

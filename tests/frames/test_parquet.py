@@ -23,14 +23,14 @@ from toolkit import frames
 from toolkit._redact import register_url
 
 FRAME_KINDS = [
-    "balances_frame",
+    "evm_balances",
     "evm_blocks",
     "evm_block_transactions",
     "evm_block_withdrawals",
     "evm_logs",
-    "print_block_frame",
-    "root_hashes",
-    "asset_issues",
+    "evm_printed_blocks",
+    "evm_root_hashes",
+    "tron_asset_issues",
     "tron_account",
     "tron_account_assets",
     "tron_node_info",
@@ -42,22 +42,22 @@ FRAME_KINDS = [
     "ton_masterchain_info",
     "ton_address_forms",
     "platform_nodes",
-    "simulation_summary",
-    "simulation_balances",
-    "simulation_accounts",
-    "simulation_logs",
-    "simulation_inner_instructions",
-    "simulation_token_balances",
+    "solana_simulation_summary",
+    "solana_simulation_balances",
+    "solana_simulation_accounts",
+    "solana_simulation_logs",
+    "solana_simulation_inner_instructions",
+    "solana_simulation_token_balances",
     "workload_run",
     "workload_preview",
     "ledger_frame",
     "ledger_summary",
-    "fixture_simulation_logs",
-    "fixture_simulation_return_data",
+    "fixture_solana_simulation_logs",
+    "fixture_solana_simulation_return_data",
     "fixture_simulation_failed",
     "fixture_platform_nodes",
     "fixture_tron_transaction_infos",
-    "fixture_asset_issues",
+    "fixture_tron_asset_issues",
     "fixture_ton_token_data",
     "fixture_tron_transaction",
 ]
@@ -91,6 +91,9 @@ def test_every_frame_function_is_covered(toolkit_frames):
     assert set(frames.__all__) - made <= {
         "LOG_KINDS",
         "NODE_STATUSES",
+        "RUN_METHODS",  # reading a workload run's frame, not frames
+        "Answer",
+        "run_answers",
         "FrameError",
         "ParquetError",
         "from_arrow",
@@ -121,7 +124,7 @@ def test_every_toolkit_frame_round_trips_exactly(kind, toolkit_frames, tmp_path)
 
 
 @pytest.mark.parametrize(
-    "kind", ["balances_frame", "tron_transaction_infos", "simulation_balances", "workload_run"]
+    "kind", ["evm_balances", "tron_transaction_infos", "solana_simulation_balances", "workload_run"]
 )
 def test_big_int_columns_are_decimals_in_the_file(kind, toolkit_frames, tmp_path):
     frame = toolkit_frames[kind]
@@ -129,9 +132,9 @@ def test_big_int_columns_are_decimals_in_the_file(kind, toolkit_frames, tmp_path
     toolkit.to_parquet(frame, path)
     schema = pq.read_schema(path)
     big = {
-        "balances_frame": "wei",
+        "evm_balances": "wei",
         "tron_transaction_infos": "fee_sun",
-        "simulation_balances": "pre_lamports",
+        "solana_simulation_balances": "pre_lamports",
         "workload_run": "ru",
     }[kind]
     if kind == "workload_run":  # ru is int64; the raw results are JSON text
@@ -145,7 +148,7 @@ def test_big_int_columns_are_decimals_in_the_file(kind, toolkit_frames, tmp_path
 
 
 def test_to_arrow_gives_the_table_and_from_arrow_reads_it(toolkit_frames):
-    frame = toolkit_frames["balances_frame"]
+    frame = toolkit_frames["evm_balances"]
     table = frames.to_arrow(frame)
     assert isinstance(table, pa.Table)
     assert table.num_rows == len(frame)
@@ -222,10 +225,10 @@ def test_wide_ints_as_text(tmp_path):
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: frames.balances_frame([]),
+        lambda: frames.evm_balances([]),
         lambda: frames.tron_transaction_infos([]),
-        lambda: frames.simulation_logs([]),
-        lambda: frames.asset_issues({"assetIssue": []}),
+        lambda: frames.solana_simulation_logs([]),
+        lambda: frames.tron_asset_issues({"assetIssue": []}),
         lambda: frames.platform_nodes([]),
         lambda: _edge_frame().iloc[:0],
         lambda: pd.DataFrame(),
@@ -242,7 +245,7 @@ def test_other_indexes_round_trip(toolkit_frames, tmp_path):
     assert_frame_equal(_round_trip(ledger, tmp_path / "a.parquet"), ledger)
     by_two = toolkit_frames["ledger_frame"].set_index(["node", "method"])
     assert_frame_equal(_round_trip(by_two, tmp_path / "b.parquet"), by_two)
-    sliced = toolkit_frames["balances_frame"].iloc[1:]
+    sliced = toolkit_frames["evm_balances"].iloc[1:]
     assert_frame_equal(_round_trip(sliced, tmp_path / "c.parquet"), sliced)
 
 

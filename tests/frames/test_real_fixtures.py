@@ -21,7 +21,7 @@ def test_every_fixture_is_cited_in_sources():
 
 def test_a_real_spew_dump_becomes_a_header_row():
     body = real("evm_debug_print_block_spew_go_quai.json")
-    row = frames.print_block_frame(body).iloc[0]
+    row = frames.evm_printed_blocks(body).iloc[0]
     # go-quai prints one number and one parent hash per level; the last is the block's own
     assert row["number"] == 236
     assert row["hash"] == "0x0000066a8914d4dd81192c8fba4a11a3ee154dadd3306bf97918b3bdafaab4f2"
@@ -44,7 +44,7 @@ def test_a_real_spew_dump_becomes_a_header_row():
 
 def test_the_older_compact_form_is_still_read_and_what_it_lacks_is_na():
     body = real("evm_debug_print_block_compact_klaytn.json")
-    row = frames.print_block_frame(body).iloc[0]
+    row = frames.evm_printed_blocks(body).iloc[0]
     assert row["number"] == 65120 and row["size"] == "2.95 kB"
     assert row["hash"] == "e96d6477acfeba8ba865c315020471dcf751aa1bddca77f469334ab0492d218f"
     assert row["parent_hash"].startswith("e768b5b7")
@@ -70,7 +70,7 @@ def test_junk_in_a_known_column_is_na_not_text():
         " }\n"
         "})\n"
     )
-    row = frames.print_block_frame(dump).iloc[0]
+    row = frames.evm_printed_blocks(dump).iloc[0]
     for column in ("number", "hash", "parent_hash", "miner", "gas_limit", "size", "tx_count"):
         assert pd.isna(row[column]), column
 
@@ -79,7 +79,7 @@ def test_a_print_block_error_envelope_raises_with_its_message():
     error = {"code": -32000, "message": "block #9 not found"}
     envelope = {"jsonrpc": "2.0", "id": 1, "error": error}
     with pytest.raises(FrameError, match="block #9 not found"):
-        frames.print_block_frame(envelope)
+        frames.evm_printed_blocks(envelope)
 
 
 # --- TON getTokenData -----------------------------------------------------------------------------
@@ -130,7 +130,7 @@ def test_the_three_shapes_give_the_same_columns():
 
 
 def test_a_real_asset_by_id():
-    row = frames.asset_issues(real("tron_getassetissuebyid_nile.json")).iloc[0]
+    row = frames.tron_asset_issues(real("tron_getassetissuebyid_nile.json")).iloc[0]
     assert (row["id"], row["name"], row["abbr"]) == ("1005416", "TRN", "TN")
     assert row["total_supply"] == 10**17 and row["precision"] == 6
     assert row["total_supply_tokens"] == 1e11 and row["frozen_supply_total"] == 1
@@ -140,7 +140,7 @@ def test_a_real_asset_by_id():
 
 def test_a_real_bare_by_name_record_and_the_spec_wrapping_give_the_same_row():
     bare = real("tron_getassetissuebyname_nile.json")
-    one, wrapped = frames.asset_issues(bare), frames.asset_issues({"assetIssue": [bare]})
+    one, wrapped = frames.tron_asset_issues(bare), frames.tron_asset_issues({"assetIssue": [bare]})
     pd.testing.assert_frame_equal(one, wrapped)
     row = one.iloc[0]
     assert row["name"] == "00Dice" and row["id"] == "1000052"
@@ -149,7 +149,7 @@ def test_a_real_bare_by_name_record_and_the_spec_wrapping_give_the_same_row():
 
 
 def test_a_real_list_record_without_precision_has_precision_0():
-    df = frames.asset_issues(real("tron_getassetissuelistbyname_nile.json"))
+    df = frames.tron_asset_issues(real("tron_getassetissuelistbyname_nile.json"))
     assert df["id"].tolist() == ["1005415", "1005416"]
     assert df["precision"].tolist() == [0, 6]
     assert df["total_supply_tokens"].tolist() == [1e17, 1e11]  # not NaN
@@ -177,19 +177,19 @@ def test_real_latest_blocks_with_the_publishers_elisions():
 
 
 def test_real_simulation_results():
-    current = frames.simulation_summary(real("solana_simulatetransaction_solana_docs.json"))
+    current = frames.solana_simulation_summary(real("solana_simulatetransaction_solana_docs.json"))
     row = current.iloc[0]
     assert (row["slot"], row["api_version"], row["success"]) == (393226680, "3.1.8", True)
     assert row["units_consumed"] == 1714 and row["fee_lamports"] == 5000
     assert row["replacement_blockhash"] == "6oFLsE7kmgJx9PjR4R63VRNtpAVJ648gCTr3nq5Hihit"
     assert row["log_count"] == 4
     older = real("solana_simulatetransaction_return_data.json")
-    assert frames.simulation_summary(older).iloc[0]["units_consumed"] == 2366
-    assert pd.isna(frames.simulation_summary(older).iloc[0]["api_version"])
-    logs = frames.simulation_logs(older)
+    assert frames.solana_simulation_summary(older).iloc[0]["units_consumed"] == 2366
+    assert pd.isna(frames.solana_simulation_summary(older).iloc[0]["api_version"])
+    logs = frames.solana_simulation_logs(older)
     assert len(logs) == 4
     assert logs["program_id"].iloc[0] == "83astBRguLMdt2h5U1Tpdq5tjFoJ6noeGwaY3mDLVcri"
-    returned = frames.simulation_return_data(older).iloc[0]
+    returned = frames.solana_simulation_return_data(older).iloc[0]
     assert returned["data_base64"] == "Kg==" and returned["data_hex"] == "2a"
 
 
@@ -352,7 +352,7 @@ def test_real_address_forms_of_the_older_shape():
 
 def test_a_real_root_hash_becomes_its_range_row():
     root = real("polygon_bor_getroothash_infura_docs.json")["result"]
-    df = frames.root_hashes([(1000, 1032, root)])
+    df = frames.evm_root_hashes([(1000, 1032, root)])
     row = df.iloc[0]
     assert (row["from_block"], row["to_block"], row["blocks"]) == (1000, 1032, 33)
     assert row["root_hash"] == "67518d9fc6bf9ff886ba1a4e932a0d0a8a1318b3f300518773aaf2210410cf73"

@@ -25,13 +25,13 @@ def transaction_infos() -> pd.DataFrame:
 
 
 @pytest.fixture
-def simulation_logs() -> pd.DataFrame:
-    return frames.simulation_logs(_load("solana_simulate_envelope"))
+def solana_simulation_logs() -> pd.DataFrame:
+    return frames.solana_simulation_logs(_load("solana_simulate_envelope"))
 
 
 @pytest.fixture
 def failed_simulation_logs() -> pd.DataFrame:
-    return frames.simulation_logs(_load("solana_simulate_failed_bare"))
+    return frames.solana_simulation_logs(_load("solana_simulate_failed_bare"))
 
 
 @pytest.fixture
@@ -47,7 +47,7 @@ def balances() -> pd.DataFrame:
     )
     records = [(alice, 22207815 + 10 * i, (5 + i) * 10**18) for i in range(5)]
     records += [(bob, 22207815 + 10 * i, 2**70 - i * 10**20) for i in range(5)]
-    return frames.balances_frame(records)
+    return frames.evm_balances(records)
 
 
 @pytest.fixture

@@ -91,8 +91,8 @@ def test_balances_one_line_per_address_in_block_order(balances, render):
     render(fig, "balances")
 
 
-def test_compute_units_bar_per_invocation_in_call_order(simulation_logs, render):
-    fig, ax = plots.plot_compute_units(simulation_logs)
+def test_compute_units_bar_per_invocation_in_call_order(solana_simulation_logs, render):
+    fig, ax = plots.plot_compute_units(solana_simulation_logs)
     assert _bar_widths(ax) == [0, 20345, 1569, 0, 1405, 4188, 6200, 3961]
     labels = [label.get_text() for label in ax.get_yticklabels()]
     assert labels[:4] == ["Compute Budget", "Associated Token", "└ Token", "└ System"]
@@ -109,12 +109,12 @@ def test_compute_units_marks_a_failed_invocation(failed_simulation_logs, render)
     render(fig, "compute_units_failed")
 
 
-def test_log_timeline_plots_every_line_at_its_depth(simulation_logs, render):
-    fig, ax = plots.plot_log_timeline(simulation_logs)
+def test_log_timeline_plots_every_line_at_its_depth(solana_simulation_logs, render):
+    fig, ax = plots.plot_log_timeline(solana_simulation_logs)
     points = sum(len(collection.get_offsets()) for collection in ax.collections)
-    assert points == len(simulation_logs)
+    assert points == len(solana_simulation_logs)
     step = ax.lines[0]
-    assert step.get_ydata().tolist() == simulation_logs["depth"].tolist()
+    assert step.get_ydata().tolist() == solana_simulation_logs["depth"].tolist()
     assert ax.get_ylabel() == "Invoke depth" and ax.get_xlabel() == "Log line"
     assert "Associated Token" in _texts(fig)
     render(fig, "log_timeline")
@@ -227,7 +227,9 @@ def test_a_plain_transfer_has_no_compute_unit_bars_but_says_why(render):
     import toolkit.frames as frames
 
     system = "11111111111111111111111111111111"
-    logs = frames.simulation_logs([f"Program {system} invoke [1]", f"Program {system} success"])
+    logs = frames.solana_simulation_logs(
+        [f"Program {system} invoke [1]", f"Program {system} success"]
+    )
     fig, ax = plots.plot_compute_units(logs)
     assert not ax.patches  # no empty bar drawn
     assert "No compute-unit data: the programs invoked (System) report none" in _texts(fig)
@@ -237,7 +239,7 @@ def test_a_plain_transfer_has_no_compute_unit_bars_but_says_why(render):
 def test_empty_simulation_logs(render):
     import toolkit.frames as frames
 
-    logs = frames.simulation_logs([])
+    logs = frames.solana_simulation_logs([])
     for plot in (plots.plot_compute_units, plots.plot_log_timeline):
         fig, _ = plot(logs)
         assert any(text.startswith("No ") for text in _texts(fig))

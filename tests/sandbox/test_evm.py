@@ -218,10 +218,10 @@ def test_debug_print_block_is_a_spew_dump_of_the_block(nodes, rpc):
 
 
 def test_debug_print_block_reads_back_through_the_frame(nodes, rpc, sandbox):
-    from toolkit.frames import print_block_frame
+    from toolkit.frames import evm_printed_blocks
 
     dump = result(rpc(nodes["arbitrum-mainnet"], "debug_printBlock", 250_000_000))
-    row = print_block_frame(dump).iloc[0]
+    row = evm_printed_blocks(dump).iloc[0]
     assert row["number"] == 250_000_000
     assert row["miner"] == "0xA4b000000000000000000073657175656e636572"
     assert row["gas_limit"] == 2**50 and row["base_fee"] == 10_000_000

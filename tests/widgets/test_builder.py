@@ -186,7 +186,7 @@ def test_run_gives_the_code_built_run_and_spends_the_previewed_ru(builder, gw, s
     blocks = range(builder.first.value, builder.last.value + 1, builder.step.value)
     pairs = [(address, block) for address in addresses_of(builder) for block in blocks]
     records = [(a, b, wei) for (a, b), wei in zip(pairs, expected["result"], strict=True)]
-    pd.testing.assert_frame_equal(builder.frame, frames.balances_frame(records))
+    pd.testing.assert_frame_equal(builder.frame, frames.evm_balances(records))
     assert "<b>33 calls</b> on <b>ethereum-mainnet</b>: 63 RU" in builder.result.headline.value
 
 

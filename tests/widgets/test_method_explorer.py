@@ -116,7 +116,7 @@ def test_run_shows_the_frame_of_the_result_and_updates_ledger_and_status(balance
     calls_before = len(gw.ledger)
     balance.run_button.click()
     assert balance.error is None
-    expected = frames.balances_frame([(ALICE, "0x1", balance.result_value)])
+    expected = frames.evm_balances([(ALICE, "0x1", balance.result_value)])
     pd.testing.assert_frame_equal(balance.frame, expected)
     tables = balance.result.tables.value
     assert "<table" in tables and ALICE in tables and "wei" in tables

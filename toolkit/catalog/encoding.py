@@ -13,7 +13,9 @@ decoding (base58 decoding is quadratic in the length of its input).
 from __future__ import annotations
 
 import base64
+import binascii
 import re
+from typing import NamedTuple
 
 from ._bounds import SOLANA_MAX_TRANSACTION_BYTES
 
@@ -178,39 +180,108 @@ def tron_to_base58(address: str) -> str:
     return base58.b58encode_check(bytes.fromhex(tron_to_hex(address))).decode()
 
 
+# --- Solidity ABI (the sandbox's token answers eth_call) --------------------------------------
+
+ABI_WORD = 32
+
+
+def abi_uint(value: int) -> bytes:
+    """A ``uint256`` (or any ``uintN``: the same 32 bytes) as the ABI encodes it: big-endian."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**256:
+        raise ValueError(f"{value!r} is not an unsigned 256-bit integer")
+    return value.to_bytes(ABI_WORD, "big")
+
+
+def abi_string(text: str) -> bytes:
+    """A lone ``string`` return value as the ABI encodes it: the offset of its data (32), its
+    length in bytes, then its UTF-8 bytes padded with zeros to whole words."""
+    data = text.encode()
+    padded = data + b"\0" * (-len(data) % ABI_WORD)
+    return abi_uint(ABI_WORD) + abi_uint(len(data)) + padded
+
+
+def abi_address(arguments: bytes) -> str:
+    """The ``address`` in the first word of call data (after the selector), lower-case ``0x``
+    hex; ValueError when the word is short or its 12 padding bytes are not zero."""
+    word = arguments[:ABI_WORD]
+    if len(word) < ABI_WORD or any(word[:12]):
+        raise ValueError("not an ABI-encoded address")
+    return "0x" + word[12:].hex()
+
+
 # --- TON addresses ----------------------------------------------------------------------------
 
 
 def ton_address(address: str) -> str:
     """Check a TON address (raw ``0:<hex>`` or 48-character user-friendly); return it as given."""
-    ton_address_forms(address)
+    parse_ton_address(address)
     return address
 
 
-def ton_address_forms(address: str) -> dict[str, str]:
-    """The raw and user-friendly forms of a TON address, via pytoniq-core."""
+class TonAddress(NamedTuple):
+    """A TON address read from its raw or user-friendly text (TEP-2): the workchain, the
+    32-byte account id, and for a user-friendly text its flags (None for a raw one)."""
+
+    workchain: int
+    account: bytes
+    bounceable: bool | None = None
+    test_only: bool | None = None
+
+    @property
+    def raw(self) -> str:
+        return f"{self.workchain}:{self.account.hex()}"
+
+    def friendly(self, *, bounceable: bool = True, url_safe: bool = True) -> str:
+        """The 48-character user-friendly form: tag (0x11 bounceable, 0x51 not), workchain,
+        account id and their CRC-16/XMODEM, in base64url (or standard base64)."""
+        body = bytes(
+            [_TON_BOUNCEABLE if bounceable else _TON_NON_BOUNCEABLE, self.workchain & 0xFF]
+        )
+        body += self.account
+        body += binascii.crc_hqx(body, 0).to_bytes(2, "big")
+        encode = base64.urlsafe_b64encode if url_safe else base64.b64encode
+        return encode(body).decode()
+
+
+_TON_BOUNCEABLE, _TON_NON_BOUNCEABLE, _TON_TEST_ONLY = 0x11, 0x51, 0x80
+
+
+def parse_ton_address(address: str) -> TonAddress:
+    """Read a TON address: raw ``0:<64 hex digits>`` or ``-1:...``, or the 48-character
+    user-friendly form in base64url or base64 (TEP-2: a known tag, possibly test-only, and a
+    matching checksum). ValueError with a sentence otherwise."""
     if not isinstance(address, str):
         raise ValueError(f"expected a TON address string, got {address!r}")
-    from pytoniq_core import Address
-
-    try:
-        # pytoniq accepts any workchain, surrounding spaces, and raw forms of any length
-        if not (_TON_RAW.fullmatch(address) or _TON_FRIENDLY.fullmatch(address)):
-            raise ValueError
-        parsed = Address(address)
-    except Exception:  # pytoniq raises its own AddressError and plain exceptions alike
+    if _TON_RAW.fullmatch(address):
+        workchain, account = address.split(":")
+        return TonAddress(int(workchain), bytes.fromhex(account))
+    data = b""
+    if _TON_FRIENDLY.fullmatch(address):
+        data = base64.b64decode(address.replace("-", "+").replace("_", "/"), validate=True)
+    tag = data[0] & ~_TON_TEST_ONLY if data else None
+    if tag not in (_TON_BOUNCEABLE, _TON_NON_BOUNCEABLE) or (
+        binascii.crc_hqx(data[:34], 0).to_bytes(2, "big") != data[34:]
+    ):
         raise ValueError(
             f"{_short(address)} is not a TON address (raw '0:<64 hex digits>' or '-1:<64 hex "
             "digits>', or 48-character user-friendly base64)"
-        ) from None
-    if parsed.wc not in TON_WORKCHAINS:
-        raise ValueError(
-            f"{_short(address)} is in workchain {parsed.wc}; TON has workchains 0 and -1 only"
         )
+    workchain = int.from_bytes(data[1:2], "big", signed=True)
+    if workchain not in TON_WORKCHAINS:
+        raise ValueError(
+            f"{_short(address)} is in workchain {workchain}; TON has workchains 0 and -1 only"
+        )
+    return TonAddress(workchain, data[2:34], tag == _TON_BOUNCEABLE, bool(data[0] & _TON_TEST_ONLY))
+
+
+def ton_address_variants(address: str) -> dict[str, str]:
+    """The raw and user-friendly (base64url) forms of a TON address: ``raw``, ``bounceable``,
+    ``non_bounceable``."""
+    parsed = parse_ton_address(address)
     return {
-        "raw": parsed.to_str(is_user_friendly=False),
-        "bounceable": parsed.to_str(is_user_friendly=True, is_bounceable=True),
-        "non_bounceable": parsed.to_str(is_user_friendly=True, is_bounceable=False),
+        "raw": parsed.raw,
+        "bounceable": parsed.friendly(bounceable=True),
+        "non_bounceable": parsed.friendly(bounceable=False),
     }
 
 

@@ -110,7 +110,7 @@ class EvmMethods:
 class ArbitrumMethods(EvmMethods):
     def print_block(self, number: int | str):
         """A verbose text dump of a whole block (``debug_printBlock``, 2 RU): Go's
-        ``spew.Sdump`` of the block; `toolkit.frames.print_block_frame` reads it.
+        ``spew.Sdump`` of the block; `toolkit.frames.evm_printed_blocks` reads it.
 
         `number` is an int or 0x hex and is sent as a decimal integer, as the gateway documents
         the parameter. Only for blocks 22,207,815 and later; earlier blocks need the arbtrace_*

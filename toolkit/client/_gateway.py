@@ -23,23 +23,28 @@ import os
 import re
 import secrets
 from collections.abc import Iterable
-from os import PathLike
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from .._errors import ValidationError
 from .._redact import clip, register_secret, register_url
 from .._reprs import key_values_html
-from ..catalog import CHAINS, DEFAULT_PRICING, Chain, PricingTable, chain_for
+from ..catalog import CHAINS, Chain, PricingTable, chain_for
 from ..catalog.encoding import is_loopback_host
 from ._cache import CacheSetting, ResponseCache
-from ._http import MAX_ANSWER_BYTES, AsyncTransportKind, LazyModule
+from ._http import LazyModule
 from ._ledger import Ledger
 from ._node import Node, NodeCore, NodeSpec, resolve_chain
 from ._platform import Platform, bad_record, platform_core
 from ._ratelimit import RateLimiter
-from ._settings import RateLimitSetting, Settings, Shared
+from ._settings import (
+    RateLimitSetting,
+    Settings,
+    SettingsOptions,
+    Shared,
+    settings_from,
+    takes_settings,
+)
 from ._tape import Tape, tape_from
-from ._transport import DEFAULT_TIMEOUT, RetryPolicy
 from ._urls import check_key_in_clear, checked_url, clean_url
 
 if TYPE_CHECKING:
@@ -103,6 +108,7 @@ class Gateway:
     Every node client made here shares one meter, so the ledger and the budget cover them all.
     """
 
+    @takes_settings
     def __init__(
         self,
         platform_url: str,
@@ -111,13 +117,12 @@ class Gateway:
         nodes: dict[str, str] | None = None,
         sandbox: Any = None,
         settings: Settings | None = None,
-        **options: Any,
+        **options: Unpack[SettingsOptions],
     ):
-        """`options` are `Settings` fields (budget, pricing, retry, timeout, head_ttl_s, cache,
-        rate_limit, async_transport, trust_env); or pass a whole `settings`."""
+        """The options are those of `connect` (the fields of `Settings`), or a whole
+        `settings` (the options then change it)."""
         register_secret(api_key)
-        settings = (settings or Settings()).replace(**options) if options else settings
-        settings = settings or Settings()
+        settings = settings_from(settings, dict(options), where="Gateway")
         platform_url = clean_url(platform_url, param="platform_url")  # checked in platform_core
         if sandbox is not None and settings.trust_env:
             settings = settings.replace(trust_env=False)  # in this process: never via a proxy
@@ -351,25 +356,15 @@ class Gateway:
         return key_values_html("Gateway", rows)
 
 
+@takes_settings
 def connect(
     platform_url: str | None = None,
     api_key: str | None = None,
     *,
     nodes: dict[str, str] | None = None,
     sandbox: bool | None = None,
-    budget: int | None = None,
-    pricing: PricingTable = DEFAULT_PRICING,
-    retry: RetryPolicy | None = None,
-    timeout: float = DEFAULT_TIMEOUT,
-    head_ttl_s: float = 10.0,
-    cache: CacheSetting = "auto",
-    rate_limit: RateLimitSetting = None,
-    async_transport: AsyncTransportKind = "auto",
-    trust_env: bool = True,
-    allow_insecure_http: bool = False,
-    max_answer_bytes: int = MAX_ANSWER_BYTES,
-    tape: str | PathLike[str] | None = None,
-    tape_mode: str | None = None,
+    settings: Settings | None = None,
+    **options: Unpack[SettingsOptions],
 ) -> Gateway:
     """A gateway handle.
 
@@ -397,22 +392,13 @@ def connect(
     ``connect()`` needs no gateway at all: the tape names the nodes. See `toolkit.client._tape`.
     `max_answer_bytes`: the most an answer may decode to (32 MiB by default); a larger one, a
     decompression bomb say, is a `MalformedResponse`, its reading stopped at the bound.
+    `budget`, `pricing` (None: `toolkit.DEFAULT_PRICING`), `retry`, `timeout`, `head_ttl_s`: see
+    `Settings`. The same options go to `node`, `platform` and `Gateway`; ``settings=`` passes
+    them all at once (a `Settings`), the keywords then changing it.
     """
-    tape = tape_from(tape, tape_mode)
-    settings = Settings(
-        budget=budget,
-        pricing=pricing,
-        retry=retry,
-        timeout=timeout,
-        head_ttl_s=head_ttl_s,
-        cache=cache,
-        rate_limit=rate_limit,
-        async_transport=async_transport,
-        trust_env=trust_env,
-        allow_insecure_http=allow_insecure_http,
-        max_answer_bytes=max_answer_bytes,
-        tape=tape,
-    )
+    settings = settings_from(settings, dict(options), where="connect")
+    tape = tape_from(settings.tape, settings.tape_mode)
+    settings = settings.replace(tape=tape)
     if tape is not None and tape.replaying and platform_url is None and api_key is None:
         return replaying_gateway(tape, settings, nodes)
     if platform_url is None and api_key is None and sandbox is not True:
@@ -470,45 +456,21 @@ def replaying_gateway(
     )
 
 
+@takes_settings
 def node(
     url: str,
     *,
     chain: str | Chain | None = None,
     name: str | None = None,
-    budget: int | None = None,
-    pricing: PricingTable = DEFAULT_PRICING,
-    retry: RetryPolicy | None = None,
-    timeout: float = DEFAULT_TIMEOUT,
-    head_ttl_s: float = 10.0,
-    cache: CacheSetting = "auto",
-    rate_limit: RateLimitSetting = None,
-    async_transport: AsyncTransportKind = "auto",
-    trust_env: bool = True,
-    allow_insecure_http: bool = False,
-    max_answer_bytes: int = MAX_ANSWER_BYTES,
-    tape: str | PathLike[str] | None = None,
-    tape_mode: str | None = None,
+    settings: Settings | None = None,
+    **options: Unpack[SettingsOptions],
 ) -> Node:
     """A standalone client for one node URL (its access key in the path), with its own ledger.
 
     The chain comes from `chain`, else from `name` or the URL's host (``ethereum-mainnet...``).
-    `cache`, `rate_limit`, `async_transport`, `trust_env`, `allow_insecure_http`,
-    `max_answer_bytes`, `tape` and `tape_mode` are as for `connect`.
+    The options (`budget`, `pricing`, `cache`, `rate_limit`, ..., or a whole ``settings=``) are
+    those of `connect`.
     """
-    settings = Settings(
-        budget=budget,
-        pricing=pricing,
-        retry=retry,
-        timeout=timeout,
-        head_ttl_s=head_ttl_s,
-        cache=cache,
-        rate_limit=rate_limit,
-        async_transport=async_transport,
-        trust_env=trust_env,
-        allow_insecure_http=allow_insecure_http,
-        max_answer_bytes=max_answer_bytes,
-        tape=tape,
-        tape_mode=tape_mode,
-    )
+    settings = settings_from(settings, dict(options), where="node")
     url = clean_url(url)
     return make_node(url, Shared(settings, remote=_is_remote(url)), chain=chain, name=name)

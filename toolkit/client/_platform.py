@@ -9,14 +9,14 @@ read (a loop) or more than `MAX_PAGES` pages is a `MalformedResponse`, never an 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from .._errors import MalformedResponse, PlatformError, ValidationError
 from .._redact import clip, hide_credentials
 from ..catalog import CHAINS
 from ._http import LazyModule
 from ._node import AsyncNode, Node, NodeCore
-from ._settings import Settings, Shared
+from ._settings import Settings, SettingsOptions, Shared, settings_from, takes_settings
 from ._transport import bearer
 from ._urls import check_key_in_clear, clean_url
 
@@ -219,7 +219,17 @@ class Platform(PlatformMethods, Node):
         return list(self.iter_nodes(ordering=ordering))
 
 
-def platform(platform_url: str, api_key: str, *, settings: Settings | None = None) -> Platform:
-    """A standalone platform API client with its own ledger."""
-    shared = Shared(settings or Settings(cache=None), remote=True)
+@takes_settings
+def platform(
+    platform_url: str,
+    api_key: str,
+    *,
+    settings: Settings | None = None,
+    **options: Unpack[SettingsOptions],
+) -> Platform:
+    """A standalone platform API client with its own ledger. The options (`budget`, `timeout`,
+    `retry`, ..., or a whole ``settings=``) are those of `connect`; its answers are not cached
+    unless `cache` says so (a node list changes)."""
+    chosen = settings_from(settings, dict(options), where="platform", base=Settings(cache=None))
+    shared = Shared(chosen, remote=True)
     return Platform(platform_core(platform_url, api_key, shared))

@@ -1,16 +1,21 @@
 """One settings object for a gateway handle or a standalone node, validated when it is made.
 
-`connect()`, `Gateway` and `node()` take these as keyword arguments and build one `Settings`;
-every client below reads it (through `Shared`) instead of carrying its own copy of each option.
-A bad value is a `ValidationError` naming the setting at once, not at the first call.
+`connect()`, `Gateway`, `node()` and `platform()` take the same options: each field of `Settings`
+as a keyword argument (`SettingsOptions`), or a whole ``settings=`` (the keywords then change it),
+and build one `Settings`; every client below reads it (through `Shared`) instead of carrying its
+own copy of each option. A bad value is a `ValidationError` naming the setting at once, not at
+the first call; an unknown keyword a `TypeError`, as for any function.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from os import PathLike
+from typing import Any, TypedDict, TypeVar
 
 from .._errors import ValidationError
 from ..catalog import DEFAULT_PRICING, PricingTable
@@ -18,17 +23,19 @@ from ._cache import CacheSetting, ResponseCache, resolve_cache
 from ._http import ASYNC_TRANSPORTS, MAX_ANSWER_BYTES, AsyncTransportKind
 from ._ledger import Meter, check_budget
 from ._ratelimit import RateLimiter
-from ._tape import tape_from
+from ._tape import Tape, tape_from
 from ._transport import DEFAULT_TIMEOUT, RetryPolicy
 
 RateLimitSetting = RateLimiter | float | str | None
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True)
 class Settings:
     """What a user chooses for their calls.
 
-    `budget`: RU never to cross (None: no limit). `pricing`: the RU rules and plans.
+    `budget`: RU never to cross (None: no limit). `pricing`: the RU rules and plans (None:
+    `toolkit.DEFAULT_PRICING`, the spec's and the public pages' rules).
     `retry`: how failed attempts are retried. `timeout`: seconds for a whole call (connect,
     send, read and every retry). `head_ttl_s`: how long a fetched chain head prices calls.
     `cache`: see `connect`. `rate_limit`: calls per second, a plan name, or None.
@@ -42,7 +49,9 @@ class Settings:
     """
 
     budget: int | None = None
-    pricing: PricingTable = DEFAULT_PRICING
+    # None is DEFAULT_PRICING (put in by __post_init__): a signature that shows the default
+    # table inline is thousands of characters long.
+    pricing: PricingTable = None  # type: ignore[assignment]
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     timeout: float = DEFAULT_TIMEOUT
     head_ttl_s: float = 10.0
@@ -60,6 +69,8 @@ class Settings:
     def __post_init__(self) -> None:
         set_ = object.__setattr__
         set_(self, "budget", check_budget(self.budget))
+        if self.pricing is None:
+            set_(self, "pricing", DEFAULT_PRICING)
         if not isinstance(self.pricing, PricingTable):
             _refuse("pricing", f"must be a PricingTable, got {self.pricing!r}", "type")
         if self.retry is None:
@@ -89,6 +100,64 @@ class Settings:
 
     def replace(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)
+
+
+class SettingsOptions(TypedDict, total=False):
+    """The keyword options of `connect`, `node`, `platform` and `Gateway`: the fields of
+    `Settings` (a test keeps the two the same)."""
+
+    budget: int | None
+    pricing: PricingTable | None
+    retry: RetryPolicy | None
+    timeout: float
+    head_ttl_s: float
+    cache: CacheSetting
+    rate_limit: RateLimitSetting
+    async_transport: AsyncTransportKind
+    trust_env: bool
+    allow_insecure_http: bool
+    max_answer_bytes: int
+    tape: str | PathLike[str] | Tape | None
+    tape_mode: str | None
+
+
+OPTIONS = tuple(f.name for f in dataclasses.fields(Settings))
+
+
+def settings_from(
+    settings: Settings | None, options: dict[str, Any], *, where: str, base: Settings | None = None
+) -> Settings:
+    """One `Settings`: `settings` (else `base`, else the defaults) changed by the keyword
+    `options` of the function `where`."""
+    unknown = [name for name in options if name not in OPTIONS]
+    if unknown:
+        raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}")
+    if settings is not None and not isinstance(settings, Settings):
+        _refuse("settings", f"must be a toolkit.Settings, got {settings!r}", "type")
+    start = settings if settings is not None else base if base is not None else Settings()
+    return start.replace(**options) if options else start
+
+
+def takes_settings(function: F) -> F:
+    """Show the options in `function`'s signature (`help`, Jupyter's tooltips, the API
+    reference): its ``**options`` become one keyword-only parameter per `Settings` field, with
+    the field's default (None for those made fresh per handle, such as `retry`)."""
+    signature = inspect.signature(function)
+    parameters = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    annotations = SettingsOptions.__annotations__
+    for option in dataclasses.fields(Settings):
+        default = None if option.default is dataclasses.MISSING else option.default
+        annotation = annotations[option.name]
+        parameters.append(
+            inspect.Parameter(
+                option.name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=default,
+                annotation=getattr(annotation, "__forward_arg__", annotation),
+            )
+        )
+    function.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    return function
 
 
 def _refuse(name: str, message: str, rule: str) -> None:

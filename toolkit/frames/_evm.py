@@ -23,6 +23,7 @@ from ._convert import (
     units_column,
     unwrap_envelope,
 )
+from ._runs import flattened, records, takes_runs
 
 
 def quantity(value: Any) -> int:
@@ -45,7 +46,8 @@ def quantity(value: Any) -> int:
 BALANCE_COLUMNS = ("address", "block", "wei", "eth")
 
 
-def balances_frame(records: Iterable[Any]) -> pd.DataFrame:
+@takes_runs("eth_getBalance", combine=records("address", "block"))
+def evm_balances(records: Iterable[Any]) -> pd.DataFrame:
     """Balances of addresses across blocks, one row per record, in the order given.
 
     Each record is ``(address, block, wei)`` or a mapping with those keys (``balance`` is accepted
@@ -124,7 +126,8 @@ _DECIMAL = re.compile(r"0|[1-9][0-9]{0,79}")
 _GO_NIL = "<nil>"
 
 
-def print_block_frame(text: str | Iterable[str]) -> pd.DataFrame:
+@takes_runs("debug_printBlock")
+def evm_printed_blocks(text: str | Iterable[str]) -> pd.DataFrame:
     """Header fields of ``debug_printBlock`` dumps, one row per dump; the raw text is kept.
 
     Reads what geth-based nodes (Arbitrum Nitro among them) really answer: Go's ``spew.Sdump`` of
@@ -402,7 +405,8 @@ def _hex_or_none(value: str) -> int | None:
 ROOT_HASH_COLUMNS = ("from_block", "to_block", "blocks", "root_hash", "root_hash_0x")
 
 
-def root_hashes(records: Iterable[Any]) -> pd.DataFrame:
+@takes_runs("root-hash", combine=records("from", "to"))
+def evm_root_hashes(records: Iterable[Any]) -> pd.DataFrame:
     """``bor_getRootHash`` results for block ranges, one row per range.
 
     Each record is ``(from, to, root_hash)`` or a mapping with keys ``from_block``/``from``,
@@ -546,6 +550,7 @@ def _evm_block_list(payload: Any) -> list[Mapping[str, Any]]:
     return blocks
 
 
+@takes_runs("evm-block")
 def evm_blocks(payload: Any) -> pd.DataFrame:
     """Blocks as ``eth_getBlockByNumber`` answers them, one row per block.
 
@@ -592,6 +597,7 @@ _EVM_WITHDRAWAL_SCHEMA = {
 }
 
 
+@takes_runs("evm-block")
 def evm_block_withdrawals(payload: Any) -> pd.DataFrame:
     """The validator withdrawals of blocks (same inputs as `evm_blocks`), one row per
     withdrawal: block_number, index, validator_index (Int64), address (string), amount_gwei
@@ -613,6 +619,7 @@ def evm_block_withdrawals(payload: Any) -> pd.DataFrame:
     return frame(columns_from_rows(rows, _EVM_WITHDRAWAL_SCHEMA), EVM_WITHDRAWAL_COLUMNS)
 
 
+@takes_runs("evm-block")
 def evm_block_transactions(payload: Any) -> pd.DataFrame:
     """The transactions of blocks (same inputs as `evm_blocks`), one row per transaction.
 
@@ -662,6 +669,7 @@ def evm_block_transactions(payload: Any) -> pd.DataFrame:
     return frame(columns, EVM_TRANSACTION_COLUMNS)
 
 
+@takes_runs("log-list", combine=flattened)
 def evm_logs(payload: Any) -> pd.DataFrame:
     """Event logs as ``eth_getLogs`` answers them, one row per log.
 

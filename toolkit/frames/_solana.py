@@ -41,6 +41,7 @@ from ._convert import (
     units_column,
     unwrap_envelope,
 )
+from ._runs import each, takes_runs
 
 _VALUE_FIELDS = frozenset(
     {"err", "logs", "unitsConsumed", "accounts", "returnData", "innerInstructions", "fee"}
@@ -137,7 +138,8 @@ SUMMARY_COLUMNS = (
 )
 
 
-def simulation_summary(payload: Any) -> pd.DataFrame:
+@takes_runs("simulation", combine=each)
+def solana_simulation_summary(payload: Any) -> pd.DataFrame:
     """One row describing a simulation.
 
     Columns: slot (Int64, from the context; NA for a bare value), api_version (string), success
@@ -201,7 +203,8 @@ _RETURN = re.compile(r"Program return: (\S+) ?(.*)", re.DOTALL)
 _MESSAGE_PREFIXES = {"Program log: ": "log", "Program data: ": "data"}
 
 
-def simulation_logs(payload: Any) -> pd.DataFrame:
+@takes_runs("simulation", combine=each)
+def solana_simulation_logs(payload: Any) -> pd.DataFrame:
     """The simulation's log lines, parsed; also accepts a plain list of log lines.
 
     The program of each line is tracked with a call stack across lines, so a ``Program log:``
@@ -282,7 +285,10 @@ BALANCE_COLUMNS = (
 )
 
 
-def simulation_balances(payload: Any, account_keys: Iterable[str] | None = None) -> pd.DataFrame:
+@takes_runs("simulation", combine=each)
+def solana_simulation_balances(
+    payload: Any, account_keys: Iterable[str] | None = None
+) -> pd.DataFrame:
     """SOL balances before and after the simulation, one row per account index.
 
     `account_keys` (the transaction's account keys, in message order) fills the `account` column;
@@ -323,13 +329,14 @@ TOKEN_BALANCE_COLUMNS = (
 )
 
 
-def simulation_token_balances(
+@takes_runs("simulation", combine=each)
+def solana_simulation_token_balances(
     payload: Any, account_keys: Iterable[str] | None = None
 ) -> pd.DataFrame:
     """Token balances before and after, one row per (account index, mint).
 
     Columns: account_index (Int64), account (string, from `account_keys` as in
-    `simulation_balances`), mint, owner, program_id (string), decimals (Int64), pre_amount,
+    `solana_simulation_balances`), mint, owner, program_id (string), decimals (Int64), pre_amount,
     post_amount (exact int from `uiTokenAmount.amount`; NA when the account held no such token on
     that side), delta (exact int; a missing side counts as 0, as for a token account the
     transaction creates or closes), delta_ui (float, delta / 10**decimals).
@@ -406,7 +413,10 @@ ACCOUNT_COLUMNS = (
 )
 
 
-def simulation_accounts(payload: Any, addresses: Iterable[str] | None = None) -> pd.DataFrame:
+@takes_runs("simulation", combine=each)
+def solana_simulation_accounts(
+    payload: Any, addresses: Iterable[str] | None = None
+) -> pd.DataFrame:
     """The post-simulation accounts requested with ``config.accounts``, one row per request.
 
     `addresses` (the requested addresses, in request order) fills the `address` column.
@@ -478,14 +488,15 @@ INNER_INSTRUCTION_COLUMNS = (
 )
 
 
-def simulation_inner_instructions(
+@takes_runs("simulation", combine=each)
+def solana_simulation_inner_instructions(
     payload: Any, account_keys: Iterable[str] | None = None
 ) -> pd.DataFrame:
     """Inner instructions (CPI calls), one row per inner instruction.
 
     Handles both encodings: compiled (``programIdIndex``, account indexes, base58 ``data``) and
     jsonParsed (``programId``, ``program``, ``parsed``). With `account_keys` (as in
-    `simulation_balances`) the program id of compiled instructions is filled in.
+    `solana_simulation_balances`) the program id of compiled instructions is filled in.
 
     Columns: instruction_index (Int64, the top-level instruction), inner_index (Int64, position
     within it), program_id_index (Int64), program_id, program (string), stack_height (Int64),
@@ -539,7 +550,8 @@ def simulation_inner_instructions(
 RETURN_DATA_COLUMNS = ("program_id", "data_base64", "data", "data_hex", "data_utf8", "data_len")
 
 
-def simulation_return_data(payload: Any) -> pd.DataFrame:
+@takes_runs("simulation", combine=each)
+def solana_simulation_return_data(payload: Any) -> pd.DataFrame:
     """The simulation's return data: one row, or none when `returnData` is null.
 
     Also accepts the bare ``{"programId", "data"}`` object.

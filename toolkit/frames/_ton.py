@@ -27,6 +27,7 @@ from ._convert import (
     to_units,
     unwrap_envelope,
 )
+from ._runs import listed_with, takes_runs
 
 TOKEN_COLUMNS = (
     "address",
@@ -65,6 +66,7 @@ _TOKEN_FIELDS = frozenset(
 )
 
 
+@takes_runs("token-data", combine=listed_with("address", "address"))
 def ton_token_data(payload: Any, *, address: str | list[str] | None = None) -> pd.DataFrame:
     """Token (jetton) data, one row per token.
 
@@ -194,6 +196,7 @@ _MASTERCHAIN_SCHEMA = {
 _MASTERCHAIN_FIELDS = frozenset({"last", "init", "state_root_hash"})
 
 
+@takes_runs("masterchain-info")
 def ton_masterchain_info(payload: Any) -> pd.DataFrame:
     """The masterchain head as ``getMasterchainInfo`` answers it, one row per answer.
 
@@ -242,6 +245,7 @@ _ADDRESS_FORM_SCHEMA = {
 _ADDRESS_FORM_FIELDS = frozenset({"raw_form", "bounceable", "non_bounceable", "given_type"})
 
 
+@takes_runs("address-forms")
 def ton_address_forms(payload: Any) -> pd.DataFrame:
     """Every form of addresses as ``detectAddress`` answers them, one row per answer.
 

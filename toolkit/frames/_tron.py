@@ -44,6 +44,7 @@ from ._convert import (
     unwrap_envelope,
     utc_column,
 )
+from ._runs import each, flattened, takes_runs
 
 ASSET_TEXT_FIELDS = ("name", "abbr", "description", "url")
 _ASSET_FIELDS = frozenset(
@@ -192,7 +193,8 @@ def tron_records(
 # --- asset issues --------------------------------------------------------------------------------
 
 
-def asset_issues(payload: Any, *, hex_text: bool | None = None) -> pd.DataFrame:
+@takes_runs("asset-issue", "asset-issue-list", combine=each)
+def tron_asset_issues(payload: Any, *, hex_text: bool | None = None) -> pd.DataFrame:
     """TRON asset issue (TRC-10 token) records, one row per token.
 
     Accepts the responses of ``wallet/getassetissuebyname``, ``getassetissuelistbyname`` and
@@ -252,6 +254,7 @@ def _frozen_total(frozen_supply: Any) -> int:
 # --- transaction info -----------------------------------------------------------------------------
 
 
+@takes_runs("transaction-info-list", combine=flattened)
 def tron_transaction_infos(payload: Any) -> pd.DataFrame:
     """Transaction info records (``wallet/gettransactioninfobyblocknum``), one row per transaction.
 
@@ -332,6 +335,7 @@ _BLOCK_FIELDS = frozenset({"blockID", "block_header", "transactions"})
 _TRANSACTION_FIELDS = frozenset({"txID", "raw_data", "raw_data_hex", "signature", "ret"})
 
 
+@takes_runs("block-list", "tron-block", combine=each)
 def tron_blocks(payload: Any) -> pd.DataFrame:
     """Blocks (``wallet/getblockbylatestnum`` and friends), one row per block.
 
@@ -345,6 +349,7 @@ def tron_blocks(payload: Any) -> pd.DataFrame:
     return frame(columns_from_rows(rows, _BLOCK_SCHEMA), BLOCK_COLUMNS)
 
 
+@takes_runs("block-list", "tron-block", combine=each)
 def tron_block_transactions(payload: Any) -> pd.DataFrame:
     """The transactions of blocks (same inputs as `tron_blocks`), one row per transaction.
 
@@ -362,6 +367,7 @@ def tron_block_transactions(payload: Any) -> pd.DataFrame:
     return _transactions_frame(rows, schema, BLOCK_TRANSACTION_COLUMNS)
 
 
+@takes_runs("unsigned-transaction")
 def tron_transaction(payload: Any) -> pd.DataFrame:
     """A transaction object, such as the unsigned one ``wallet/proposaldelete`` returns: one row.
 

@@ -31,6 +31,7 @@ from ._convert import (
     text_value,
     units_column,
 )
+from ._runs import takes_runs
 from ._tron import tron_records
 
 # --- accounts ----------------------------------------------------------------------------------
@@ -104,6 +105,7 @@ def _accounts(payload: Any) -> list[Mapping[str, Any]]:
     return _records(payload, _ACCOUNT_FIELDS, "a TRON account object")
 
 
+@takes_runs("tron-account")
 def tron_account(payload: Any) -> pd.DataFrame:
     """Accounts as ``wallet/getaccount`` answers them, one row per account.
 
@@ -172,6 +174,7 @@ def _sum(entries: Any, key: str, field: str) -> int:
     return sum(v for v in exact_ints([r.get(key) for r in records], f"{field}.{key}") if v)
 
 
+@takes_runs("tron-account")
 def tron_account_assets(payload: Any) -> pd.DataFrame:
     """The TRC-10 tokens accounts hold (their ``assetV2``), one row per account and token.
 
@@ -180,7 +183,8 @@ def tron_account_assets(payload: Any) -> pd.DataFrame:
 
     Columns: address (string, the holder), asset_id (string, the token id such as "1005416"),
     amount (exact int, in the token's smallest units: divide by 10**precision of
-    `asset_issues`), free_asset_net_usage (Int64, from ``free_asset_net_usageV2``; 0 when absent).
+    `tron_asset_issues`), free_asset_net_usage (Int64, from ``free_asset_net_usageV2``; 0 when
+    absent).
     """
     rows = []
     for account in _accounts(payload):
@@ -351,6 +355,7 @@ def _node_infos(payload: Any) -> list[Mapping[str, Any]]:
     return _records(payload, _NODE_INFO_FIELDS, "TRON node info")
 
 
+@takes_runs("tron-node-info")
 def tron_node_info(payload: Any) -> pd.DataFrame:
     """The node's own view (``wallet/getnodeinfo``), one row per answer.
 
@@ -388,6 +393,7 @@ def tron_node_info(payload: Any) -> pd.DataFrame:
     return frame(columns_from_rows(rows, _NODE_INFO_SCHEMA), NODE_INFO_COLUMNS)
 
 
+@takes_runs("tron-node-info")
 def tron_node_peers(payload: Any) -> pd.DataFrame:
     """The peers a node lists in ``wallet/getnodeinfo``, one row per peer.
 

@@ -1,4 +1,4 @@
-"""Balance plots, from the frame of `toolkit.frames.balances_frame`."""
+"""Balance plots, from the frame of `toolkit.frames.evm_balances`."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def plot_balances(balances: pd.DataFrame, ax: Axes | None = None) -> Plot:
 
     Needs the columns address, block and eth. Returns (figure, axes); draws on `ax` when given.
     """
-    require_columns(balances, ("address", "block", "eth"), "toolkit.frames.balances_frame")
+    require_columns(balances, ("address", "block", "eth"), "toolkit.frames.evm_balances")
     fig, ax = new_axes(ax)
     known = balances.dropna(subset=["address", "block"]).sort_values("block")
     if known.empty:

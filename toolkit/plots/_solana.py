@@ -1,4 +1,4 @@
-"""Plots of a Solana simulation, from the frame of `toolkit.frames.simulation_logs`."""
+"""Plots of a Solana simulation, from the frame of `toolkit.frames.solana_simulation_logs`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ._figure import Plot, format_axis, new_axes, require_columns, short_label, 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-_FRAME = "toolkit.frames.simulation_logs"
+_FRAME = "toolkit.frames.solana_simulation_logs"
 # Well-known programs get their names instead of a shortened id.
 PROGRAM_NAMES = {
     "11111111111111111111111111111111": "System",

@@ -37,7 +37,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    # DEMO computes addresses with Keccak and pytoniq: built on first use, not at import.
+    # DEMO computes addresses with Keccak: built on first use, not at import.
     if name == "DEMO":
         from ._demo import demo
 

@@ -140,9 +140,9 @@ def _ton_demo() -> TonDemo:
     jettons = []
     for spec in _ton.JETTONS:
         raw = _ton.jetton_raw_address(spec.symbol)
-        friendly = enc.ton_address_forms(raw)["bounceable"]
+        friendly = enc.ton_address_variants(raw)["bounceable"]
         jettons.append(
             TonJetton(spec.symbol, spec.name, spec.decimals, friendly, raw, spec.mintable)
         )
-    not_a_jetton = enc.ton_address_forms("0:" + "5a" * 32)["bounceable"]
+    not_a_jetton = enc.ton_address_variants("0:" + "5a" * 32)["bounceable"]
     return TonDemo(tuple(jettons), not_a_jetton)

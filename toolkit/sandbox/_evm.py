@@ -305,22 +305,20 @@ class EvmChain:
         return "0x" + self._token_call(data, number).hex()
 
     def _token_call(self, data: bytes, number: int) -> bytes:
-        from eth_abi import decode, encode
-
         function = _selectors().get(data[:4])
         arguments = data[4:]
         if function == "balanceOf(address)":
             try:
-                (holder,) = decode(["address"], arguments)
-            except Exception:  # eth-abi raises several types for short or malformed data
+                holder = enc.abi_address(arguments)
+            except ValueError:  # short or malformed data: the contract's decoder reverts
                 raise RpcError(SERVER_ERROR, "execution reverted") from None
-            return encode(["uint256"], [self.token_balance(holder, number)])
+            return enc.abi_uint(self.token_balance(holder, number))
         if function == "totalSupply()":
-            return encode(["uint256"], [self.total_supply(number)])
+            return enc.abi_uint(self.total_supply(number))
         if function == "decimals()":
-            return encode(["uint8"], [TOKEN_DECIMALS])
+            return enc.abi_uint(TOKEN_DECIMALS)
         if function in ("symbol()", "name()"):
-            return encode(["string"], [TOKEN_SYMBOL if function == "symbol()" else TOKEN_NAME])
+            return enc.abi_string(TOKEN_SYMBOL if function == "symbol()" else TOKEN_NAME)
         raise RpcError(SERVER_ERROR, "execution reverted")  # no such function, no fallback
 
     @property

@@ -128,7 +128,7 @@ class TonChain:
             return _ton_error(error.code, error.message)
 
     def _token_data(self, address: str, head: int) -> dict[str, Any]:
-        forms = enc.ton_address_forms(address)
+        forms = enc.ton_address_variants(address)
         spec = _jettons_by_raw().get(forms["raw"])
         if spec is None:
             raise RpcError(NOT_A_JETTON, "Smart contract is not Jetton or NFT")
@@ -142,7 +142,7 @@ class TonChain:
         }
         if spec.mintable:  # a jetton whose admin gave up minting has no admin address
             admin_raw = "0:" + self.seeded.hex("ton", "admin", spec.symbol)
-            data["admin_address"] = enc.ton_address_forms(admin_raw)["bounceable"]
+            data["admin_address"] = enc.ton_address_variants(admin_raw)["bounceable"]
         data.update(
             jetton_content={
                 "type": "onchain",
@@ -179,27 +179,23 @@ class TonChain:
         if address is None:
             raise RpcError(INVALID_PARAMS, "params.address: is required")
         try:
-            return enc.ton_address_forms(address)
+            return enc.ton_address_variants(address)
         except ValueError as error:
             raise RpcError(BAD_ADDRESS, f"Incorrect address: {error}") from None
 
     def _detect_address(self, params: dict[str, Any], head: int) -> dict[str, Any]:
-        from pytoniq_core import Address
-
         forms = self._forms(params)
-        given = params["address"]
-        if ":" in given:
+        given = enc.parse_ton_address(params["address"])
+        if given.bounceable is None:
             given_type = "raw_form"
         else:
-            bounceable = Address(given).is_bounceable
-            given_type = "friendly_bounceable" if bounceable else "friendly_non_bounceable"
-        parsed = Address(forms["raw"])
+            given_type = "friendly_bounceable" if given.bounceable else "friendly_non_bounceable"
 
         def variant(bounceable: bool) -> dict[str, str]:
             return {
                 "@type": "ext.utils.detectedAddressVariant",
-                "b64": parsed.to_str(True, is_url_safe=False, is_bounceable=bounceable),
-                "b64url": parsed.to_str(True, is_url_safe=True, is_bounceable=bounceable),
+                "b64": given.friendly(bounceable=bounceable, url_safe=False),
+                "b64url": given.friendly(bounceable=bounceable, url_safe=True),
             }
 
         return {

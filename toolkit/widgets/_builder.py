@@ -60,19 +60,15 @@ class Recipe:
 
 
 def _balances(work: Workload, rows: pd.DataFrame) -> pd.DataFrame:
-    """`frames.balances_frame` of each call's address, block and answer (NA where it failed)."""
-    return frames.balances_frame(
-        [
-            (planned.call.arguments["address"], planned.call.arguments["block"], result)
-            for planned, result in zip(work, rows["result"], strict=True)
-        ]
-    )
+    """`frames.evm_balances` of the run: each call's address, block and answer (NA where it
+    failed), read from the run's frame as any user's code reads it."""
+    return frames.evm_balances(rows)
 
 
 def _transaction_infos(work: Workload, rows: pd.DataFrame) -> pd.DataFrame:
-    """`frames.tron_transaction_infos` of every block's records (failed blocks have none)."""
-    records = [r for result in rows["result"] if isinstance(result, list) for r in result]
-    return frames.tron_transaction_infos(records)
+    """`frames.tron_transaction_infos` of the run: every block's records (failed blocks have
+    none)."""
+    return frames.tron_transaction_infos(rows)
 
 
 RECIPES: dict[str, Recipe] = {

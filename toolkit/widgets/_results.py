@@ -46,28 +46,28 @@ def _balance(bound: BoundCall, result: Any) -> Presentation:
     # A tag or a block hash names no block number; the frame's block column is then NA (the
     # ledger has the time).
     number = None if block is None or block in BLOCK_TAGS or is_block_hash(block) else block
-    frame = frames.balances_frame([(bound.arguments["address"], number, result)])
+    frame = frames.evm_balances([(bound.arguments["address"], number, result)])
     return Presentation((("Balance", frame),))
 
 
 def _root_hash(bound: BoundCall, result: Any) -> Presentation:
     arguments = bound.arguments
-    frame = frames.root_hashes([(arguments["from"], arguments["to"], result)])
+    frame = frames.evm_root_hashes([(arguments["from"], arguments["to"], result)])
     return Presentation((("Root hash", frame),))
 
 
 def _print_block(bound: BoundCall, result: Any) -> Presentation:
-    return Presentation((("Block header", frames.print_block_frame(result)),))
+    return Presentation((("Block header", frames.evm_printed_blocks(result)),))
 
 
 def _simulation(bound: BoundCall, result: Any) -> Presentation:
-    logs = frames.simulation_logs(result)
+    logs = frames.solana_simulation_logs(result)
     tables = [
-        ("Simulation", frames.simulation_summary(result)),
+        ("Simulation", frames.solana_simulation_summary(result)),
         ("Logs", logs),
-        ("SOL balances", frames.simulation_balances(result)),
+        ("SOL balances", frames.solana_simulation_balances(result)),
     ]
-    inner = frames.simulation_inner_instructions(result)
+    inner = frames.solana_simulation_inner_instructions(result)
     if len(inner):
         tables.append(("Inner instructions", inner))
     figure = plots.plot_compute_units(logs)[0] if len(logs) else None
@@ -113,8 +113,8 @@ BY_NAME: dict[str, Presenter] = {
 }
 BY_RESULT_KIND: dict[str, Presenter] = {
     "simulation": _simulation,
-    "asset-issue": _tables(("Asset", frames.asset_issues)),
-    "asset-issue-list": _tables(("Assets", frames.asset_issues)),
+    "asset-issue": _tables(("Asset", frames.tron_asset_issues)),
+    "asset-issue-list": _tables(("Assets", frames.tron_asset_issues)),
     "transaction-info-list": _transaction_infos,
     "block-list": _TRON_BLOCKS,
     "tron-block": _TRON_BLOCKS,
