@@ -120,7 +120,7 @@ def test_notebook_08s_run_again_after_the_budget_shows_failures_and_warns():
 
     path = next(p for p in NOTEBOOKS if p.name.startswith("08_"))
     notebook = execute(path, extra_cells=["results = work.run()\nresults.attrs['summary']"])
-    first = next(c for c in notebook.cells if c.source.startswith("results = work.run()"))
+    first = next(c for c in notebook.cells if c.source.startswith("results = work.run("))
     again = notebook.cells[-1]
     state = notebook.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
 
