@@ -135,3 +135,10 @@ def test_malformed_blocks_and_logs_are_frame_errors(bad):
 
     with pytest.raises(frames.FrameError):
         frames.evm_logs(bad) if isinstance(bad, list) else frames.evm_block_transactions(bad)
+
+
+def test_root_hashes_refuse_a_root_that_is_not_hex():
+    # bor_getRootHash answered in base64 by 2020-era nodes: not a hex root, never "0x" + it.
+    base64_root = "BXy0Xt2MNq0n8WyKBnzfMRzw/VjNQr4LT+eDlQ1BOHo="
+    with pytest.raises(FrameError, match="root_hash of blocks 1-2 must be 64 hex digits"):
+        evm_root_hashes([(1, 2, base64_root)])

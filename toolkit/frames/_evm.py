@@ -427,6 +427,9 @@ def evm_root_hashes(records: Iterable[Any]) -> pd.DataFrame:
     return frame(columns_from_rows(rows, schema), ROOT_HASH_COLUMNS)
 
 
+_ROOT_HASH = re.compile(r"(0x)?[0-9a-fA-F]{64}")
+
+
 def _root_hash_row(record: Any) -> dict[str, Any]:
     if isinstance(record, Mapping):
         first = record.get("from_block", record.get("from"))
@@ -436,6 +439,12 @@ def _root_hash_row(record: Any) -> dict[str, Any]:
         first, last, root = _triple(record, "(from, to, root_hash)")
     first, last = int_value(first, "from_block"), int_value(last, "to_block")
     root = text_value(unwrap_envelope(root), "root_hash")
+    if root is not None and not _ROOT_HASH.fullmatch(root):
+        # A 2020-era node answered in base64: it is no hex root, and "0x" + it would look like one.
+        raise FrameError(
+            f"root_hash of blocks {first}-{last} must be 64 hex digits (0x optional), "
+            f"got {describe(root)}"
+        )
     return {
         "from_block": first,
         "to_block": last,
