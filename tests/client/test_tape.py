@@ -35,6 +35,11 @@ def no_network(monkeypatch):
     assert not attempts
 
 
+# The sessions below send more, smaller requests when replayed than when recorded, and a head's
+# age is counted in requests (tests/client/test_heads.py): heads are kept for the whole session.
+KEEP_HEADS = {"head_ttl_s": 3600}
+
+
 def session(gateway, *, batch_size: int, concurrency: int) -> dict:
     """What a notebook does: helpers, a batch, REST calls, the node list, a workload."""
     eth, tron, ton = (gateway.node(n) for n in ("ethereum-mainnet", "tron-mainnet", "ton-mainnet"))
@@ -57,7 +62,7 @@ def session(gateway, *, batch_size: int, concurrency: int) -> dict:
 def recorded(tmp_path):
     """A session recorded from the sandbox: the tape, what the session saw, and its ledger."""
     tape = tmp_path / "session.tape.gz"
-    gateway = toolkit.connect(tape=tape, tape_mode="record", sandbox=True)
+    gateway = toolkit.connect(tape=tape, tape_mode="record", sandbox=True, **KEEP_HEADS)
     seen = session(gateway, batch_size=10, concurrency=4)
     ledger = gateway.ledger.frame
     gateway.close()
@@ -68,7 +73,7 @@ def test_a_session_replays_the_same_with_no_network_and_no_ru(recorded, monkeypa
     tape, seen, recording = recorded
     assert recording["ru"].sum() > 0
     with no_network(monkeypatch):
-        gateway = toolkit.connect(tape=tape, tape_mode="replay")
+        gateway = toolkit.connect(tape=tape, tape_mode="replay", **KEEP_HEADS)
         # Batching and concurrency differ from the recording's: calls are keyed one by one.
         again = session(gateway, batch_size=3, concurrency=1)
     assert again.pop("frame")[["params", "result", "value", "error"]].equals(
@@ -88,7 +93,7 @@ def test_a_session_replays_the_same_with_no_network_and_no_ru(recorded, monkeypa
 def test_a_call_not_on_the_tape_is_a_tape_miss_at_once(recorded, monkeypatch):
     tape, seen, _ = recorded
     with no_network(monkeypatch):
-        gateway = toolkit.connect(tape=tape, tape_mode="replay")
+        gateway = toolkit.connect(tape=tape, tape_mode="replay", **KEEP_HEADS)
         eth = gateway.node("ethereum-mainnet")
         with pytest.raises(toolkit.TapeMiss) as missed:
             eth.get_balance(ADDRESSES[-1], seen["head"] - 300)
@@ -109,9 +114,11 @@ def test_async_calls_replay_too(recorded, monkeypatch):
         return head, await eth.get_balance(ADDRESSES[0], head - 300)
 
     with no_network(monkeypatch):
-        gateway = toolkit.connect(tape=tape, tape_mode="replay", async_transport="httpx")
+        gateway = toolkit.connect(
+            tape=tape, tape_mode="replay", async_transport="httpx", **KEEP_HEADS
+        )
         assert asyncio.run(read(gateway)) == (seen["head"], seen["balance"])
-        gateway = toolkit.connect(tape=tape, tape_mode="replay")  # aiohttp
+        gateway = toolkit.connect(tape=tape, tape_mode="replay", **KEEP_HEADS)  # aiohttp
         assert asyncio.run(read(gateway)) == (seen["head"], seen["balance"])
 
 
@@ -219,7 +226,7 @@ def test_a_recording_from_anvil_replays_identical_frames_offline(anvil, tmp_path
 def test_provenance_of_a_replay_says_what_the_recording_cost_and_when(recorded, monkeypatch):
     tape, _, recording = recorded
     with no_network(monkeypatch):
-        gateway = toolkit.connect(tape=tape, tape_mode="replay")
+        gateway = toolkit.connect(tape=tape, tape_mode="replay", **KEEP_HEADS)
         session(gateway, batch_size=5, concurrency=2)
     record = toolkit.provenance(gateway)
     assert record.gateway == "embedded sandbox (seed 0)"  # the recording's gateway

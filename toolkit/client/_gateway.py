@@ -133,6 +133,8 @@ class Gateway:
         self.meter = self.shared.meter
         if sandbox is not None:  # its own time, which moves with its requests (`Meter`)
             self.meter.clock = sandbox.world.clock.utc
+            if sandbox.world.clock.request_s is not None:
+                self.meter.count_time_in_requests(sandbox.world.clock.request_s)
         self.platform = Platform(platform_core(platform_url, api_key, self.shared))
         self._node_urls: dict[str, str] = {}
         for node_name, url in dict(nodes or {}).items():
@@ -146,6 +148,8 @@ class Gateway:
         if tape is not None and not tape.replaying:
             tape.header["gateway"] = self.description
             tape.header["sandbox_seed"] = self.sandbox_seed
+            if sandbox is not None:  # a replay counts time as the recording did
+                tape.header["request_s"] = sandbox.world.clock.request_s
             # The nodes this handle knows without asking the platform: a replay knows them too.
             tape.header["known_nodes"] = {
                 name: httpx.URL(url).netloc.decode() for name, url in self._node_urls.items()

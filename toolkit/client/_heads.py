@@ -8,7 +8,6 @@ may add before the gateway prices a call (`drift`).
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -18,13 +17,28 @@ from ._cache import is_final
 class HeadTracker:
     """The last head seen by a node's client, and whether a fetch is under way."""
 
-    __slots__ = ("_block_time_s", "_fetching", "_seen", "_timeout_s", "_ttl_s")
+    __slots__ = (
+        "_block_time_s",
+        "_fetch_started",
+        "_fetching",
+        "_seconds",
+        "_seen",
+        "_timeout_s",
+        "_ttl_s",
+    )
 
     def __init__(
-        self, ttl_s: Callable[[], float], timeout_s: Callable[[], float], block_time_s: float
+        self,
+        ttl_s: Callable[[], float],
+        timeout_s: Callable[[], float],
+        block_time_s: float,
+        seconds: Callable[[], float],
     ):
-        self._seen: tuple[int, float] | None = None  # (head, time.monotonic() when seen)
+        self._seen: tuple[int, float] | None = None  # (head, seconds() when seen)
+        # Ages are read on the meter's clock (`Meter.seconds`): the wall's, or requests counted.
+        self._seconds = seconds
         self._fetching = False
+        self._fetch_started = 0.0
         self._ttl_s = ttl_s  # read at each use: the settings may change
         self._timeout_s = timeout_s
         self._block_time_s = block_time_s
@@ -35,7 +49,9 @@ class HeadTracker:
         return self._seen[0] if self._seen else None
 
     def saw(self, head: int) -> None:
-        self._seen = (head, time.monotonic())
+        # A fetched head is as old as its request: counted from when it was asked, its age
+        # does not depend on how many other requests went out while it was answered.
+        self._seen = (head, self._fetch_started if self._fetching else self._seconds())
 
     def forget(self) -> None:
         self._seen = None
@@ -43,7 +59,7 @@ class HeadTracker:
     def fresh(self) -> int | None:
         """The last head, if seen within the head TTL."""
         seen = self._seen
-        if seen and time.monotonic() - seen[1] < self._ttl_s():
+        if seen and self._seconds() - seen[1] < self._ttl_s():
             return seen[0]
         return None
 
@@ -60,7 +76,7 @@ class HeadTracker:
         the head's age plus the call's whole deadline, at the chain's block time."""
         if not self._seen or not self._block_time_s:
             return 0
-        age = time.monotonic() - self._seen[1]
+        age = self._seconds() - self._seen[1]
         return math.ceil((age + self._timeout_s()) / self._block_time_s)
 
     def for_finality(self, block: int, depth: int) -> tuple[int | None, bool]:
@@ -78,6 +94,7 @@ class HeadTracker:
     def fetching(self) -> Iterator[None]:
         """Mark a head fetch under way, so concurrent calls price by the last head meanwhile."""
         self._fetching = True
+        self._fetch_started = self._seconds()
         try:
             yield
         finally:

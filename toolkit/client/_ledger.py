@@ -19,6 +19,7 @@ a reservation costs one attribute test more.
 from __future__ import annotations
 
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -300,7 +301,8 @@ class Meter:
 
     `clock` dates what the ledger and the records made from it say happened: wall time, or for
     the embedded sandbox its own time (`Sandbox.world.clock`), which moves with the requests it
-    serves, so that a notebook run against it twice shows the same times.
+    serves, so that a notebook run against it twice shows the same times. `seconds` measures
+    how old a chain head is: the wall's seconds, or requests counted (`count_time_in_requests`).
     """
 
     journal: SpendingJournal | None = None
@@ -316,7 +318,16 @@ class Meter:
         self.pricing = pricing
         self.ledger = ledger if ledger is not None else Ledger()
         self.clock = clock
+        self.seconds: Callable[[], float] = time.monotonic
+        self.requests_sent = 0  # every attempt sent by the gateway's clients
         self._budget = Budget(check_budget(budget), spent=self.ledger.counted_ru)
+
+    def count_time_in_requests(self, seconds_each: float) -> None:
+        """Measure time passing (a head's age) as `seconds_each` per request sent, not by the
+        wall: for the embedded sandbox, whose own clock moves as it serves requests, and for a
+        tape replayed. The same calls then fetch heads at the same points however fast they
+        run, so a notebook shows the same twice."""
+        self.seconds = lambda: self.requests_sent * seconds_each
 
     @property
     def budget(self) -> Budget | None:

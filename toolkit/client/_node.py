@@ -147,7 +147,10 @@ class NodeCore:
         # None until a batch is tried; False once the node refused one (then calls go singly).
         self.accepts_batches: bool | None = None
         self.heads = HeadTracker(
-            lambda: shared.head_ttl_s, lambda: shared.timeout, chain.block_time_s
+            lambda: shared.head_ttl_s,
+            lambda: shared.timeout,
+            chain.block_time_s,
+            lambda: shared.meter.seconds(),  # read at each use: the gateway may set it later
         )
         # Only EVM rules read the head: a number elsewhere is priced without one.
         self.pricer = Pricer(self, self.heads, by_head=chain.family == "evm")

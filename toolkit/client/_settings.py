@@ -208,6 +208,10 @@ class Shared:
             settings = settings.replace(tape=self.tape)
         self.settings = settings
         self.meter = Meter(pricing=settings.pricing, budget=settings.budget)
+        if self.tape is not None and self.tape.replaying:
+            # Replayed answers come at once: time is counted in requests, as when recording
+            # against the sandbox (a second a request unless the tape says otherwise).
+            self.meter.count_time_in_requests(self.tape.header.get("request_s") or 1.0)
         # On tape, every call goes to the tape: an answer the cache gave would not be recorded.
         cache = None if self.tape is not None else settings.cache
         self.cache: ResponseCache | None = resolve_cache(cache, remote=remote)

@@ -352,6 +352,7 @@ class Exchange:
             f" (retry {attempt})" if attempt else ""
         )
         self.meter.reserve(self.ru, what=what)
+        self.meter.requests_sent += 1
         delivery = Delivery()
         fate = None
         likely = self.ru if self.ru_likely is None else self.ru_likely

@@ -49,6 +49,11 @@ class Clock:
     def frozen(self) -> bool:
         return self.pace == 0
 
+    @property
+    def request_s(self) -> float | None:
+        """Sandbox seconds a request moves time on by, or None for the wall clock."""
+        return REQUEST_S * self.pace if self.kind == "requests" else None
+
     def tick(self) -> None:
         """A node request is being served: with the "requests" clock, time moves on."""
         self._requests += 1
