@@ -608,7 +608,7 @@ def progress_bar(total: int, progress: Any, description: str) -> Any:
     The bar counts calls (a batch of 96 calls is 96), and its rate is calls over the time since
     the calls started (``smoothing=0``). tqdm's default, a moving average of the rates between
     screen refreshes, is far off for a run of few large steps: with a first refresh after one
-    call and the rest arriving between refreshes, it showed 3.56 call/s for a run of about 330.
+    call and the rest arriving between refreshes, it showed a fraction of the real rate.
     """
     if progress is True:
         from tqdm.auto import tqdm
