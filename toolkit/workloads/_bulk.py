@@ -63,7 +63,17 @@ INTERRUPTED = Interrupted.__name__  # the ``error`` column's text for such a row
 
 
 class Item:
-    """One call of the run and what became of it."""
+    """One call of a bulk run and what became of it: the last of the four call wrappers.
+
+    It adds to a workload's node and `PreparedCall` what the run found: `done`, the `result` or
+    the `error`, the `receipt` of every send of the call together (a batch retried, or a refused
+    batch sent again call by call, sends a call more than once) and `batch_retries`. Mutable,
+    as the run fills it in while answers come.
+
+    Made by `BulkRun` from a workload's planned calls (the Dask runner makes failed ones for the
+    rows of calls a partition did not run); read by the run's send loop, by `results` (one row
+    of the run's frame each) and by the dataset writer (`DatasetWriter.add`: a journal line per
+    batch of finished items)."""
 
     __slots__ = ("batch_retries", "call", "done", "error", "node", "receipt", "result")
 

@@ -48,9 +48,15 @@ if TYPE_CHECKING:
 
 
 class PlannedCall(NamedTuple):
-    """One call of a workload: the node and the validated call (a tuple: a workload of a million
-    calls makes a million of them, and a frozen dataclass takes longer to make; see
-    bench/bench_records.py)."""
+    """One call of a workload: the third of the four call wrappers. It adds to the client's
+    `PreparedCall` (which names its node) the `Node` object that prices and sends it.
+
+    Made by `Workload.add`, `grid` and `each`; read by the workload's `counts`, `estimates`,
+    `preview` and `run` (the cache pass, the dataset's resume), and by the Dask runner, which
+    splits the calls into partitions. A run makes a bulk run's `Item` of each.
+
+    A tuple: a workload of a million calls makes a million of them, and a frozen dataclass
+    takes longer to make (bench/bench_records.py)."""
 
     node: Node
     call: PreparedCall
