@@ -85,7 +85,8 @@ CACHE_HIT_NOTE = "answered from the response cache"
 _HEADERS = {"User-Agent": USER_AGENT}
 
 
-# slots: a bulk run makes one per call, and a slotted instance is quicker to make (bench_records)
+# slots: a bulk run makes one per call, and a slotted instance is quicker to make
+# (bench/bench_records.py)
 @dataclass(eq=False, slots=True)
 class PreparedCall:
     """A call validated against the catalog for one node: the second of the four call wrappers.

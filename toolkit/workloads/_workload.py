@@ -109,7 +109,8 @@ class Workload:
 
     def _extend(self, node: Node, prepared: list[PreparedCall]) -> Workload:
         # Validated as a whole first: a bad value adds none of the calls, as `add` adds none.
-        # Made by tuple.__new__: a NamedTuple's own constructor takes longer (bench_records).
+        # Made by tuple.__new__: a NamedTuple's own constructor takes longer
+        # (bench/bench_records.py).
         self.calls.extend([_new_tuple(PlannedCall, (node, call)) for call in prepared])
         return self
 
