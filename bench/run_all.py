@@ -26,6 +26,7 @@ BENCHMARKS = [
     ("bench_tape.py", "Tapes", [], ["--quick"]),
     ("bench_logging.py", "Logging", [], ["--quick"]),
     ("bench_json.py", "Reading answers", [], ["--quick"]),
+    ("bench_records.py", "Per-call records", [], ["--quick"]),
 ]
 
 

@@ -37,6 +37,7 @@ def test_every_benchmark_runs_at_its_smoke_size_and_prints_its_targets():
         "Datasets",
         "Tapes",
         "Reading answers",
+        "Per-call records",
     ):
         assert f"## {title}" in report
     # Each goal of issue 17 is printed as a ratio beside its target.
@@ -51,6 +52,7 @@ def test_every_benchmark_runs_at_its_smoke_size_and_prints_its_targets():
         "Durability by the batch (a journal line per finished batch",  # of the one-process run
         "Replay ÷ sandbox time:",
         "`load_bounded` / `json.loads` on the 3 MiB answer:",
+        "| `PlannedCall` | tuple.__new__ (ours) |",
     ):
         assert measured in report, measured
     # The load bench's clients and the sandbox's meter agree on what was spent.

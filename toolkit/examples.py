@@ -190,10 +190,10 @@ class Examples:
     def inputs(self, method: str, *, head: int | None = None) -> dict[str, Any]:
         """Keyword arguments (the spec's names, wire form) that make a good call of `method`:
         ``node.call(method, **ex.inputs(method, head=...))``. `head` is the chain's head, needed
-        by the methods that take a recent block number (debug_printBlock, bor_getRootHash, TRON
-        transaction info). Any other method gets an example of each required parameter by its
-        kind (an address, a block tag), so a new catalog method needs no entry here unless it
-        takes something a kind cannot pick (a recent block number, a filter)."""
+        by the methods that take a recent block number (`HEAD_RELATIVE`, asked by `needs_head`).
+        Any other method gets an example of each required parameter by its kind (an address, a
+        block tag), so a new catalog method needs no entry here unless it takes something a kind
+        cannot pick (a recent block number, a filter)."""
         evm, tron, ton = self.evm, self.tron, self.ton
         total_supply = "0x" + enc.keccak256(b"totalSupply()")[:4].hex()
         fixed: dict[str, Callable[[], dict[str, Any]]] = {

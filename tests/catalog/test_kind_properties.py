@@ -1,15 +1,12 @@
-"""Hypothesis over the kind checks and the answer readers, with arbitrary text and nesting.
+"""Hypothesis over the kind checks and the result kinds, with arbitrary text and nesting.
 
 Kind checks: any value gives the wire value or a ValidationError naming the parameter (never
 ValueError, TypeError, AttributeError, RecursionError), and what passes is ASCII and within the
-kind's width. Answer readers: any JSON gives a value that converts, or a MalformedResponse."""
+kind's width. Result kinds: any JSON that passes its kind's check converts. (The client's reading
+of an answer's body: tests/client/test_properties.py.)"""
 
 from __future__ import annotations
 
-import json
-
-import httpx
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +14,6 @@ import toolkit
 from toolkit.catalog import METHODS, RESULT_KINDS, TYPED_VALUES, Param
 from toolkit.catalog._bounds import INT64_MAX, MAX_BLOCK, UINT64_MAX, UINT256_MAX
 from toolkit.catalog._kinds import _checked
-from toolkit.client._answers import parse_json
 
 
 def _all_params(params, prefix=""):
@@ -123,50 +119,3 @@ def test_an_answer_that_passes_its_kind_converts(kind, result):
             assert 0 <= typed <= UINT256_MAX and result.isascii()
     if kind in ("data", "root-hash"):
         assert result.isascii() and len(result.removeprefix("0x")) % 2 == 0
-
-
-def _response(content: bytes) -> httpx.Response:
-    return httpx.Response(200, content=content, headers={"content-type": "application/json"})
-
-
-def _depth(value) -> int:
-    if isinstance(value, dict):
-        return 1 + max(map(_depth, value.values()), default=0)
-    if isinstance(value, list):
-        return 1 + max(map(_depth, value), default=0)
-    return 0
-
-
-@settings(max_examples=500, deadline=None)
-@given(content=st.binary(max_size=200) | TEXT.map(str.encode))
-def test_any_body_is_json_or_a_malformed_response(content):
-    try:
-        body = parse_json(_response(content))
-    except toolkit.MalformedResponse:
-        return
-    assert body == json.loads(content) or body != body  # NaN is JSON to Python's decoder
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    depth=st.integers(1, 3000),
-    opener=st.lists(st.sampled_from(["[", '{"k":']), min_size=1, max_size=3),
-    leaf=STRICT_JSON,  # a non-JSON number is refused whatever its depth (its own test)
-)
-def test_nesting_is_read_up_to_the_limit_and_malformed_beyond(depth, opener, leaf):
-    openers = [opener[i % len(opener)] for i in range(depth)]
-    closers = ["]" if o == "[" else "}" for o in reversed(openers)]
-    text = "".join(openers) + json.dumps(leaf) + "".join(closers)
-    try:
-        body = parse_json(_response(text.encode()))
-    except toolkit.MalformedResponse as error:
-        assert "nested deeper than 128" in str(error)
-        assert depth + _depth(leaf) > 128
-    else:
-        assert _depth(body) == depth + _depth(leaf) <= 128
-
-
-@pytest.mark.parametrize("depth", [100_000, 1_000_000])
-def test_very_deep_bodies_are_refused_without_recursion(depth):
-    with pytest.raises(toolkit.MalformedResponse):
-        parse_json(_response(b"[" * depth + b"]" * depth))

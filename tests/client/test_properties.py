@@ -1,4 +1,5 @@
-"""Properties of the client checked on generated inputs (hypothesis): budgets, answer reading."""
+"""Properties of the client checked on generated inputs (hypothesis): budgets, answer reading
+(any body is JSON or a MalformedResponse, nesting read up to the limit and refused beyond)."""
 
 import asyncio
 import json
@@ -68,3 +69,76 @@ def test_an_answer_is_read_exactly_or_refused_as_malformed(value, huge):
             parse_json(response)
     else:
         assert parse_json(response) == value
+
+
+# Bodies: arbitrary text, and text that looks like hex or digits (a node's numbers, half right).
+HEXISH = st.text(
+    alphabet=st.sampled_from("0123456789abcdefABCDEFxX_ \n\t\u00b2\u0661\uff11\uff41-+:"),
+    max_size=80,
+)
+DIGITS = st.text(alphabet=st.characters(categories=["Nd", "No"]), min_size=1, max_size=20)
+TEXT = (
+    st.text(max_size=120)
+    | HEXISH
+    | HEXISH.map(lambda t: "0x" + t)
+    | DIGITS
+    | DIGITS.map(lambda t: "0x" + t)
+)
+STRICT_JSON = st.recursive(  # JSON's own numbers: no NaN or infinities
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+def _response(content: bytes) -> httpx.Response:
+    return httpx.Response(200, content=content, headers={"content-type": "application/json"})
+
+
+def _depth(value) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+@settings(max_examples=500, deadline=None)
+@given(content=st.binary(max_size=200) | TEXT.map(str.encode))
+def test_any_body_is_json_or_a_malformed_response(content):
+    try:
+        body = parse_json(_response(content))
+    except toolkit.MalformedResponse:
+        return
+    assert body == json.loads(content) or body != body  # NaN is JSON to Python's decoder
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    depth=st.integers(1, 3000),
+    opener=st.lists(st.sampled_from(["[", '{"k":']), min_size=1, max_size=3),
+    leaf=STRICT_JSON,  # a non-JSON number is refused whatever its depth (its own test)
+)
+def test_nesting_is_read_up_to_the_limit_and_malformed_beyond(depth, opener, leaf):
+    openers = [opener[i % len(opener)] for i in range(depth)]
+    closers = ["]" if o == "[" else "}" for o in reversed(openers)]
+    text = "".join(openers) + json.dumps(leaf) + "".join(closers)
+    try:
+        body = parse_json(_response(text.encode()))
+    except toolkit.MalformedResponse as error:
+        assert "nested deeper than 128" in str(error)
+        assert depth + _depth(leaf) > 128
+    else:
+        assert _depth(body) == depth + _depth(leaf) <= 128
+
+
+@pytest.mark.parametrize("depth", [100_000, 1_000_000])
+def test_very_deep_bodies_are_refused_without_recursion(depth):
+    with pytest.raises(toolkit.MalformedResponse):
+        parse_json(_response(b"[" * depth + b"]" * depth))

@@ -147,3 +147,15 @@ def test_the_tron_asset_by_name_form_opens_with_a_plain_name_and_visible_ticked(
     ui.methods.run_button.click()
     assert ui.methods.error is None
     assert ui.methods.frame["name"].tolist() == ["Café Crème"]
+
+
+def test_the_explorer_outside_jupyter_prints_one_short_line(make_gateway, capsys, secrets):
+    gateway = make_gateway()
+    ui = explorer(gateway, node="ethereum-mainnet")  # no IPython shell here: plain text
+    printed = capsys.readouterr().out
+    assert printed == repr(ui) + "\n"
+    assert len(printed) < 200 and "ethereum-mainnet" in printed
+    for part in (ui, ui.picker, ui.methods, ui.ledger):
+        assert len(repr(part)) < 200
+    for secret in secrets:
+        assert secret not in printed

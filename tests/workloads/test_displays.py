@@ -1,4 +1,6 @@
-"""Short printouts: a workload, its planned calls and the explorer show summaries, never dumps."""
+"""Short printouts: a workload and its planned calls show summaries, never dumps. (The
+explorer's: tests/widgets/test_explorer.py; the gateway's, a node's and the ledger's:
+tests/client/test_displays.py.)"""
 
 from __future__ import annotations
 
@@ -6,7 +8,6 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from toolkit.widgets import explorer
 from toolkit.workloads import Workload
 
 ADDRESSES = [f"0x{index:040x}" for index in range(1, 201)]
@@ -70,41 +71,3 @@ def test_a_planned_calls_repr_is_one_short_line(big, secrets):
     _, work = big
     text = repr(work.calls[0])
     assert text == "<PlannedCall eth_getBalance on ethereum-mainnet>"
-
-
-def test_the_explorer_outside_jupyter_prints_one_short_line(make_gateway, capsys, secrets):
-    gateway = make_gateway()
-    ui = explorer(gateway, node="ethereum-mainnet")  # no IPython shell here: plain text
-    printed = capsys.readouterr().out
-    assert printed == repr(ui) + "\n"
-    assert len(printed) < 200 and "ethereum-mainnet" in printed
-    for part in (ui, ui.picker, ui.methods, ui.ledger):
-        assert len(repr(part)) < 200
-    for secret in secrets:
-        assert secret not in printed
-
-
-def test_gateway_node_and_ledger_show_summaries_in_html_without_keys(make_gateway, secrets):
-    gateway = make_gateway()
-    eth = gateway.node("ethereum-mainnet")
-    head = eth.head()
-    Workload().grid(eth, "eth_getBalance", ADDRESSES[:40], [head]).run(progress=False)
-    gateway.set_budget(gateway.ledger.counted_ru + 5)
-    shown = {
-        "gateway": gateway._repr_html_(),
-        "node": eth._repr_html_(),
-        "ledger": gateway.ledger._repr_html_(),
-    }
-    for html in shown.values():
-        assert not [secret for secret in secrets if secret in html]
-        assert len(html) < 4_000  # a summary, not a row per call
-    assert "ethereum-mainnet" in shown["gateway"] and "5 of " in shown["gateway"]
-    assert f"{head:,}" in shown["node"] and "evm" in shown["node"].lower()
-    assert "eth_getBalance" in shown["ledger"] and ">41<" in shown["ledger"]  # 40 + the head
-    assert "none yet" in make_gateway()._repr_html_()  # no client opened yet
-
-
-def test_an_empty_ledger_shows_its_totals():
-    from toolkit.client import Ledger
-
-    assert ">0<" in Ledger()._repr_html_()

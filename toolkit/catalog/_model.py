@@ -102,13 +102,20 @@ def _memo_key(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...] 
 
 @dataclass(frozen=True)
 class BoundCall:
-    """A validated call: `arguments` by parameter name, in wire form, ready to send and price.
-    The same object may stand for many calls (see `Method.bind`): never change `arguments`.
+    """A validated call: the `Method` and its `arguments` by parameter name, in wire form, with
+    no node, no cost and no outcome. The same object may stand for many calls (see
+    `Method.bind`): never change `arguments`.
 
-    The innermost of the four call wrappers, and the only one in the catalog: the method and its
-    wire arguments, with no node, no cost and no outcome. The client's `PreparedCall` adds the
-    node it is for, its RU estimate and its receipt; a workload's `PlannedCall` adds the `Node`
-    object that sends it; a bulk run's `Item` adds what became of it (result, error, retries)."""
+    The innermost of the four call wrappers, and the only one in the catalog. Made by
+    `Method.bind` and `Method.bind_many`: for the client when a call is prepared, for the
+    sandbox when it serves a request. Read by whatever works from the call alone: the `Pricer`
+    (the block it reads), the protocol step (the request: `wire_params`, `rpc_method`), the
+    response cache (its key and pinned block), the sandbox's handlers and meter.
+
+    Each wrapper around it adds one stage: the client's `PreparedCall` adds the node it is for
+    and what pricing and sending found (estimate, receipt); a workload's `PlannedCall` adds the
+    `Node` that sends it; a bulk run's `Item` adds what became of it (result or error, the
+    receipt of every send, batch retries)."""
 
     method: Method
     arguments: dict[str, Any]

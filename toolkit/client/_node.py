@@ -85,11 +85,20 @@ CACHE_HIT_NOTE = "answered from the response cache"
 _HEADERS = {"User-Agent": USER_AGENT}
 
 
-@dataclass(eq=False, slots=True)  # slots: made a thousand at a time, half the time to make
+# slots: a bulk run makes one per call, and a slotted instance is quicker to make
+# (bench/bench_records.py)
+@dataclass(eq=False, slots=True)
 class PreparedCall:
-    """A call validated against the catalog, made once by `node.prepare(...)` and handed down
-    the pipeline. After `node.price(call)` it carries its `estimate`; after `node.send(call)`
-    its `receipt` says what it cost (billed `ru`, `unconfirmed_ru`) and how it ended."""
+    """A call validated against the catalog for one node: the second of the four call wrappers.
+
+    It adds to the catalog's `BoundCall` (method and wire arguments) the name of the node it is
+    for and what the pipeline found: after `node.price(call)` its `estimate`, after
+    `node.send(call)` its `receipt` (billed `ru`, `unconfirmed_ru`, how it ended).
+
+    Made once, by validation: `node.prepare(...)`, the handle a user gets, and `prepare_many`
+    (the node core's `prepare_batch` for a batch). Read by the node's pricing and send paths
+    (`price`, `estimate`, `send`, the cache lookup), and carried by a workload's `PlannedCall`
+    and a bulk run's `Item`."""
 
     node: str  # the node's name (never its URL)
     bound: BoundCall

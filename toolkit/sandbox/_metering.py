@@ -13,9 +13,10 @@ two agree to the unit:
    call (a body that is not JSON, or not an envelope, included).
 3. A call costs what the client's pricer says (`toolkit.catalog.Pricer`, the one
    rule -> block -> estimate path, here over the sandbox's table), at the chain head when the
-   request arrived (the same head the answer was computed at): its ``.ru``, the high end, so an
-   unreadable block costs the archive price, a block hash is archive, and a method the table
-   does not know (an unreadable body, a path not served) costs the table's highest price.
+   request arrived (the same head the answer was computed at): its ``.ru``, the high end of
+   the estimate, so a call the table prices as a range (see `PricingTable.estimate`) is
+   metered at its top, and a method the table does not know (an unreadable body, a path not
+   served) at the table's highest price (`PricingTable.unknown_rule`).
    `name` is the JSON-RPC method; the catalog name for REST paths and for TON's jsonRPC
    (``api/v2/jsonRPC``, priced by the inner method it carries); the path without its leading
    slash for a path the node does not serve.

@@ -57,7 +57,7 @@ class Explorer(ShownOnce, widgets.VBox):
         self.ledger.refresh()  # listing the nodes is a (0 RU) platform call in the ledger
 
     def __repr__(self) -> str:
-        # ipywidgets' repr lists every child's state (16 KB of HTML and CSS): a summary instead.
+        # ipywidgets' repr lists every child's state (kilobytes of HTML and CSS): a summary instead.
         node = self.methods.node
         where = "embedded sandbox" if self.gw.sandbox is not None else "gateway"
         picked = f", node {node.name}" if node is not None else ", no node picked"

@@ -63,7 +63,17 @@ INTERRUPTED = Interrupted.__name__  # the ``error`` column's text for such a row
 
 
 class Item:
-    """One call of the run and what became of it."""
+    """One call of a bulk run and what became of it: the last of the four call wrappers.
+
+    It adds to a workload's node and `PreparedCall` what the run found: `done`, the `result` or
+    the `error`, the `receipt` of every send of the call together (a batch retried, or a refused
+    batch sent again call by call, sends a call more than once) and `batch_retries`. Mutable,
+    as the run fills it in while answers come.
+
+    Made by `BulkRun` from a workload's planned calls (the Dask runner makes failed ones for the
+    rows of calls a partition did not run); read by the run's send loop, by `results` (one row
+    of the run's frame each) and by the dataset writer (`DatasetWriter.add`: a journal line per
+    batch of finished items)."""
 
     __slots__ = ("batch_retries", "call", "done", "error", "node", "receipt", "result")
 
@@ -608,7 +618,7 @@ def progress_bar(total: int, progress: Any, description: str) -> Any:
     The bar counts calls (a batch of 96 calls is 96), and its rate is calls over the time since
     the calls started (``smoothing=0``). tqdm's default, a moving average of the rates between
     screen refreshes, is far off for a run of few large steps: with a first refresh after one
-    call and the rest arriving between refreshes, it showed 3.56 call/s for a run of about 330.
+    call and the rest arriving between refreshes, it showed a fraction of the real rate.
     """
     if progress is True:
         from tqdm.auto import tqdm

@@ -288,8 +288,9 @@ def _run_records(root: Path) -> tuple[list[dict[str, Any]], list[Damaged]]:
 # One line per batch of finished calls: a JSON list of groups, one per partition key, each
 # [gateway, node, method, params[], results[], errors[] | null, messages[] | null, ru[],
 # unconfirmed_ru[], cache_hit[]], the calls' columns (made in C, `map` over the items: a row per
-# call made the journal a tenth of a fast run's time). A line is written with one write(); a line
-# cut short by a crash is dropped (its calls were, as far as the dataset knows, in flight).
+# call made the journal a large share of a fast run's time; bench/bench_dataset.py measures the
+# journal's cost). A line is written with one write(); a line cut short by a crash is dropped
+# (its calls were, as far as the dataset knows, in flight).
 
 
 class Journal:

@@ -17,9 +17,9 @@ a key travels) on its own meter and runs its calls through the same pipeline as 
   or batch goes out, the reservation for it is appended, flushed and fsynced; what it settled
   at is appended after, and the ledger's entries with the next reservation. A reservation that
   cannot be written is not sent: the call fails with `DatasetError` at 0 RU. The cost is one
-  fsync per request or JSON-RPC batch, in the event loop's thread (lost in a batch of 100;
-  about 0.7 ms a call for calls sent one by one here; see docs/datasets.md). Once the coordinator
-  has recorded a partition, its journals are removed.
+  fsync per request or JSON-RPC batch, in the event loop's thread (small beside a batch's
+  round trip, felt by calls sent one by one; docs/datasets.md gives measured times). Once the
+  coordinator has recorded a partition, its journals are removed.
 - **A worker that dies** (killed, out of memory): dask runs its task again elsewhere. The new
   attempt reads the earlier attempts' journals: what they settled, plus every reservation they
   left unsettled (it may have been sent) as may-have-been-billed, is what the partition spent

@@ -48,8 +48,15 @@ if TYPE_CHECKING:
 
 
 class PlannedCall(NamedTuple):
-    """One call of a workload: the node and the validated call (a tuple: a workload of a million
-    calls makes a million of them, and a frozen dataclass costs twice the time to make)."""
+    """One call of a workload: the third of the four call wrappers. It adds to the client's
+    `PreparedCall` (which names its node) the `Node` object that prices and sends it.
+
+    Made by `Workload.add`, `grid` and `each`; read by the workload's `counts`, `estimates`,
+    `preview` and `run` (the cache pass, the dataset's resume), and by the Dask runner, which
+    splits the calls into partitions. A run makes a bulk run's `Item` of each.
+
+    A tuple: a workload of a million calls makes a million of them, and a frozen dataclass
+    takes longer to make (bench/bench_records.py)."""
 
     node: Node
     call: PreparedCall
@@ -102,7 +109,8 @@ class Workload:
 
     def _extend(self, node: Node, prepared: list[PreparedCall]) -> Workload:
         # Validated as a whole first: a bad value adds none of the calls, as `add` adds none.
-        # Made by tuple.__new__: a NamedTuple's own constructor takes twice the time.
+        # Made by tuple.__new__: a NamedTuple's own constructor takes longer
+        # (bench/bench_records.py).
         self.calls.extend([_new_tuple(PlannedCall, (node, call)) for call in prepared])
         return self
 
@@ -540,7 +548,7 @@ class Workload:
             if writer is not None:
                 writer.close()  # what finished is kept, even when the run was interrupted
         # The summary's price: what the calls were priced at as they were sent (pricing them all
-        # again for it took as long as reading a tenth of the answers of a fast node).
+        # again for it would repeat work the sends already did, a real share of a fast run).
         frame = _finish(results(items), previous, done, run.priced_high(), started, ledgers)
         _record_run(writer, frame, self.calls, ledgers)
         if run.stopped is not None:
@@ -610,7 +618,7 @@ def _ledger_marks(calls: list[PlannedCall]) -> list[tuple[Ledger, int]]:
         return []
     first = calls[0].node
     # One node, the usual workload: an identity test in C per call. Collecting the nodes in a
-    # dict cost 3 % of a cached re-run of 1,000 calls.
+    # dict is a Python step per call, which shows in a cached re-run.
     if all(map(is_, map(_NODE_OF, calls), repeat(first))):
         nodes = {id(first): first}
     else:
