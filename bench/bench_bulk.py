@@ -2,7 +2,7 @@
 
 1. 1,000 ``eth_getBalance`` against Anvil (a real EVM node), 50 addresses at 20 old blocks:
    ``Workload.grid`` + ``run`` (the async engine, batches of 100; the response cache off, as
-   issue 17's goal states, and on, emptied before each round) against web3.py sync, web3.py
+   the goal states, and on, emptied before each round) against web3.py sync, web3.py
    ``AsyncWeb3`` + ``asyncio.gather``, and one raw JSON-RPC batch of 1,000 sent by a kept-alive
    ``httpx.Client`` (the lower bound: no validation, pricing or ledger, and no client set-up,
    which was most of a bare ``httpx.post``'s time).
@@ -176,7 +176,7 @@ def evm_section(calls: int, repeats: int, workdir: str) -> tuple[str, str]:
     try:
         rpc(url, "anvil_mine", hex(400))
         head = int(rpc(url, "eth_blockNumber"), 16)
-        # 50 addresses x 20 old blocks (the node is not the bottleneck), as issue 17 states.
+        # 50 addresses x 20 old blocks (the node is not the bottleneck), as the goal states.
         addresses = [rpc(url, "eth_accounts")[0]] + [f"0x{i:040x}" for i in range(1, 50)]
         blocks = [head - 300 + i for i in range(max(1, calls // len(addresses)))]
         return evm_rows(url, addresses, blocks, repeats, workdir)
@@ -306,7 +306,7 @@ def evm_rows(url: str, addresses: list[str], blocks: list[int], repeats: int, wo
     )
     text = table(title, rows, reference=web3_gather)
     text += (
-        "\n\n| ratio (issue 28) | measured | target |\n|---|---|---|\n"
+        "\n\n| ratio | measured | target |\n|---|---|---|\n"
         f"| fresh {n:,}-call Workload / kept-alive raw one-batch client (rate) | "
         f"{first.rate / bound.rate:.2f}x | >= 1.0x |\n"
         f"| cached re-run / kept-alive raw one-batch client (time) | "

@@ -1,4 +1,4 @@
-"""Benchmark: what the JSON depth guard costs on an answer (issue 27: at most 1.3x `json.loads`).
+"""Benchmark: what the JSON depth guard costs on an answer (the goal: at most 1.3x `json.loads`).
 
 Every answer is read by `toolkit._json.load_bounded`: Python's decoder with NaN, Infinity and
 numbers past a float's range refused, big integers exact, after a measure of the text's nesting

@@ -1,4 +1,4 @@
-"""Benchmark: what the toolkit costs a user's own logging (issue 27: none).
+"""Benchmark: what the toolkit costs a user's own logging (the goal: none).
 
 The toolkit used to install a process-wide log record factory on import, which scrubbed every
 record of every logger: a user's `log.info` cost 24 % more and `log.exception` 63 % more. Now

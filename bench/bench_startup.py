@@ -24,8 +24,8 @@ set and no cache in the tree pays, as this project's 2-core machine does.
 
 The contenders take turns: one warm-up round (which also writes the bytecode caches), then
 `--rounds` timed rounds in each of which every contender runs once; each row is its best time
-(the least disturbed by other work on the machine), with the median beside it. The target of
-issue 17, ``import toolkit`` under half of ``import pandas``, is judged on the raw wall times, as
+(the least disturbed by other work on the machine), with the median beside it. The target,
+``import toolkit`` under half of ``import pandas``, is judged on the raw wall times, as
 the README always did; the ratio with the interpreter's own start taken off both is printed too.
 
     python bench/bench_startup.py [--rounds 8] [--quick]
