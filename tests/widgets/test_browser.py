@@ -16,6 +16,7 @@ or when ``TOOLKIT_UPDATE_DOCS_IMAGES=1``, so that a test run does not change a t
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -208,23 +209,32 @@ def artifacts(tmp_path_factory) -> Path:
     return folder
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
+@contextlib.contextmanager
+def headless_chromium(profile: Path, *, timeout_ms: float, size: tuple[int, int]):
+    """Debian's Chromium driven by Playwright, with a profile of its own; `expect` waits up to
+    `timeout_ms`."""
     from playwright.sync_api import expect, sync_playwright
 
-    expect.set_options(timeout=TIMEOUT_MS)
+    expect.set_options(timeout=timeout_ms)
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")),
+            str(profile),
             executable_path=str(CHROMIUM),
             headless=True,
             args=CHROMIUM_FLAGS,
-            viewport=dict(zip(("width", "height"), SIZES[DOCS_SIZE], strict=True)),
+            viewport=dict(zip(("width", "height"), size, strict=True)),
         )
         try:
             yield context
         finally:
             context.close()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with headless_chromium(profile, timeout_ms=TIMEOUT_MS, size=SIZES[DOCS_SIZE]) as context:
+        yield context
 
 
 def open_notebook(browser, url: str):

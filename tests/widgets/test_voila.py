@@ -19,11 +19,10 @@ from pathlib import Path
 import pytest
 
 from tests.widgets.test_browser import (
-    CHROMIUM,
-    CHROMIUM_FLAGS,
     REPO,
     SIX,
     free_port,
+    headless_chromium,
     require_browser_tools,
     sandbox_secrets,
 )
@@ -86,22 +85,10 @@ def wait_until_listening(server: subprocess.Popen, url: str, log_path: Path) -> 
 
 @pytest.fixture(scope="module")
 def chromium(tmp_path_factory):
-    from playwright.sync_api import expect, sync_playwright
-
     require_browser_tools()
-    expect.set_options(timeout=START_S * 1000)
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")),
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=CHROMIUM_FLAGS,
-            viewport={"width": 1280, "height": 800},
-        )
-        try:
-            yield context
-        finally:
-            context.close()
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with headless_chromium(profile, timeout_ms=START_S * 1000, size=(1280, 800)) as context:
+        yield context
 
 
 def use_the_explorer(chromium, server, url: str, log_path: Path) -> tuple[float, str]:
