@@ -279,6 +279,33 @@ def test_toolkit_web3_batch_with_methods_beyond_the_catalog_is_one_metered_batch
     assert sum(e.ru for e in entries) == metered["ru"]  # the ledger bills what the node metered
 
 
+def test_toolkit_web3_mixed_batch_answers_final_catalog_calls_from_the_cache(
+    sandbox, make_gateway, cache_path
+):
+    gateway = make_gateway(cache=cache_path)
+    w3 = toolkit.web3(gateway.node("ethereum-mainnet"))
+    for round_ in range(2):
+        sandbox.reset_metering()
+        before = len(gateway.ledger.entries)
+        with w3.batch_requests() as batch:
+            batch.add(w3.eth.get_balance(ALICE, block_identifier=OLD_BLOCK))
+            batch.add(w3.eth.fee_history(1, OLD_BLOCK, []))
+            balance, history = batch.execute()
+        assert history["oldestBlock"] == OLD_BLOCK
+        entries = gateway.ledger.entries[before:]
+        metered = sandbox.metering()["ethereum-mainnet"]
+        if round_ == 0:  # both sent (and the head, to price them and judge finality)
+            first = balance
+            assert [e.method for e in entries][-2:] == ["eth_getBalance", "eth_feeHistory"]
+        else:  # the final balance from the cache (0 RU), only the fee history sent
+            assert balance == first and metered["calls"] == 1 and metered["requests"] == 1
+            assert [(e.method, e.cache_hit) for e in entries] == [
+                ("eth_getBalance", True),
+                ("eth_feeHistory", False),
+            ]
+        assert sum(e.ru for e in entries) == metered["ru"]
+
+
 def test_toolkit_web3_mixed_batch_is_budgeted_and_validated_before_sending(sandbox, gateway):
     node = gateway.node("ethereum-mainnet")
     w3 = toolkit.web3(node)
