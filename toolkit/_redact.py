@@ -186,18 +186,43 @@ def redact_url(url: str | None) -> str | None:
 _KEY_PARAMETERS = re.compile(r"key|token|secret|auth|pass|sig|credential", re.IGNORECASE)
 
 
+# A short key is a URL-safe token (RFC 3986's unreserved characters).
+_TOKEN = re.compile(r"[A-Za-z0-9._~-]+")
+# The parts of a URL's words that hold digits: a word then a number (``eth2``, ``erc721``,
+# ``mainnet2``, ``v3``), a number then a word (``1inch``), a version (``v1beta1``), or three
+# characters at most (``e2e``, ``l2s``). A random token mixes letters and digits in more runs.
+_WORD_PART = re.compile(r"[A-Za-z]*[0-9]*|[0-9]+[A-Za-z]+|v[0-9]+[A-Za-z]+[0-9]*|.{0,3}")
+_HEX_NUMBER = re.compile(r"0[xX][0-9a-fA-F]*")  # a chain id or a block in hex, not a key
+_SEPARATORS = re.compile(r"[._~-]")
+
+
 def looks_like_key(text: str) -> bool:
-    """Whether a URL's path segment or query value looks like key material: 16 characters or
-    more without spaces, either mixing letters and digits (hex, base58, base64 keys, UUIDs) or,
-    for a key that happens to hold no digit, 20 letters or more with both cases well mixed.
-    The words of a URL (``ethereum-mainnet``, ``polygon``, ``v2``, ``jsonRPC``,
-    ``getTransactionInfoByBlockNum``) have no digit and are short or mostly lower case."""
-    if len(text) < 16 or any(c.isspace() for c in text):
+    """Whether a URL's path segment or query value looks like key material.
+
+    16 characters or more without spaces: letters mixed with digits (hex, base58, base64 keys,
+    UUIDs) or, for a key that happens to hold no digit, 20 letters or more with both cases well
+    mixed. From 6 to 15 characters (a shorter text is never a secret: `register_secret`), a
+    URL-safe token that mixes letters and digits the way random text does: not a word with a
+    number before or after it, not a version, not a hex number.
+
+    So the words of a URL (``polygon``, ``ethereum-mainnet``, ``v2``, ``jsonRPC``, ``eth2``,
+    ``erc721``, ``v1beta1``, ``0xa4b1``, ``getTransactionInfoByBlockNum``) are never keys, and a
+    gateway's short token (``k3yT0k9x``, ``a1b2c3d4e5``) is. A short key without a digit, or one
+    that reads as a word and a number (``abc123``), cannot be told from a word and is not found."""
+    if len(text) < _MIN_SECRET_LENGTH or any(c.isspace() for c in text):
         return False
     letters = [c for c in text if c.isalpha()]
     if not letters:
         return False
-    if any(c.isdigit() for c in text):
+    has_digit = any(c.isdigit() for c in text)
+    if len(text) < 16:
+        return (
+            has_digit
+            and _TOKEN.fullmatch(text) is not None
+            and _HEX_NUMBER.fullmatch(text) is None
+            and not all(_WORD_PART.fullmatch(part) for part in _SEPARATORS.split(text))
+        )
+    if has_digit:
         return True
     upper = sum(c.isupper() for c in letters)
     return len(letters) >= 20 and 0.3 <= upper / len(letters) <= 0.7
@@ -216,8 +241,9 @@ def key_material(url: str) -> list[str]:
 
     This is the one rule: `register_url` registers these pieces as secrets and
     `redact_key_material` replaces them, so a URL's ordinary words (``polygon``, ``ethereum``,
-    ``v2``) are never secrets. A key too short or too plain to be told from a word (under 16
-    characters) is not found by it: labels hide a node URL's whole path anyway (`redact_url`)."""
+    ``v2``) are never secrets. A key too short or too plain to be told from a word (see
+    `looks_like_key`) is not found by it: labels hide a node URL's whole path anyway
+    (`redact_url`)."""
     parts = urlsplit(url)
     pieces = [segment for segment in parts.path.split("/") if looks_like_key(unquote(segment))]
     for pair in parts.query.split("&") if parts.query else ():

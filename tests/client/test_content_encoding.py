@@ -23,9 +23,13 @@ def _compressing(loopback_server, encoding: str, *, broken: bool = False):
             content = b"not " + encoding.encode() + b" at all"
         elif encoding == "gzip":
             content = gzip.compress(body)
+        elif encoding == "deflate-raw":  # "deflate" as some servers send it: no zlib wrapper
+            squeeze = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+            content = squeeze.compress(body) + squeeze.flush()
         else:
             content = zlib.compress(body)
-        headers = {"Content-Type": "application/json", "Content-Encoding": encoding}
+        named = "deflate" if encoding == "deflate-raw" else encoding
+        headers = {"Content-Type": "application/json", "Content-Encoding": named}
         return 200, headers, content
 
     return loopback_server(answer)
@@ -37,7 +41,7 @@ def _node(url: str, transport: str = "auto"):
     )
 
 
-@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+@pytest.mark.parametrize("encoding", ["gzip", "deflate", "deflate-raw"])
 @pytest.mark.parametrize("flavour", ["sync", "aiohttp", "httpx"])
 def test_compressed_answers_are_decoded_on_every_path(loopback_server, encoding, flavour):
     server = _compressing(loopback_server, encoding)
@@ -56,9 +60,12 @@ def test_compressed_answers_are_decoded_on_every_path(loopback_server, encoding,
     assert method == "POST" and "gzip" in offered and "deflate" in offered
 
 
+@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
 @pytest.mark.parametrize("flavour", ["sync", "aiohttp", "httpx"])
-def test_a_body_that_is_not_what_its_encoding_says_is_a_typed_error(loopback_server, flavour):
-    server = _compressing(loopback_server, "gzip", broken=True)
+def test_a_body_that_is_not_what_its_encoding_says_is_a_typed_error(
+    loopback_server, flavour, encoding
+):
+    server = _compressing(loopback_server, encoding, broken=True)
     node = _node(server.url, "auto" if flavour == "sync" else flavour)
     try:
         with pytest.raises(toolkit.MalformedResponse, match="does not decode") as caught:
@@ -94,7 +101,8 @@ def _gzip_bomb(decoded: int) -> bytes:
 @pytest.mark.parametrize("flavour", ["sync", "aiohttp", "httpx"])
 def test_a_gzip_bomb_is_refused_at_the_bound_without_growing_whole(loopback_server, flavour):
     """256 MiB of answer in a few hundred KiB of gzip: refused once 32 MiB (the default bound)
-    are decoded, and the process never holds anything near the whole."""
+    are decoded, and the process holds little more than the bound (a 64 KiB chunk of the bomb
+    inflates to 64 MiB when decoded whole: it is decoded in pieces)."""
     import tracemalloc
 
     bomb = _gzip_bomb(256 << 20)
@@ -114,7 +122,7 @@ def test_a_gzip_bomb_is_refused_at_the_bound_without_growing_whole(loopback_serv
     finally:
         tracemalloc.stop()
         node.close()
-    assert peak < 160 << 20  # the bound and a chunk's growth, not the 256 MiB it decodes to
+    assert peak < 48 << 20  # the bound and a piece or two, not the 256 MiB it decodes to
     assert "max_answer_bytes" in str(caught.value) and not caught.value.retryable
     assert len(server.requests) == 1  # not asked again: the same bomb would come back
 

@@ -233,6 +233,39 @@ def test_any_answer_to_a_batch_is_values_or_gateway_errors(hostile, data):
 
 @SWEEP
 @given(data=st.data())
+def test_any_answer_to_a_mixed_batch_is_values_or_gateway_errors(hostile, data):
+    """The batch `toolkit.web3` sends: a catalog method and one outside the catalog."""
+    answers, node = hostile
+    status, headers, body = data.draw(hostile_answers(["__ID0__", "__ID1__"]))
+
+    def content(ids):
+        text = body
+        for position, sent in enumerate(ids[:2]):
+            text = text.replace(b'"__ID%d__"' % position, _text(sent))
+        return text
+
+    answers.next = (status, headers, content)
+    before = len(node.ledger.entries)
+    calls = [("eth_getBalance", [ALICE, "latest"]), ("eth_feeHistory", ["0x1", "latest", []])]
+    try:
+        outcome = node._run(node._core.call_raw_batch(calls))
+    except Exception as error:
+        outcome = error
+    if isinstance(outcome, list):
+        assert len(outcome) == 2
+        for item in outcome:
+            if not isinstance(item, BaseException):
+                assert isinstance(item, str | int | dict | list | bool | type(None)), repr(item)
+            _check(node, item, "any")
+        if not isinstance(outcome[0], BaseException):
+            assert type(outcome[0]) is int  # the catalog call's result is checked and typed
+    else:
+        _check(node, outcome, "any")
+    assert len(node.ledger.entries) in (before, before + 2)  # a batch: one entry per call
+
+
+@SWEEP
+@given(data=st.data())
 def test_any_answer_to_a_tron_rest_call_is_a_value_or_a_gateway_error(hostile, data):
     answers, _ = hostile
     node = answers.tron

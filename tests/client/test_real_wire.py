@@ -277,11 +277,11 @@ def test_a_per_second_limit_is_still_a_rate_limit_not_a_quota(replay):
 def test_a_toncenter_5xx_is_retried_like_an_evm_5xx(replay):
     """toncenter answers a lite server's timeout with a 504 in its own error shape; it is the
     server's trouble, retried as an EVM 504 is (a 4xx TON error is not)."""
-    # The error body is toncenter's documented `{"ok": false, "code", "error"}` shape with a
-    # made-up message (no published 504 body was found); the answer after it is a real one.
+    # The 504 body is the one toncenter's API server builds for a lite-server timeout (its
+    # source, cited in SOURCES.md); the answer after it is a real one.
     answers = iter(
         [
-            (504, {"ok": False, "code": 504, "error": "LITE_SERVER_UNKNOWN: timeout"}),
+            (504, real("ton_504_liteserver_timeout_ton_http_api.json")),
             (200, real("ton_getmasterchaininfo_toncenter_docs.json")),
         ]
     )

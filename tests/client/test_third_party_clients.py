@@ -250,29 +250,107 @@ def test_toolkit_web3_batch_respects_the_budget_before_sending(sandbox, gateway)
     assert _requests(sandbox, "ethereum-mainnet") == sent  # refused before sending: 0 RU
 
 
-def test_toolkit_web3_batch_with_a_method_beyond_the_catalog_is_metered_call_by_call(
-    sandbox, gateway
-):
+def test_toolkit_web3_batch_with_methods_beyond_the_catalog_is_one_metered_batch(sandbox, gateway):
     node = gateway.node("ethereum-mainnet")
     w3 = toolkit.web3(node)
     block = w3.eth.get_block(_block_with_transactions(w3))
-    before = len(gateway.ledger.entries)
-    with w3.batch_requests() as batch:
-        batch.add(w3.eth.get_transaction(block["transactions"][0]))
-        batch.add(w3.eth.get_balance(ALICE))
-        tx, balance = batch.execute()
-    assert tx["hash"] == block["transactions"][0] and tx["blockNumber"] == block["number"]
-    assert balance == node.get_balance(ALICE)
+    expected = node.get_balance(ALICE, OLD_BLOCK)
     sandbox.reset_metering()
     before = len(gateway.ledger.entries)
     with w3.batch_requests() as batch:
         batch.add(w3.eth.get_transaction(block["transactions"][0]))
-        batch.add(w3.eth.get_balance(ALICE))
-        tx, balance = batch.execute()
-    assert tx["hash"] == block["transactions"][0]
+        batch.add(w3.eth.get_balance(ALICE, block_identifier=OLD_BLOCK))
+        batch.add(w3.eth.get_transaction_receipt(block["transactions"][0]))
+        batch.add(w3.eth.fee_history(2, OLD_BLOCK, [50]))
+        tx, balance, receipt, history = batch.execute()
+    assert tx["hash"] == block["transactions"][0] and tx["blockNumber"] == block["number"]
+    assert receipt["transactionHash"] == tx["hash"]
+    assert balance == expected
+    assert history["oldestBlock"] == OLD_BLOCK - 1
+    metered = sandbox.metering()["ethereum-mainnet"]
+    assert metered["requests"] == 1 and metered["calls"] == 4  # one HTTP batch of four calls
     entries = gateway.ledger.entries[before:]
-    assert [e.method for e in entries] == ["eth_getTransactionByHash", "eth_getBalance"]
-    assert sum(e.ru for e in entries) == sandbox.metering()["ethereum-mainnet"]["ru"]
+    assert [(e.method, e.ru) for e in entries] == [
+        ("eth_getTransactionByHash", 1),
+        ("eth_getBalance", 2),  # archive: validated and priced by its catalog rule
+        ("eth_getTransactionReceipt", 1),
+        ("eth_feeHistory", 2),  # archive at an old block, by the table's published rule
+    ]
+    assert sum(e.ru for e in entries) == metered["ru"]  # the ledger bills what the node metered
+
+
+def test_toolkit_web3_mixed_batch_answers_final_catalog_calls_from_the_cache(
+    sandbox, make_gateway, cache_path
+):
+    gateway = make_gateway(cache=cache_path)
+    w3 = toolkit.web3(gateway.node("ethereum-mainnet"))
+    for round_ in range(2):
+        sandbox.reset_metering()
+        before = len(gateway.ledger.entries)
+        with w3.batch_requests() as batch:
+            batch.add(w3.eth.get_balance(ALICE, block_identifier=OLD_BLOCK))
+            batch.add(w3.eth.fee_history(1, OLD_BLOCK, []))
+            balance, history = batch.execute()
+        assert history["oldestBlock"] == OLD_BLOCK
+        entries = gateway.ledger.entries[before:]
+        metered = sandbox.metering()["ethereum-mainnet"]
+        if round_ == 0:  # both sent (and the head, to price them and judge finality)
+            first = balance
+            assert [e.method for e in entries][-2:] == ["eth_getBalance", "eth_feeHistory"]
+        else:  # the final balance from the cache (0 RU), only the fee history sent
+            assert balance == first and metered["calls"] == 1 and metered["requests"] == 1
+            assert [(e.method, e.cache_hit) for e in entries] == [
+                ("eth_getBalance", True),
+                ("eth_feeHistory", False),
+            ]
+        assert sum(e.ru for e in entries) == metered["ru"]
+
+
+def test_toolkit_web3_mixed_batch_is_budgeted_and_validated_before_sending(sandbox, gateway):
+    node = gateway.node("ethereum-mainnet")
+    w3 = toolkit.web3(node)
+    node.block_number()
+    sent = _requests(sandbox, "ethereum-mainnet")
+    gateway.set_budget(gateway.ledger.total_ru + 3)  # the two archive reads cost 4
+    with pytest.raises(toolkit.BudgetExceeded), w3.batch_requests() as batch:
+        batch.add(w3.eth.get_balance(ALICE, block_identifier=OLD_BLOCK))
+        batch.add(w3.eth.fee_history(2, OLD_BLOCK, [50]))
+        batch.execute()
+    gateway.set_budget(None)
+    provider = w3.provider
+    with pytest.raises(toolkit.ValidationError, match="address"):
+        provider.make_batch_request([("eth_getBalance", ["0x12", "latest"]), ("eth_syncing", [])])
+    assert _requests(sandbox, "ethereum-mainnet") == sent  # refused before sending: 0 RU
+
+
+def test_toolkit_web3_batch_to_a_node_refusing_batches_goes_call_by_call(loopback_server):
+    import json
+
+    def answer(request):
+        body = json.loads(request[3])
+        if isinstance(body, list):
+            return 400, {"Content-Type": "text/plain"}, b"batch requests are not supported"
+        result = "0x10" if body["method"] == "eth_getBalance" else {"oldestBlock": "0x1"}
+        reply = {"jsonrpc": "2.0", "id": body["id"], "result": result}
+        return 200, {"Content-Type": "application/json"}, json.dumps(reply).encode()
+
+    server = loopback_server(answer)
+    node = toolkit.node(server.url, chain="ethereum", name="no-batches", cache=False)
+    w3 = toolkit.web3(node)
+    try:
+        for _ in range(2):
+            with w3.batch_requests() as batch:
+                batch.add(w3.eth.get_balance(ALICE))
+                batch.add(w3.eth.fee_history(1, "latest", []))
+                balance, history = batch.execute()
+            assert balance == 16 and history["oldestBlock"] == 1
+        bodies = [json.loads(request[3]) for request in server.requests]
+        assert sum(isinstance(body, list) for body in bodies) == 1  # tried once, remembered
+        assert node.accepts_batches is False
+        methods = [e.method for e in node.ledger.entries if e.status == "ok"]
+        assert methods == ["eth_getBalance", "eth_feeHistory"] * 2
+    finally:
+        node.close()
 
 
 def _block_with_transactions(w3) -> int:

@@ -342,6 +342,17 @@ def test_started_on_the_first_node_it_plans_at_once(gw):
     assert "RU" in builder.preview_view.value and not builder.run_button.disabled
 
 
+def test_started_on_any_node_it_plans_at_once(gw):
+    options = WorkloadBuilder(gw).node_picker.options
+    assert len(options) > 1
+    for name in options:
+        builder = workload_builder(gw, node=name, show=False)
+        assert builder.node_picker.value == name
+        assert builder.method_picker.value in (BALANCE, TRON_INFOS), name
+        assert builder.workload is not None and builder.preview is not None, name
+        assert "RU" in builder.preview_view.value and not builder.run_button.disabled, name
+
+
 @pytest.fixture
 def dollar_gw(sandbox, make_gateway):
     """The sandbox with its Ethereum node also known by a name that holds ``$$`` (mathtext)."""

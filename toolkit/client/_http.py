@@ -117,6 +117,87 @@ def httpx_timeout(seconds: float) -> httpx.Timeout:
 _CHUNK = 64 * 1024
 
 
+class _Inflate:
+    """gzip or deflate decoded a piece of at most `_CHUNK` bytes at a time. httpx decodes each
+    chunk it reads whole, and a 64 KiB chunk of a bomb inflates to 64 MiB at once; pieces keep
+    what a refused answer holds near `max_answer_bytes`. Undecodable bytes raise httpx's own
+    `DecodingError`, as its decoders do."""
+
+    def __init__(self, encoding: str):
+        import zlib
+
+        self._zlib = zlib
+        self._deflate = encoding == "deflate"
+        wbits = zlib.MAX_WBITS if self._deflate else zlib.MAX_WBITS | 16
+        self._inflate = zlib.decompressobj(wbits)
+        self._started = False
+
+    def feed(self, data: bytes):
+        try:
+            yield from self._pieces(data)
+        except self._zlib.error as error:
+            if not (self._deflate and not self._started):
+                raise httpx.DecodingError(str(error)) from None
+            # "deflate" that is raw DEFLATE, without the zlib wrapper: tried as httpx tries it
+            self._inflate = self._zlib.decompressobj(-self._zlib.MAX_WBITS)
+            self._started = True
+            try:
+                yield from self._pieces(data)
+            except self._zlib.error as error:
+                raise httpx.DecodingError(str(error)) from None
+
+    def _pieces(self, data: bytes):
+        inflate = self._inflate
+        piece = inflate.decompress(data, _CHUNK)
+        while True:
+            self._started = True
+            if piece:
+                yield piece
+            if not inflate.unconsumed_tail:
+                return
+            piece = inflate.decompress(inflate.unconsumed_tail, _CHUNK)
+
+    def flush(self) -> bytes:
+        try:
+            return self._inflate.flush()
+        except self._zlib.error as error:
+            raise httpx.DecodingError(str(error)) from None
+
+
+def _inflater(response: httpx.Response) -> _Inflate | None:
+    """The bounded decoder for the answer's Content-Encoding, or None for httpx's own (none,
+    identity, or an encoding the toolkit did not ask for)."""
+    encoding = response.headers.get("content-encoding", "").strip().lower()
+    return _Inflate(encoding) if encoding in ("gzip", "deflate") else None
+
+
+def iter_decoded(response: httpx.Response):
+    """An httpx answer's body decoded, in pieces of at most `_CHUNK` bytes where it is gzip or
+    deflate (so a reader that stops at a bound holds little more than the bound)."""
+    inflate = _inflater(response)
+    if inflate is None:
+        yield from response.iter_bytes()
+        return
+    for raw in response.iter_raw():
+        yield from inflate.feed(raw)
+    if tail := inflate.flush():
+        yield tail
+
+
+async def aiter_decoded(response: httpx.Response):
+    """`iter_decoded` for an answer of `httpx.AsyncClient`."""
+    inflate = _inflater(response)
+    if inflate is None:
+        async for chunk in response.aiter_bytes():
+            yield chunk
+        return
+    async for raw in response.aiter_raw():
+        for piece in inflate.feed(raw):
+            yield piece
+    if tail := inflate.flush():
+        yield tail
+
+
 class AnswerTooLarge(Exception):
     """An answer whose decoded body grew past `limit` bytes; reading stopped there. The server
     answered (`status`), so the attempt is billed as answered."""

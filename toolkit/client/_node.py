@@ -355,6 +355,14 @@ class NodeCore:
     def call_raw(self, method: str, params: list[Any]) -> Steps:
         """A JSON-RPC method outside the catalog: no validation, priced by the table's rule for
         its name (an override or a pattern), through the same exchange as every call."""
+        self._check_raw_call(method, params)
+        estimate = yield from self.price_raw(method, params)
+        url = self.endpoint.join(self.chain.rpc_path)
+        request, interpret = rpc_request(url, method, params, self.headers)
+        exchange = self.exchange(request, interpret, method=method, estimate=estimate)
+        return (yield from exchange.run())
+
+    def _check_raw_call(self, method: Any, params: Any) -> None:
         if not isinstance(method, str) or not method:
             raise ValidationError("must be a JSON-RPC method name", param="method", rule="type")
         if self.chain.family not in ("evm", "solana"):
@@ -365,11 +373,6 @@ class NodeCore:
             )
         if not isinstance(params, list):
             raise ValidationError("params must be a list", param="params", rule="type")
-        estimate = yield from self.price_raw(method, params)
-        url = self.endpoint.join(self.chain.rpc_path)
-        request, interpret = rpc_request(url, method, params, self.headers)
-        exchange = self.exchange(request, interpret, method=method, estimate=estimate)
-        return (yield from exchange.run())
 
     def follow(self, url: str, method: str) -> Steps:
         """GET a link the API gave (a page's `next`), only on the API's own origin."""
@@ -422,28 +425,120 @@ class NodeCore:
         return results
 
     def _send_batch(self, calls: list[PreparedCall], *, return_exceptions: bool) -> Steps:
-        """Send calls as one JSON-RPC batch request. A refusal (see `BatchRefused`) is not
-        retried; it marks the node as one that takes no batches (`accepts_batches`)."""
-        from .._errors import BatchRefused
-
+        """Send calls as one JSON-RPC batch request."""
         estimates, total = yield from self.price_batch(calls)
         url = url_for(self.endpoint, self.chain, calls[0].bound.method)
+        wire = [(c.bound.rpc_method, c.bound.wire_params, c.bound.method.result) for c in calls]
+        receipts = [c.receipt for c in calls]
+        return (
+            yield from self._exchange_batch(
+                url, wire, estimates, total, receipts, return_exceptions=return_exceptions
+            )
+        )
+
+    def call_raw_batch(self, calls: Sequence[tuple[str, list[Any]]]) -> Steps:
+        """Many JSON-RPC calls as one batch request, methods of the catalog and others mixed
+        (``w3.batch_requests()`` of `toolkit.web3`): a catalog method is validated, priced,
+        answered from the cache and cached as `send_batch` does; any other goes as given,
+        priced by the table's rule for its name as `call_raw` prices it. Every call is
+        priced, and the whole batch budgeted, before anything is sent; the ledger gets one
+        entry per call. The results come in order, a failed call as its `GatewayError`."""
+        if not calls:
+            return []
+        items: list[PreparedCall | tuple[str, list[Any]]] = []
+        for method, params in calls:
+            self._check_raw_call(method, params)
+            catalog = CATALOG.get(method)
+            if catalog is not None and self.chain.name in catalog.chains:
+                if catalog.surface is not Surface.JSONRPC or catalog.path:
+                    raise ValidationError(
+                        f"{method} is not sent to the JSON-RPC endpoint; it cannot join a batch",
+                        param="calls",
+                        rule="batch",
+                    )
+                items.append(self.prepare(method, params, {}))
+            else:
+                items.append((method, params))
+        prepared = [(i, item) for i, item in enumerate(items) if isinstance(item, PreparedCall)]
+        for _, call in prepared:
+            call.receipt = Receipt()
+        results: list[Any] = [None] * len(items)
+        pending = [i for i, item in enumerate(items) if not isinstance(item, PreparedCall)]
+        cacheables = {i: self.cacheable(call.bound) for i, call in prepared}
+        if prepared:
+            answered, unanswered = self.from_cache(
+                [call for _, call in prepared], [cacheables[i] for i, _ in prepared]
+            )
+            missed = {prepared[k][0] for k in unanswered}
+            for (index, _), answer in zip(prepared, answered, strict=True):
+                if index not in missed:
+                    results[index] = answer
+            pending = sorted([*pending, *missed])
+        if not pending:
+            return results
+        to_send = [items[i] for i in pending]
+        priced = [item for item in to_send if isinstance(item, PreparedCall)]
+        by_catalog = iter((yield from self.price_batch(priced))[0] if priced else ())
+        estimates, wire, receipts = [], [], []
+        for item in to_send:
+            if isinstance(item, PreparedCall):
+                estimates.append(next(by_catalog))
+                bound = item.bound
+                wire.append((bound.rpc_method, bound.wire_params, bound.method.result))
+                receipts.append(item.receipt)
+            else:
+                method, params = item
+                estimates.append((yield from self.price_raw(method, params)))
+                wire.append((method, params, None))
+                receipts.append(Receipt())
+        total = Pricer.total(estimates, f"a batch of {len(to_send)}")
+        url = self.endpoint.join(self.chain.rpc_path)
+        sent = yield from self._exchange_batch(
+            url, wire, estimates, total, receipts, return_exceptions=True
+        )
+        for index, result in zip(pending, sent, strict=True):
+            results[index] = result
+        answers = [
+            (cacheables[i], items[i].bound, results[i], None)
+            for i in pending
+            if cacheables.get(i) is not None and not isinstance(results[i], GatewayError)
+        ]
+        if answers:
+            yield from self.remember(answers)
+        return results
+
+    def _exchange_batch(
+        self,
+        url: str,
+        wire: list[tuple[str, Any, str | None]],
+        estimates: list[Estimate],
+        total: Estimate,
+        receipts: list[Receipt],
+        *,
+        return_exceptions: bool,
+    ) -> Steps:
+        """One batch request through the exchange, billed as one call each (each call's
+        receipt set). A refusal (see `BatchRefused`) is not retried; it marks the node as one
+        that takes no batches (`accepts_batches`)."""
+        from .._errors import BatchRefused
+
         request, interpret = batch_request(
-            [c.bound for c in calls],
+            wire,
             url,
             self.headers,
             return_exceptions=return_exceptions,
             node=self.endpoint.label,
         )
-        names = sorted({c.method for c in calls})
+        names = sorted({method for method, _, _ in wire})
         exchange = self.exchange(
             request,
             interpret,
-            method=f"batch[{len(calls)}]:" + ",".join(names),
+            method=f"batch[{len(wire)}]:" + ",".join(names),
             estimate=total,
-            note=f"in a JSON-RPC batch of {len(calls)}",
+            note=f"in a JSON-RPC batch of {len(wire)}",
             parts=tuple(
-                (c.method, e.low, e.high, e.archive) for c, e in zip(calls, estimates, strict=True)
+                (method, e.low, e.high, e.archive)
+                for (method, _, _), e in zip(wire, estimates, strict=True)
             ),
         )
         try:
@@ -452,12 +547,10 @@ class NodeCore:
             self.accepts_batches = False
             raise
         finally:
-            for call, estimate in zip(calls, estimates, strict=True):
-                call.receipt.ru, call.receipt.unconfirmed_ru = exchange.cost(
-                    estimate.low, estimate.high
-                )
-                call.receipt.answered = exchange.answered_attempts
-                call.receipt.status = exchange.receipt.status
+            for receipt, estimate in zip(receipts, estimates, strict=True):
+                receipt.ru, receipt.unconfirmed_ru = exchange.cost(estimate.low, estimate.high)
+                receipt.answered = exchange.answered_attempts
+                receipt.status = exchange.receipt.status
         self.accepts_batches = True
         return results
 

@@ -125,21 +125,23 @@ def read_rest(response: Answer, kind: str, unwrap: Callable[..., Any]) -> Any:
 
 
 def batch_request(
-    bounds: Sequence[BoundCall],
+    calls: Sequence[tuple[str, Any, str | None]],
     url: str,
     headers: dict[str, str],
     *,
     return_exceptions: bool,
     node: str,
 ) -> tuple[HTTPRequest, Interpret]:
-    """One JSON-RPC batch request for `bounds`, and its reader: a list of results in order (a
-    failed item is its exception with `return_exceptions`, else the first failure raises).
+    """One JSON-RPC batch request for `calls`, each ``(method, params, kind)`` (`kind`: the
+    catalog's result kind to check, or None for a method outside the catalog), and its reader:
+    a list of results in order (a failed item is its exception with `return_exceptions`, else
+    the first failure raises).
 
     An id answered twice with two different answers is a `MalformedResponse` for that call:
     which one is the node's is not ours to guess. The same answer twice is that answer."""
-    ids = [next_request_id() for _ in bounds]
-    body = [envelope(b.rpc_method, b.wire_params, i) for b, i in zip(bounds, ids, strict=True)]
-    kinds = [b.method.result for b in bounds]
+    ids = [next_request_id() for _ in calls]
+    body = [envelope(method, params, i) for (method, params, _), i in zip(calls, ids, strict=True)]
+    kinds = [kind for _, _, kind in calls]
 
     def interpret(response: Answer) -> list[Any]:
         refuse_batch_status(response)

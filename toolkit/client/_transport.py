@@ -46,8 +46,10 @@ from ._http import (
     Delivery,
     LazyModule,
     Replayed,
+    aiter_decoded,
     call_deadline,
     connect_timeout_s,
+    iter_decoded,
     reset_deadline,
     track_delivery,
 )
@@ -610,7 +612,7 @@ def _send_sync(client: httpx.Client, step: Send) -> Answer | httpx.HTTPError | E
             timeout=httpx.Timeout(remaining, connect=min(remaining, connect_timeout_s())),
         ) as response:
             chunks, size = [], 0
-            for chunk in response.iter_bytes():  # decoded from gzip or deflate
+            for chunk in iter_decoded(response):  # decoded from gzip or deflate, piece by piece
                 size += len(chunk)
                 if size > step.max_bytes:  # a decompression bomb: stop before it grows whole
                     return AnswerTooLarge(step.max_bytes, response.status_code)
@@ -671,7 +673,7 @@ async def _httpx_async(client: httpx.AsyncClient, request: HTTPRequest, max_byte
         headers=request.headers,
     ) as response:
         chunks, size = [], 0
-        async for chunk in response.aiter_bytes():
+        async for chunk in aiter_decoded(response):
             size += len(chunk)
             if size > max_bytes:
                 raise AnswerTooLarge(max_bytes, response.status_code)

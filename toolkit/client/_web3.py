@@ -9,10 +9,11 @@ validated before sending, priced by their RU rule, budgeted, rate-limited, answe
 response cache when final, and recorded in the ledger. Any other method web3.py asks for
 (``eth_estimateGas``, ``eth_feeHistory``, ...) goes through `Node.call_raw`: unvalidated, but priced
 by the pricing table's patterns, budgeted and recorded all the same. ``w3.batch_requests()`` sends
-catalog methods as one `Node.batch` (see `make_batch_request`). A node's JSON-RPC error is
-handed back to web3.py as an error response, so web3.py raises its own exceptions
-(``ContractLogicError`` for a revert); toolkit errors (a refused input, a budget) propagate as they
-are. web3.py is an optional dependency (``pip install 'node-gateway-toolkit[web3]'``).
+one JSON-RPC batch, both kinds mixed, metered as `Node.batch` meters one (see
+`make_batch_request`). A node's JSON-RPC error is handed back to web3.py as an error response, so
+web3.py raises its own exceptions (``ContractLogicError`` for a revert); toolkit errors (a refused
+input, a budget) propagate as they are. web3.py is an optional dependency
+(``pip install 'node-gateway-toolkit[web3]'``).
 """
 
 from __future__ import annotations
@@ -70,20 +71,20 @@ def _provider_class(base: type) -> type:
             return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
         def make_batch_request(self, requests: Any) -> list[dict[str, Any]]:
-            """``w3.batch_requests()``: catalog methods go as one `Node.batch` (validated, each
-            call priced, budgeted and in the ledger, as `Node.batch` does); a batch holding a
-            method outside the catalog, or to a node that takes no batches, is sent call by
-            call, each metered as `make_request` meters it. Answers come back in order."""
+            """``w3.batch_requests()``: one JSON-RPC batch request, catalog methods and others
+            mixed (see `NodeCore.call_raw_batch`: each call validated or priced as a single
+            call would be, the whole batch budgeted before sending, one ledger entry per
+            call). To a node that refuses batches, the calls go one by one, each metered as
+            `make_request` meters it. Answers come back in order."""
             calls = [(method, list(params or [])) for method, params in requests]
             ids = [next(self._ids) for _ in calls]
-            if calls and all(_in_catalog(method, self.node) for method, _ in calls):
+            node = self.node
+            if calls and node.accepts_batches is not False:
                 try:
-                    results = self.node.batch(
-                        [(method, *params) for method, params in calls], return_exceptions=True
-                    )
+                    results = node._run(node._core.call_raw_batch(calls))
                 except BatchRefused:
-                    results = None
-                if results is not None:
+                    pass
+                else:
                     return [_answer(i, result) for i, result in zip(ids, results, strict=True)]
             pairs = zip(ids, calls, strict=True)
             return [self._one(i, method, params) for i, (method, params) in pairs]
