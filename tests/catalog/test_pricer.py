@@ -101,7 +101,7 @@ def test_known_methods_without_a_block_stay_one():
         (504, Fate.ANSWERED),
         (401, Fate.REFUSED),
         (403, Fate.REFUSED),
-        (503, Fate.REFUSED),
+        (503, Fate.UNANSWERED),  # stopped or overloaded: it may have been billed
     ],
 )
 def test_what_an_error_status_costs_by_default(status, fate):
@@ -114,6 +114,7 @@ def test_what_an_error_status_costs_is_a_setting():
     assert table.fate_of_status(402) is Fate.REFUSED
     assert table.fate_of_status(500) is Fate.ANSWERED
     assert table.fate_of_status(503) is Fate.ANSWERED  # not listed: billed
+    assert table.replace(status_costs={}).fate_of_status(503) is Fate.ANSWERED
     with pytest.raises(toolkit.ValidationError, match="billed, maybe, free"):
         DEFAULT_PRICING.replace(status_costs={429: "cheap"})
 

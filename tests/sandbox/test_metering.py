@@ -97,7 +97,8 @@ def test_tron_and_ton_calls_are_one_ru(meter, http, nodes, demo):
 
 def test_requests_count_on_receipt_and_refusals_do_not(meter, http, nodes):
     """The billing model (`toolkit.catalog.BILLING`): a request is billed when received, so a
-    429 and a dropped connection count; a 503 (refused before any work) does not."""
+    429, a dropped connection and a 503 fault (an overloaded node: the client counts it as "maybe")
+    count; a refused key (403) and a stopped node's 503 do not."""
     url = nodes["ethereum-mainnet"]
     envelope = {"jsonrpc": "2.0", "id": 1, "method": "eth_blockNumber", "params": []}
     meter.faults.set(kind="rate-limit", node="ethereum-mainnet", count=1)
@@ -107,7 +108,13 @@ def test_requests_count_on_receipt_and_refusals_do_not(meter, http, nodes):
         http.post(url, json=envelope)
     meter.faults.set(kind="unavailable", node="ethereum-mainnet", count=1)
     assert http.post(url, json=envelope).status_code == 503
-    assert usage(meter, "ethereum-mainnet")["requests"] == 2
+    assert usage(meter, "ethereum-mainnet")["requests"] == 3
+    wrong_key = url.rsplit("/", 1)[0] + "/" + "5eedbad" + "c0ffee" * 4 + "1"
+    assert http.post(wrong_key, json=envelope).status_code == 403
+    stopped = next(n for n in meter.world.nodes if not n.serving)
+    stopped_url = f"{url.rsplit('/', 1)[0]}/{stopped.key}"
+    assert http.post(stopped_url, json=envelope).status_code == 503
+    assert sum(u["requests"] for u in meter.metering().values()) == 3
 
 
 def test_metering_over_http(meter, http, info, auth, rpc, nodes):

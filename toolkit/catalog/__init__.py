@@ -6,7 +6,15 @@ billing model shared by the client and the sandbox (`billing`), and address/quan
 """
 
 from . import encoding
-from ._billing import BILLING, REFUSED_STATUSES, Fate, FateRule, charge, fate_of_status
+from ._billing import (
+    BILLING,
+    MAYBE_STATUSES,
+    REFUSED_STATUSES,
+    Fate,
+    FateRule,
+    charge,
+    fate_of_status,
+)
 from ._bounds import BLOCK_TAGS, MAX_LOG_RANGE, SOLANA_MAX_TRANSACTION_BYTES
 from ._chains import CHAINS, Chain, HeadSource, chain_for
 from ._kinds import Param
@@ -49,6 +57,7 @@ __all__ = [
     "DEFAULT_PRICING",
     "FULL_TAGS",
     "MAX_LOG_RANGE",
+    "MAYBE_STATUSES",
     "METHODS",
     "PUBLIC",
     "REFUSED_STATUSES",

@@ -12,9 +12,13 @@ A gateway bills a request when it receives it, not when the answer reaches the c
 - ``not-sent``: the request never left (connect refused, no pooled connection in time, cancelled
   before sending, refused by the budget): 0 RU.
 - ``refused``: the gateway refused the request before any node did work: a bad or missing access
-  key (401, 403) or a node that is not running (503). Assumed free (the public pricing pages bill
-  requests served by a node; a refused key or a stopped node serves none); the sandbox follows the
-  same rule. Override `REFUSED_STATUSES` if your bill says otherwise.
+  key (401, 403). Assumed free (the public pricing pages bill requests served by a node; a refused
+  key serves none); the sandbox follows the same rule.
+
+A 503 is a node not running, or one overloaded: the client cannot tell which, so by default it is
+counted as ``unanswered`` (it may have been billed; `MAYBE_STATUSES`). The sandbox's 503 is a
+stopped node, which it does not bill. `PricingTable.status_costs` changes either if your bill says
+otherwise.
 """
 
 from __future__ import annotations
@@ -30,7 +34,8 @@ class Fate(StrEnum):
     REFUSED = "refused"
 
 
-REFUSED_STATUSES = frozenset({401, 403, 503})
+REFUSED_STATUSES = frozenset({401, 403})
+MAYBE_STATUSES = frozenset({503})
 
 
 @dataclass(frozen=True)
@@ -58,7 +63,7 @@ BILLING: dict[Fate, FateRule] = {
             Fate.REFUSED,
             False,
             False,
-            "refused before any work: bad key (401/403), node not running (503)",
+            "refused before any work: a bad key (401/403)",
         ),
     )
 }
@@ -66,7 +71,9 @@ BILLING: dict[Fate, FateRule] = {
 
 def fate_of_status(status: int) -> Fate:
     """The fate of an attempt that got an HTTP answer with this status."""
-    return Fate.REFUSED if status in REFUSED_STATUSES else Fate.ANSWERED
+    if status in REFUSED_STATUSES:
+        return Fate.REFUSED
+    return Fate.UNANSWERED if status in MAYBE_STATUSES else Fate.ANSWERED
 
 
 def charge(fate: Fate, likely: int, price: int) -> tuple[int, int]:

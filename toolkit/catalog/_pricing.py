@@ -17,7 +17,7 @@ from typing import Any
 
 from .._errors import ValidationError
 from .._redact import clip
-from ._billing import REFUSED_STATUSES, Fate
+from ._billing import MAYBE_STATUSES, REFUSED_STATUSES, Fate
 from .encoding import is_hex_quantity
 
 SPEC = "spec, Limits"
@@ -168,9 +168,12 @@ DEFAULT_PATTERNS: dict[str, Rule] = {
 # call's price, confirmed), "maybe" (counted against the budget, shown apart as unconfirmed, like
 # a request sent without an answer) or "free". A status not listed is "billed": the public pages
 # do not say what a 429, a 402 or a 5xx costs, so the default counts them (conservative: a budget
-# is never crossed by errors it did not count). 401/403 (a refused key) and 503 (a node not
-# running) served no node: free (see `_billing`).
-STATUS_COSTS: dict[int, str] = {status: "free" for status in sorted(REFUSED_STATUSES)}
+# is never crossed by errors it did not count). 401/403 (a refused key) served no node: free; 503
+# (a node not running, or overloaded) may have been billed: "maybe" (see `_billing`).
+STATUS_COSTS: dict[int, str] = {
+    **{status: "free" for status in sorted(REFUSED_STATUSES)},
+    **{status: "maybe" for status in sorted(MAYBE_STATUSES)},
+}
 _STATUS_FATES = {"billed": Fate.ANSWERED, "maybe": Fate.UNANSWERED, "free": Fate.REFUSED}
 
 

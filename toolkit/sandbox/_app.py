@@ -38,7 +38,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from .._errors import ValidationError
-from ..catalog import CHAINS, BoundCall, Fate, Method, Surface
+from ..catalog import BILLING, CHAINS, BoundCall, Method, Surface
 from . import _jsonrpc as jsonrpc
 from . import _platform
 from ._evm import EvmChain
@@ -315,8 +315,10 @@ class SandboxApp:
         draw = self.faults.draw(name)
         fault = draw.fault
         given = replacement(fault, calls, batch) if fault else None
-        if given is None or self.meter.pricing.fate_of_status(given.status) is Fate.ANSWERED:
-            self.meter.record(name, calls, head)  # billed on receipt (see `_metering`)
+        # Billed on receipt (see `_metering`), as the client counts it: an error status it counts
+        # as "maybe" (a 503 of an overloaded node) is billed here, so its budget is never short.
+        if given is None or BILLING[self.meter.pricing.fate_of_status(given.status)].counted:
+            self.meter.record(name, calls, head)
         if draw.delay:
             await asyncio.sleep(draw.delay)
         if fault is not None and fault.kind is FaultKind.DROP:

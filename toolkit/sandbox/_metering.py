@@ -6,9 +6,10 @@ two agree to the unit:
 1. A request is billed when it is received, before any answer is made: whatever becomes of the
    answer (a success, an error answer, 404/405 for an unknown path, an injected 429, 5xx, HTML,
    truncated or relabelled body, a delay the client gives up on, a dropped connection), the
-   gateway has done the work. It is not billed when the gateway refuses it before any work
-   (`fate_of_status`): a wrong or missing key (401/403), a node that is not running or an
-   injected 503.
+   gateway has done the work. It is not billed when the gateway refuses it before any work: a
+   wrong or missing key (401/403) or a node that is not running (its 503). An injected status
+   is billed when the client counts it (`PricingTable.fate_of_status`: an injected 503, an
+   overloaded node, is "maybe" to the client, which counts it against the budget).
 2. A request holds N calls: a JSON-RPC batch of N envelopes is N calls; anything else is one
    call (a body that is not JSON, or not an envelope, included).
 3. A call costs what the client's pricer says (`toolkit.catalog.Pricer`, the one
