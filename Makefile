@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 TOOLS := .tools
 ANVIL := $(TOOLS)/node_modules/.bin/anvil
 
-.PHONY: lab demo tapes test test-other-python test-floors lint format docs tools anvil browser bench clean
+.PHONY: lab demo tapes test test-other-python test-floors lint format typecheck docs tools anvil browser bench clean
 
 # The newest Python besides the default that the machine has (3.13, else 3.12; from PATH or
 # pyenv): `make test` runs a fast subset of the tests on it too. OTHER_PYTHON= skips that.
@@ -84,12 +84,18 @@ format: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check --fix toolkit tests bench
 	$(VENV)/bin/ruff format toolkit tests bench
 
+# mypy on the package, with the settings in pyproject.toml ([tool.mypy]); the README's examples
+# are checked by tests/test_types.py. After a catalog change, regenerate the helpers' typed
+# signatures first: `python -m toolkit.client._stubs`.
+typecheck: $(VENV)/.dev-installed
+	$(VENV)/bin/mypy
+
 # The documentation site (mkdocs.yml): the guides in docs/ and the API reference from the
 # docstrings, into site/. Warnings are errors: a broken link, anchor or docstring fails it.
 docs: $(VENV)/.dev-installed
 	$(VENV)/bin/mkdocs build --strict --quiet
 
-test: $(VENV)/.dev-installed anvil browser lint docs
+test: $(VENV)/.dev-installed anvil browser lint typecheck docs
 	$(PY) -m pytest --durations=15
 	@$(MAKE) --no-print-directory test-other-python
 	@$(MAKE) --no-print-directory test-floors

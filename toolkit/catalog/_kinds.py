@@ -323,49 +323,77 @@ def _check_topics(value: Any) -> list[Any]:
 
 @dataclass(frozen=True)
 class Kind:
-    """A parameter type: its name in docs and forms, and the check that makes the wire value."""
+    """A parameter type: its name in docs and forms, the check that makes the wire value, and
+    the Python values a helper takes for it (`python`, annotation text for the helpers' typed
+    signatures in `toolkit/client/_helpers.pyi`)."""
 
     name: str
     check: Callable[[Any], Any]
     doc: str
+    python: str
 
 
-BLOCK = Kind("block", _check_block, "0x hex block number, a Python int, or a tag")
+BLOCK = Kind(
+    "block", _check_block, "0x hex block number, a Python int, or a tag", python="int | str"
+)
 BLOCK_NUMBER = Kind(
     "block-number",
     _check_block_number,
     "block number: a Python int or 0x hex, sent as a decimal int",
+    python="int | str",
 )
-QUANTITY = Kind("quantity", _check_quantity, "0x hex quantity or a Python int, uint256")
+QUANTITY = Kind(
+    "quantity", _check_quantity, "0x hex quantity or a Python int, uint256", python="int | str"
+)
 QUANTITY_U256 = Kind(
     "quantity",
     _quantity_check(256, canonical=True),
     "0x hex quantity or a Python int, uint256 (sent without leading zeros)",
+    python="int | str",
 )
 QUANTITY_U64 = Kind(
     "quantity",
     _quantity_check(64, canonical=True),
     "0x hex quantity or a Python int, uint64 (sent without leading zeros)",
+    python="int | str",
 )
-HEX_DATA = Kind("hex", _check_hex_data, "0x-prefixed hex bytes")
-INT = Kind("int", _check_int, "integer (int64)")
-BOOL = Kind("bool", _check_bool, "true or false")
-TEXT = Kind("text", _check_text, "string")
-OBJECT = Kind("object", _check_object, "object")
-JSON_OBJECT = Kind("object", _check_json_object, "object of JSON values")
+HEX_DATA = Kind("hex", _check_hex_data, "0x-prefixed hex bytes", python="str | bytes | bytearray")
+INT = Kind("int", _check_int, "integer (int64)", python="int")
+BOOL = Kind("bool", _check_bool, "true or false", python="bool")
+TEXT = Kind("text", _check_text, "string", python="str")
+OBJECT = Kind("object", _check_object, "object", python="Mapping[str, Any]")
+JSON_OBJECT = Kind(
+    "object", _check_json_object, "object of JSON values", python="Mapping[str, Any]"
+)
 EVM_ADDRESS = Kind(
-    "evm-address", _from_encoding(enc.check_evm_address, "address"), "0x + 40 hex digits"
+    "evm-address",
+    _from_encoding(enc.check_evm_address, "address"),
+    "0x + 40 hex digits",
+    python="str",
 )
 TRON_ADDRESS = Kind(
-    "tron-address", _from_encoding(enc.tron_to_hex, "address"), "base58 T... or hex 41..."
+    "tron-address",
+    _from_encoding(enc.tron_to_hex, "address"),
+    "base58 T... or hex 41...",
+    python="str",
 )
 TON_ADDRESS = Kind(
-    "ton-address", _from_encoding(enc.ton_address, "address"), "raw 0:<hex> or user-friendly"
+    "ton-address",
+    _from_encoding(enc.ton_address, "address"),
+    "raw 0:<hex> or user-friendly",
+    python="str",
 )
-ASSET_ID = Kind("asset-id", _check_asset_id, "TRC-10 token id (digits)")
-SOLANA_TX = Kind("solana-tx", _check_solana_tx, "encoded transaction (base64 or base58)")
-ADDRESS_LIST = Kind("address-list", _check_address_list, "list of base58 addresses")
-HASH32 = Kind("hash", _check_hash32, "0x + 64 hex digits")
+ASSET_ID = Kind("asset-id", _check_asset_id, "TRC-10 token id (digits)", python="int | str")
+SOLANA_TX = Kind(
+    "solana-tx", _check_solana_tx, "encoded transaction (base64 or base58)", python="str"
+)
+ADDRESS_LIST = Kind(
+    "address-list",
+    _check_address_list,
+    "list of base58 addresses",
+    python="list[str] | tuple[str, ...]",
+)
+HASH32 = Kind("hash", _check_hash32, "0x + 64 hex digits", python="str")
 
 
 def _check_state_block(value: Any) -> Any:
@@ -393,9 +421,20 @@ STATE_BLOCK = Kind(
     "block",
     _check_state_block,
     "0x hex block number, a Python int, a tag, or a block hash (EIP-1898)",
+    python="int | str | Mapping[str, Any]",
 )
-EVM_ADDRESSES = Kind("evm-addresses", _check_addresses, "an EVM address or a list of them")
-TOPICS = Kind("topics", _check_topics, "up to 4 topics: null, a 32-byte hash, or a list")
+EVM_ADDRESSES = Kind(
+    "evm-addresses",
+    _check_addresses,
+    "an EVM address or a list of them",
+    python="str | list[str] | tuple[str, ...]",
+)
+TOPICS = Kind(
+    "topics",
+    _check_topics,
+    "up to 4 topics: null, a 32-byte hash, or a list",
+    python="list[Any] | tuple[Any, ...]",
+)
 
 _NO_DEFAULT: Any = type("NoDefault", (), {"__repr__": lambda self: "<no default>"})()
 

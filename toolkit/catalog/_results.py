@@ -11,11 +11,14 @@ from typing import Any
 
 @dataclass(frozen=True)
 class ResultKind:
-    """What a method's result must look like; a result that does not is a MalformedResponse."""
+    """What a method's result must look like (a result that does not is a MalformedResponse),
+    and the type of the helper's value, as annotation text (`python`: what `TYPED_VALUES` makes
+    of a result that passed `check`), for the helpers' typed signatures."""
 
     name: str
     expected: str
     check: Callable[[Any], bool]
+    python: str
 
 
 # Strict, so that a result that passes converts without error: `int(result, 16)` alone would
@@ -58,42 +61,81 @@ TYPED_VALUES: dict[str, Callable[[Any], Any]] = {
 RESULT_KINDS: dict[str, ResultKind] = {
     k.name: k
     for k in (
-        ResultKind("quantity", "a 0x hex quantity of at most 256 bits", _matches(_RESULT_QUANTITY)),
-        ResultKind("data", "0x hex data (whole bytes)", _matches(_RESULT_DATA)),
-        ResultKind("text", "a string", lambda v: isinstance(v, str)),
-        ResultKind("root-hash", "64 hex digits without 0x", _matches(_RESULT_ROOT_HASH)),
-        ResultKind("simulation", "a simulation result object", lambda v: isinstance(v, dict)),
-        ResultKind("asset-issue", "an asset issue object", lambda v: isinstance(v, dict)),
-        ResultKind("asset-issue-list", "an assetIssue object", lambda v: isinstance(v, dict)),
+        ResultKind(
+            "quantity", "a 0x hex quantity of at most 256 bits", _matches(_RESULT_QUANTITY), "int"
+        ),
+        ResultKind("data", "0x hex data (whole bytes)", _matches(_RESULT_DATA), "str"),
+        ResultKind("text", "a string", lambda v: isinstance(v, str), "str"),
+        ResultKind("root-hash", "64 hex digits without 0x", _matches(_RESULT_ROOT_HASH), "str"),
+        ResultKind(
+            "simulation",
+            "a simulation result object",
+            lambda v: isinstance(v, dict),
+            "dict[str, Any]",
+        ),
+        ResultKind(
+            "asset-issue", "an asset issue object", lambda v: isinstance(v, dict), "dict[str, Any]"
+        ),
+        ResultKind(
+            "asset-issue-list",
+            "an assetIssue object",
+            lambda v: isinstance(v, dict),
+            "dict[str, Any]",
+        ),
         ResultKind(
             "transaction-info-list",
             "an array of transaction info records",
             lambda v: isinstance(v, list) or v == {},
+            "list[Any]",
         ),
-        ResultKind("block-list", "a block object", lambda v: isinstance(v, dict)),
-        ResultKind("unsigned-transaction", "a transaction object", lambda v: isinstance(v, dict)),
-        ResultKind("token-data", "a token data object", lambda v: isinstance(v, dict)),
+        ResultKind("block-list", "a block object", lambda v: isinstance(v, dict), "dict[str, Any]"),
+        ResultKind(
+            "unsigned-transaction",
+            "a transaction object",
+            lambda v: isinstance(v, dict),
+            "dict[str, Any]",
+        ),
+        ResultKind(
+            "token-data", "a token data object", lambda v: isinstance(v, dict), "dict[str, Any]"
+        ),
         ResultKind(
             "node-page",
             "a node list page",
             lambda v: isinstance(v, dict) and isinstance(v.get("results"), list),
+            "dict[str, Any]",
         ),
-        ResultKind("decimal-text", "decimal digits as text", _matches(_RESULT_DECIMAL)),
-        ResultKind("evm-block", "a block object or null", lambda v: v is None or _is_block(v)),
+        ResultKind("decimal-text", "decimal digits as text", _matches(_RESULT_DECIMAL), "str"),
+        ResultKind(
+            "evm-block",
+            "a block object or null",
+            lambda v: v is None or _is_block(v),
+            "dict[str, Any] | None",
+        ),
         ResultKind(
             "log-list",
             "an array of log objects",
             lambda v: isinstance(v, list) and all(isinstance(log, dict) for log in v),
+            "list[dict[str, Any]]",
         ),
-        ResultKind("tron-block", "a block object", lambda v: isinstance(v, dict)),
-        ResultKind("tron-node-info", "a node info object", lambda v: isinstance(v, dict)),
-        ResultKind("tron-account", "an account object", lambda v: isinstance(v, dict)),
-        ResultKind("masterchain-info", "a masterchain info object", lambda v: isinstance(v, dict)),
+        ResultKind("tron-block", "a block object", lambda v: isinstance(v, dict), "dict[str, Any]"),
+        ResultKind(
+            "tron-node-info", "a node info object", lambda v: isinstance(v, dict), "dict[str, Any]"
+        ),
+        ResultKind(
+            "tron-account", "an account object", lambda v: isinstance(v, dict), "dict[str, Any]"
+        ),
+        ResultKind(
+            "masterchain-info",
+            "a masterchain info object",
+            lambda v: isinstance(v, dict),
+            "dict[str, Any]",
+        ),
         ResultKind(
             "address-forms",
             "an address forms object",
             lambda v: isinstance(v, dict) and isinstance(v.get("raw_form"), str),
+            "dict[str, Any]",
         ),
-        ResultKind("any", "anything", lambda v: True),
+        ResultKind("any", "anything", lambda v: True, "Any"),
     )
 }

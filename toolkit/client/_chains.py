@@ -15,7 +15,7 @@ import base64
 import inspect
 import keyword
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._errors import ValidationError
 from ..catalog import METHODS, SOLANA_MAX_TRANSACTION_BYTES, TYPED_VALUES, Method
@@ -62,7 +62,13 @@ def _transaction_bytes(transaction: Any) -> bytes:
     )
 
 
-class EvmMethods:
+class _Helpers:
+    """What every chain's helpers build on: the node's `_request` (sync or async)."""
+
+    _request: Callable[..., Any]  # declared for checkers only: `Node` or `AsyncNode` defines it
+
+
+class EvmMethods(_Helpers):
     """EVM JSON-RPC (spec section A)."""
 
     def block_number(self):
@@ -128,7 +134,7 @@ class PolygonMethods(EvmMethods):
         return self._request("bor_getRootHash", (from_block, to_block), {})
 
 
-class SolanaMethods:
+class SolanaMethods(_Helpers):
     """Solana JSON-RPC (spec section C)."""
 
     def simulate_transaction(
@@ -177,7 +183,7 @@ class SolanaMethods:
         return self._request("simulateTransaction", (text, config), {})
 
 
-class TronMethods:
+class TronMethods(_Helpers):
     """TRON wallet HTTP API and /jsonrpc (spec section D).
 
     One rule for `visible` in every helper that has it: it defaults to False (hex addresses and,
@@ -251,7 +257,7 @@ class TronMethods:
         return self._request("web3_sha3", (data,), {})
 
 
-class TonMethods:
+class TonMethods(_Helpers):
     """TON HTTP API v2 (spec section E)."""
 
     def get_token_data(self, address: str):
@@ -267,61 +273,88 @@ class TonMethods:
         return self.json_rpc("unpackAddress", address=address)
 
 
-class AsyncEvmNode(EvmMethods, AsyncNode):
+# What a checker sees of the helpers: their typed signatures for each flavour, written from the
+# catalog into _helpers.pyi (`python -m toolkit.client._stubs`). At run time one mixin serves
+# both flavours, which no annotation can say (an int on `Node`, an awaitable int on `AsyncNode`).
+if TYPE_CHECKING:
+    from ._helpers import (
+        ArbitrumHelpers,
+        AsyncArbitrumHelpers,
+        AsyncEvmHelpers,
+        AsyncPolygonHelpers,
+        AsyncSolanaHelpers,
+        AsyncTonHelpers,
+        AsyncTronHelpers,
+        EvmHelpers,
+        PolygonHelpers,
+        SolanaHelpers,
+        TonHelpers,
+        TronHelpers,
+    )
+else:
+    EvmHelpers = AsyncEvmHelpers = EvmMethods
+    ArbitrumHelpers = AsyncArbitrumHelpers = ArbitrumMethods
+    PolygonHelpers = AsyncPolygonHelpers = PolygonMethods
+    SolanaHelpers = AsyncSolanaHelpers = SolanaMethods
+    TronHelpers = AsyncTronHelpers = TronMethods
+    TonHelpers = AsyncTonHelpers = TonMethods
+
+
+class AsyncEvmNode(AsyncEvmHelpers, AsyncNode):
     """Async client for an EVM node."""
 
 
-class AsyncArbitrumNode(ArbitrumMethods, AsyncNode):
+class AsyncArbitrumNode(AsyncArbitrumHelpers, AsyncNode):
     """Async client for an Arbitrum node."""
 
 
-class AsyncPolygonNode(PolygonMethods, AsyncNode):
+class AsyncPolygonNode(AsyncPolygonHelpers, AsyncNode):
     """Async client for a Polygon node."""
 
 
-class AsyncSolanaNode(SolanaMethods, AsyncNode):
+class AsyncSolanaNode(AsyncSolanaHelpers, AsyncNode):
     """Async client for a Solana node."""
 
 
-class AsyncTronNode(TronMethods, AsyncNode):
+class AsyncTronNode(AsyncTronHelpers, AsyncNode):
     """Async client for a TRON node."""
 
 
-class AsyncTonNode(TonMethods, AsyncNode):
+class AsyncTonNode(AsyncTonHelpers, AsyncNode):
     """Async client for a TON node."""
 
 
-class EvmNode(EvmMethods, Node):
+class EvmNode(EvmHelpers, Node):
     """Blocking client for an EVM node (Ethereum, Hyperliquid's EVM at /evm, ...)."""
 
     aio_class = AsyncEvmNode
 
 
-class ArbitrumNode(ArbitrumMethods, Node):
+class ArbitrumNode(ArbitrumHelpers, Node):
     """Blocking client for an Arbitrum node: EVM methods plus debug_printBlock."""
 
     aio_class = AsyncArbitrumNode
 
 
-class PolygonNode(PolygonMethods, Node):
+class PolygonNode(PolygonHelpers, Node):
     """Blocking client for a Polygon node: EVM methods plus bor_getRootHash."""
 
     aio_class = AsyncPolygonNode
 
 
-class SolanaNode(SolanaMethods, Node):
+class SolanaNode(SolanaHelpers, Node):
     """Blocking client for a Solana node."""
 
     aio_class = AsyncSolanaNode
 
 
-class TronNode(TronMethods, Node):
+class TronNode(TronHelpers, Node):
     """Blocking client for a TRON node."""
 
     aio_class = AsyncTronNode
 
 
-class TonNode(TonMethods, Node):
+class TonNode(TonHelpers, Node):
     """Blocking client for a TON node."""
 
     aio_class = AsyncTonNode
@@ -371,16 +404,22 @@ def _signature(method: Method) -> inspect.Signature:
     return inspect.Signature(parameters)
 
 
+_OUTSIDE_SPEC = "A read method real clients call first; not one of the gateway spec's."
+
+
 def _docstring(method: Method) -> str:
-    lines = [f"{method.summary} (``{method.name}``; {method.ru.describe()})", ""]
+    params: list[str] = []
     for param in method.params:
         optional = "" if param.required and not param.has_default else ", optional"
-        lines.append(f"- `{param.name}` ({param.kind.doc}{optional}): {param.doc}")
-        lines.extend(f"  - `{field.name}`: {field.doc}" for field in param.fields)
-    if not method.in_spec:
-        lines += ["", "A read method real clients call first; not one of the gateway spec's."]
-    lines += [*("" for _ in method.notes[:1]), *method.notes]
-    return "\n".join(lines).rstrip()
+        params.append(f"- `{param.name}` ({param.kind.doc}{optional}): {param.doc}")
+        params.extend(f"  - `{field.name}`: {field.doc}" for field in param.fields)
+    sections = [
+        [f"{method.summary} (``{method.name}``; {method.ru.describe()})"],
+        params,
+        [] if method.in_spec else [_OUTSIDE_SPEC],
+        list(method.notes),
+    ]
+    return "\n\n".join("\n".join(lines) for lines in sections if lines)
 
 
 def generated_helper(method: Method) -> Callable[..., Any]:

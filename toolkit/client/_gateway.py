@@ -23,7 +23,7 @@ import os
 import re
 import secrets
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Unpack
+from typing import TYPE_CHECKING, Any, Literal, Unpack, overload
 
 from .._errors import ValidationError
 from .._redact import clip, register_secret, register_url
@@ -49,6 +49,8 @@ from ._urls import check_key_in_clear, checked_url, clean_url
 
 if TYPE_CHECKING:
     import httpx
+
+    from ._chains import ArbitrumNode, EvmNode, PolygonNode, SolanaNode, TonNode, TronNode
 else:
     httpx = LazyModule("httpx", globals())  # imported on first use: see `_http.LazyModule`
 
@@ -80,6 +82,17 @@ def make_node(
     resolved = resolve_chain(chain, url, name)
     core = NodeCore(url, resolved, shared=shared, name=name)
     return NODE_CLASSES[resolved.name](core)
+
+
+def _check_chain(client: Node, chain: str | Chain) -> None:
+    """A client made before for this name serves `chain`, as its typed signature promises."""
+    wanted = chain if isinstance(chain, Chain) else chain_for(chain)
+    if client.chain.name != wanted.name:
+        raise ValidationError(
+            f"node {client.name!r} serves {client.chain.name}, not {wanted.name}",
+            param="chain",
+            rule="chain",
+        )
 
 
 def open_nodes(specs: Iterable[NodeSpec], settings: Settings) -> dict[str, Node]:
@@ -171,6 +184,46 @@ class Gateway:
         """Every node of the organization, from the platform API (all pages)."""
         return self.platform.list_nodes(ordering=ordering)
 
+    # A checker knows the node's class when `chain` names the chain: ``gw.node(name,
+    # chain="ethereum")`` is an `EvmNode`, its helpers typed (tests/test_types.py).
+    @overload
+    def node(
+        self,
+        name: str,
+        *,
+        url: str | None = ...,
+        key: str | None = ...,
+        chain: Literal["ethereum", "hyperliquid"],
+    ) -> EvmNode: ...
+    @overload
+    def node(
+        self, name: str, *, url: str | None = ..., key: str | None = ..., chain: Literal["arbitrum"]
+    ) -> ArbitrumNode: ...
+    @overload
+    def node(
+        self, name: str, *, url: str | None = ..., key: str | None = ..., chain: Literal["polygon"]
+    ) -> PolygonNode: ...
+    @overload
+    def node(
+        self, name: str, *, url: str | None = ..., key: str | None = ..., chain: Literal["solana"]
+    ) -> SolanaNode: ...
+    @overload
+    def node(
+        self, name: str, *, url: str | None = ..., key: str | None = ..., chain: Literal["tron"]
+    ) -> TronNode: ...
+    @overload
+    def node(
+        self, name: str, *, url: str | None = ..., key: str | None = ..., chain: Literal["ton"]
+    ) -> TonNode: ...
+    @overload
+    def node(
+        self,
+        name: str,
+        *,
+        url: str | None = ...,
+        key: str | None = ...,
+        chain: str | Chain | None = ...,
+    ) -> Node: ...
     def node(
         self,
         name: str,
@@ -186,6 +239,8 @@ class Gateway:
         case the access key comes from `key` or ``NODE_GATEWAY_KEY_<NAME>`` when the record's
         endpoint carries none.
         """
+        if chain is not None and name in self._nodes and url is None and key is None:
+            _check_chain(self._nodes[name], chain)
         if not isinstance(name, str) or not name:
             raise ValidationError(
                 f"must be a node's name (text), got {clip(repr(name), 60)}",
@@ -207,7 +262,9 @@ class Gateway:
         self._nodes[name] = client
         return client
 
-    __getitem__ = node
+    def __getitem__(self, name: str) -> Node:
+        """``gw[name]`` is ``gw.node(name)``."""
+        return self.node(name)
 
     def _url_from_platform(
         self, name: str, key: str | None, chain: str | Chain | None
@@ -460,6 +517,70 @@ def replaying_gateway(
     )
 
 
+# As `Gateway.node`: `chain` naming the chain tells a checker the node's class.
+@overload
+def node(
+    url: str,
+    *,
+    chain: Literal["ethereum", "hyperliquid"],
+    name: str | None = ...,
+    settings: Settings | None = ...,
+    **options: Unpack[SettingsOptions],
+) -> EvmNode: ...
+@overload
+def node(
+    url: str,
+    *,
+    chain: Literal["arbitrum"],
+    name: str | None = ...,
+    settings: Settings | None = ...,
+    **options: Unpack[SettingsOptions],
+) -> ArbitrumNode: ...
+@overload
+def node(
+    url: str,
+    *,
+    chain: Literal["polygon"],
+    name: str | None = ...,
+    settings: Settings | None = ...,
+    **options: Unpack[SettingsOptions],
+) -> PolygonNode: ...
+@overload
+def node(
+    url: str,
+    *,
+    chain: Literal["solana"],
+    name: str | None = ...,
+    settings: Settings | None = ...,
+    **options: Unpack[SettingsOptions],
+) -> SolanaNode: ...
+@overload
+def node(
+    url: str,
+    *,
+    chain: Literal["tron"],
+    name: str | None = ...,
+    settings: Settings | None = ...,
+    **options: Unpack[SettingsOptions],
+) -> TronNode: ...
+@overload
+def node(
+    url: str,
+    *,
+    chain: Literal["ton"],
+    name: str | None = ...,
+    settings: Settings | None = ...,
+    **options: Unpack[SettingsOptions],
+) -> TonNode: ...
+@overload
+def node(
+    url: str,
+    *,
+    chain: str | Chain | None = ...,
+    name: str | None = ...,
+    settings: Settings | None = ...,
+    **options: Unpack[SettingsOptions],
+) -> Node: ...
 @takes_settings
 def node(
     url: str,

@@ -96,9 +96,13 @@ class Workload:
         node: Node,
         method: str,
         addresses: Iterable[str],
-        blocks: Iterable[int | str],
+        blocks: Iterable[object],
     ) -> Workload:
-        """Plan `method(address, block)` for every address at every block (balances, history)."""
+        """Plan `method(address, block)` for every address at every block (balances, history).
+
+        `blocks` holds numbers and tags (``[head - 10, "latest"]``), each checked by the catalog.
+        """
+        # Typed `object`, not `int | str`: mypy infers ``[head - 10, "latest"]`` as list[object].
         blocks = list(blocks)
         calls = (((address, block), {}) for address in addresses for block in blocks)
         return self._extend(node, node.prepare_many(method, calls))

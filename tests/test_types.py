@@ -1,0 +1,67 @@
+"""A user's checker knows what the toolkit gives back: the README's examples pass mypy with 0
+errors, and what the helpers return is typed, never Any (the signatures come from the catalog,
+see `toolkit/client/_helpers.pyi`)."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+pytest.importorskip("mypy", reason="mypy is a dev dependency")
+
+# What a user writes after the README's tour, with the type each expression must have.
+REVEALED = {
+    "eth": "toolkit.client._chains.EvmNode",
+    "wei": "int",
+    "eth.chain_id()": "int",
+    "eth.get_block(head)": "dict[str, Any] | None",
+    "eth.get_logs(fromBlock=head - 10, toBlock=head)": ("list[dict[str, Any]]"),
+    "eth.call_contract(alice)": "str",
+    "eth.aio.get_balance(alice)": "typing.Coroutine[Any, Any, int]",
+    "tron": "toolkit.client._chains.TronNode",
+    "tron.get_now_block()": "dict[str, Any]",
+    "gw.node('ton-mainnet', chain='ton').get_masterchain_info()": "dict[str, Any]",
+    "gw.node('polygon-mainnet', chain='polygon').get_root_hash(1, 2)": "str",
+    "gw.node('solana-mainnet', chain='solana').aio": "toolkit.client._chains.AsyncSolanaNode",
+    "gw.node('some-node')": "toolkit.client._node.Node",
+    "results": "pandas.core.frame.DataFrame",
+}
+
+
+def _mypy(script: Path) -> list[str]:
+    env = {**os.environ, "MYPYPATH": str(ROOT)}
+    config = ["--config-file", str(ROOT / "pyproject.toml"), "--follow-imports=silent"]
+    completed = subprocess.run(
+        [sys.executable, "-m", "mypy", *config, "--no-pretty", str(script)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=280,
+    )
+    assert completed.returncode in (0, 1), completed.stderr
+    return completed.stdout.splitlines()
+
+
+def test_the_readme_examples_type_check_and_the_helpers_are_typed(tmp_path):
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    script = tmp_path / "readme_tour.py"
+    # Assigned: a coroutine left unused would be an error of its own.
+    lines = [*blocks, *(f"_{i} = reveal_type({e})" for i, e in enumerate(REVEALED))]
+    script.write_text("\n".join(lines) + "\n")
+    first = len("\n".join(blocks).splitlines()) + 2  # the line of the first reveal_type
+
+    output = _mypy(script)
+    errors = [line for line in output if ": error:" in line]
+    assert errors == [], "\n".join(errors)
+    revealed = {}
+    for line in output:
+        found = re.search(r":(\d+): note: Revealed type is \"(.*)\"$", line)
+        if found:
+            revealed[list(REVEALED)[int(found[1]) - first]] = found[2]
+    assert revealed == REVEALED

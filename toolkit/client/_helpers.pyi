@@ -1,0 +1,1107 @@
+"""The typed signatures of the node helpers, for checkers and editors only (never imported).
+
+Generated from the catalog and `_chains.py` by `python -m toolkit.client._stubs`: do not edit.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._chains import (
+    AsyncArbitrumNode,
+    AsyncEvmNode,
+    AsyncPolygonNode,
+    AsyncSolanaNode,
+    AsyncTonNode,
+    AsyncTronNode,
+)
+
+
+class EvmHelpers:
+    """The helpers of `EvmNode` (blocking)."""
+
+    def block_number(self) -> int:
+        """The latest block number, as an int (``eth_blockNumber``)."""
+        ...
+
+    def get_balance(self, address: str, block: int | str = ...) -> int:
+        """The balance in wei, as an exact int (``eth_getBalance``).
+
+        `block` is an int, a 0x hex number or a tag. A block 128 or more behind the head is an
+        archive request (2 RU instead of 1).
+        """
+        ...
+
+    def get_storage_at(self, address: str, slot: int | str, block: int | str = ...) -> str:
+        """The 32-byte word at a storage slot, as 0x hex (``eth_getStorageAt``; archive rule)."""
+        ...
+
+    def call_contract(
+        self,
+        to: str,
+        data: str | bytes | None = ...,
+        *,
+        block: int | str = ...,
+        sender: str | None = ...,
+        value: int | str | None = ...,
+        gas: int | str | None = ...,
+        gasprice: int | str | None = ...,
+    ) -> str:
+        """Execute a call without a transaction; returns the 0x return data (``eth_call``).
+
+        A plain transfer simulation (no `data`, a `value`) returns ``0x`` on success; the `sender`
+        must hold enough for the value and the fee. Archive rule applies to `block`.
+        """
+        ...
+
+    def client_version(self) -> str:
+        """The node's client version string (``web3_clientVersion``)."""
+        ...
+
+    def chain_id(self) -> int:
+        """The chain id (EIP-155). (``eth_chainId``; always 1 RU)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def net_version(self) -> str:
+        """The network id, as decimal text. (``net_version``; always 1 RU)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def gas_price(self) -> int:
+        """The node's gas price suggestion, in wei. (``eth_gasPrice``; always 1 RU)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def get_code(self, address: str, block: int | str | Mapping[str, Any] = ...) -> str:
+        """The code at an address (0x for an account without code). (``eth_getCode``; 1 RU, or 2 RU when block is an archive block)
+
+        - `address` (0x + 40 hex digits): account address
+        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def get_transaction_count(
+        self,
+        address: str,
+        block: int | str | Mapping[str, Any] = ...,
+    ) -> int:
+        """The number of transactions an account has sent (its nonce) at a block. (``eth_getTransactionCount``; 1 RU, or 2 RU when block is an archive block)
+
+        - `address` (0x + 40 hex digits): account address
+        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def get_block(self, block: int | str = ..., full: bool = ...) -> dict[str, Any] | None:
+        """A block's header and transactions (null above the head). (``eth_getBlockByNumber``; 1 RU, or 2 RU when block is an archive block)
+
+        - `block` (0x hex block number, a Python int, or a tag, optional): block number or tag
+        - `full` (true or false, optional): whole transactions (true) or their hashes
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def get_logs(
+        self,
+        filter: Mapping[str, Any] | None = ...,
+        *,
+        fromBlock: int | str | None = ...,
+        toBlock: int | str | None = ...,
+        address: str | list[str] | tuple[str, ...] | None = ...,
+        topics: list[Any] | tuple[Any, ...] | None = ...,
+        blockHash: str | None = ...,
+    ) -> list[dict[str, Any]]:
+        """Event logs of a block range (at most 10,000 blocks) or of one block. (``eth_getLogs``; 1 RU, or 2 RU when fromBlock is an archive block)
+
+        - `filter` (object): log filter
+          - `fromBlock`: first block
+          - `toBlock`: last block
+          - `address`: emitting contract(s)
+          - `topics`: topic filter by position
+          - `blockHash`: one block, instead of a range
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    @property
+    def aio(self) -> AsyncEvmNode:
+        """The async twin of this client: same node, meter, ledger and settings."""
+        ...
+
+
+class AsyncEvmHelpers:
+    """The helpers of `EvmNode` (async)."""
+
+    async def block_number(self) -> int:
+        """The latest block number, as an int (``eth_blockNumber``)."""
+        ...
+
+    async def get_balance(self, address: str, block: int | str = ...) -> int:
+        """The balance in wei, as an exact int (``eth_getBalance``).
+
+        `block` is an int, a 0x hex number or a tag. A block 128 or more behind the head is an
+        archive request (2 RU instead of 1).
+        """
+        ...
+
+    async def get_storage_at(self, address: str, slot: int | str, block: int | str = ...) -> str:
+        """The 32-byte word at a storage slot, as 0x hex (``eth_getStorageAt``; archive rule)."""
+        ...
+
+    async def call_contract(
+        self,
+        to: str,
+        data: str | bytes | None = ...,
+        *,
+        block: int | str = ...,
+        sender: str | None = ...,
+        value: int | str | None = ...,
+        gas: int | str | None = ...,
+        gasprice: int | str | None = ...,
+    ) -> str:
+        """Execute a call without a transaction; returns the 0x return data (``eth_call``).
+
+        A plain transfer simulation (no `data`, a `value`) returns ``0x`` on success; the `sender`
+        must hold enough for the value and the fee. Archive rule applies to `block`.
+        """
+        ...
+
+    async def client_version(self) -> str:
+        """The node's client version string (``web3_clientVersion``)."""
+        ...
+
+    async def chain_id(self) -> int:
+        """The chain id (EIP-155). (``eth_chainId``; always 1 RU)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def net_version(self) -> str:
+        """The network id, as decimal text. (``net_version``; always 1 RU)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def gas_price(self) -> int:
+        """The node's gas price suggestion, in wei. (``eth_gasPrice``; always 1 RU)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def get_code(self, address: str, block: int | str | Mapping[str, Any] = ...) -> str:
+        """The code at an address (0x for an account without code). (``eth_getCode``; 1 RU, or 2 RU when block is an archive block)
+
+        - `address` (0x + 40 hex digits): account address
+        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def get_transaction_count(
+        self,
+        address: str,
+        block: int | str | Mapping[str, Any] = ...,
+    ) -> int:
+        """The number of transactions an account has sent (its nonce) at a block. (``eth_getTransactionCount``; 1 RU, or 2 RU when block is an archive block)
+
+        - `address` (0x + 40 hex digits): account address
+        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def get_block(self, block: int | str = ..., full: bool = ...) -> dict[str, Any] | None:
+        """A block's header and transactions (null above the head). (``eth_getBlockByNumber``; 1 RU, or 2 RU when block is an archive block)
+
+        - `block` (0x hex block number, a Python int, or a tag, optional): block number or tag
+        - `full` (true or false, optional): whole transactions (true) or their hashes
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def get_logs(
+        self,
+        filter: Mapping[str, Any] | None = ...,
+        *,
+        fromBlock: int | str | None = ...,
+        toBlock: int | str | None = ...,
+        address: str | list[str] | tuple[str, ...] | None = ...,
+        topics: list[Any] | tuple[Any, ...] | None = ...,
+        blockHash: str | None = ...,
+    ) -> list[dict[str, Any]]:
+        """Event logs of a block range (at most 10,000 blocks) or of one block. (``eth_getLogs``; 1 RU, or 2 RU when fromBlock is an archive block)
+
+        - `filter` (object): log filter
+          - `fromBlock`: first block
+          - `toBlock`: last block
+          - `address`: emitting contract(s)
+          - `topics`: topic filter by position
+          - `blockHash`: one block, instead of a range
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+
+class ArbitrumHelpers:
+    """The helpers of `ArbitrumNode` (blocking)."""
+
+    def block_number(self) -> int:
+        """The latest block number, as an int (``eth_blockNumber``)."""
+        ...
+
+    def get_balance(self, address: str, block: int | str = ...) -> int:
+        """The balance in wei, as an exact int (``eth_getBalance``).
+
+        `block` is an int, a 0x hex number or a tag. A block 128 or more behind the head is an
+        archive request (2 RU instead of 1).
+        """
+        ...
+
+    def get_storage_at(self, address: str, slot: int | str, block: int | str = ...) -> str:
+        """The 32-byte word at a storage slot, as 0x hex (``eth_getStorageAt``; archive rule)."""
+        ...
+
+    def call_contract(
+        self,
+        to: str,
+        data: str | bytes | None = ...,
+        *,
+        block: int | str = ...,
+        sender: str | None = ...,
+        value: int | str | None = ...,
+        gas: int | str | None = ...,
+        gasprice: int | str | None = ...,
+    ) -> str:
+        """Execute a call without a transaction; returns the 0x return data (``eth_call``).
+
+        A plain transfer simulation (no `data`, a `value`) returns ``0x`` on success; the `sender`
+        must hold enough for the value and the fee. Archive rule applies to `block`.
+        """
+        ...
+
+    def client_version(self) -> str:
+        """The node's client version string (``web3_clientVersion``)."""
+        ...
+
+    def chain_id(self) -> int:
+        """The chain id (EIP-155). (``eth_chainId``; always 1 RU)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def net_version(self) -> str:
+        """The network id, as decimal text. (``net_version``; always 1 RU)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def gas_price(self) -> int:
+        """The node's gas price suggestion, in wei. (``eth_gasPrice``; always 1 RU)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def get_code(self, address: str, block: int | str | Mapping[str, Any] = ...) -> str:
+        """The code at an address (0x for an account without code). (``eth_getCode``; 1 RU, or 2 RU when block is an archive block)
+
+        - `address` (0x + 40 hex digits): account address
+        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def get_transaction_count(
+        self,
+        address: str,
+        block: int | str | Mapping[str, Any] = ...,
+    ) -> int:
+        """The number of transactions an account has sent (its nonce) at a block. (``eth_getTransactionCount``; 1 RU, or 2 RU when block is an archive block)
+
+        - `address` (0x + 40 hex digits): account address
+        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def get_block(self, block: int | str = ..., full: bool = ...) -> dict[str, Any] | None:
+        """A block's header and transactions (null above the head). (``eth_getBlockByNumber``; 1 RU, or 2 RU when block is an archive block)
+
+        - `block` (0x hex block number, a Python int, or a tag, optional): block number or tag
+        - `full` (true or false, optional): whole transactions (true) or their hashes
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def get_logs(
+        self,
+        filter: Mapping[str, Any] | None = ...,
+        *,
+        fromBlock: int | str | None = ...,
+        toBlock: int | str | None = ...,
+        address: str | list[str] | tuple[str, ...] | None = ...,
+        topics: list[Any] | tuple[Any, ...] | None = ...,
+        blockHash: str | None = ...,
+    ) -> list[dict[str, Any]]:
+        """Event logs of a block range (at most 10,000 blocks) or of one block. (``eth_getLogs``; 1 RU, or 2 RU when fromBlock is an archive block)
+
+        - `filter` (object): log filter
+          - `fromBlock`: first block
+          - `toBlock`: last block
+          - `address`: emitting contract(s)
+          - `topics`: topic filter by position
+          - `blockHash`: one block, instead of a range
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def print_block(self, number: int | str) -> str:
+        """A verbose text dump of a whole block (``debug_printBlock``, 2 RU): Go's
+        ``spew.Sdump`` of the block; `toolkit.frames.evm_printed_blocks` reads it.
+
+        `number` is an int or 0x hex and is sent as a decimal integer, as the gateway documents
+        the parameter. Only for blocks 22,207,815 and later; earlier blocks need the arbtrace_*
+        methods (`call_raw`). The node must have the debug namespace enabled.
+        """
+        ...
+
+    @property
+    def aio(self) -> AsyncArbitrumNode:
+        """The async twin of this client: same node, meter, ledger and settings."""
+        ...
+
+
+class AsyncArbitrumHelpers:
+    """The helpers of `ArbitrumNode` (async)."""
+
+    async def block_number(self) -> int:
+        """The latest block number, as an int (``eth_blockNumber``)."""
+        ...
+
+    async def get_balance(self, address: str, block: int | str = ...) -> int:
+        """The balance in wei, as an exact int (``eth_getBalance``).
+
+        `block` is an int, a 0x hex number or a tag. A block 128 or more behind the head is an
+        archive request (2 RU instead of 1).
+        """
+        ...
+
+    async def get_storage_at(self, address: str, slot: int | str, block: int | str = ...) -> str:
+        """The 32-byte word at a storage slot, as 0x hex (``eth_getStorageAt``; archive rule)."""
+        ...
+
+    async def call_contract(
+        self,
+        to: str,
+        data: str | bytes | None = ...,
+        *,
+        block: int | str = ...,
+        sender: str | None = ...,
+        value: int | str | None = ...,
+        gas: int | str | None = ...,
+        gasprice: int | str | None = ...,
+    ) -> str:
+        """Execute a call without a transaction; returns the 0x return data (``eth_call``).
+
+        A plain transfer simulation (no `data`, a `value`) returns ``0x`` on success; the `sender`
+        must hold enough for the value and the fee. Archive rule applies to `block`.
+        """
+        ...
+
+    async def client_version(self) -> str:
+        """The node's client version string (``web3_clientVersion``)."""
+        ...
+
+    async def chain_id(self) -> int:
+        """The chain id (EIP-155). (``eth_chainId``; always 1 RU)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def net_version(self) -> str:
+        """The network id, as decimal text. (``net_version``; always 1 RU)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def gas_price(self) -> int:
+        """The node's gas price suggestion, in wei. (``eth_gasPrice``; always 1 RU)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def get_code(self, address: str, block: int | str | Mapping[str, Any] = ...) -> str:
+        """The code at an address (0x for an account without code). (``eth_getCode``; 1 RU, or 2 RU when block is an archive block)
+
+        - `address` (0x + 40 hex digits): account address
+        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def get_transaction_count(
+        self,
+        address: str,
+        block: int | str | Mapping[str, Any] = ...,
+    ) -> int:
+        """The number of transactions an account has sent (its nonce) at a block. (``eth_getTransactionCount``; 1 RU, or 2 RU when block is an archive block)
+
+        - `address` (0x + 40 hex digits): account address
+        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def get_block(self, block: int | str = ..., full: bool = ...) -> dict[str, Any] | None:
+        """A block's header and transactions (null above the head). (``eth_getBlockByNumber``; 1 RU, or 2 RU when block is an archive block)
+
+        - `block` (0x hex block number, a Python int, or a tag, optional): block number or tag
+        - `full` (true or false, optional): whole transactions (true) or their hashes
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def get_logs(
+        self,
+        filter: Mapping[str, Any] | None = ...,
+        *,
+        fromBlock: int | str | None = ...,
+        toBlock: int | str | None = ...,
+        address: str | list[str] | tuple[str, ...] | None = ...,
+        topics: list[Any] | tuple[Any, ...] | None = ...,
+        blockHash: str | None = ...,
+    ) -> list[dict[str, Any]]:
+        """Event logs of a block range (at most 10,000 blocks) or of one block. (``eth_getLogs``; 1 RU, or 2 RU when fromBlock is an archive block)
+
+        - `filter` (object): log filter
+          - `fromBlock`: first block
+          - `toBlock`: last block
+          - `address`: emitting contract(s)
+          - `topics`: topic filter by position
+          - `blockHash`: one block, instead of a range
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def print_block(self, number: int | str) -> str:
+        """A verbose text dump of a whole block (``debug_printBlock``, 2 RU): Go's
+        ``spew.Sdump`` of the block; `toolkit.frames.evm_printed_blocks` reads it.
+
+        `number` is an int or 0x hex and is sent as a decimal integer, as the gateway documents
+        the parameter. Only for blocks 22,207,815 and later; earlier blocks need the arbtrace_*
+        methods (`call_raw`). The node must have the debug namespace enabled.
+        """
+        ...
+
+
+class PolygonHelpers:
+    """The helpers of `PolygonNode` (blocking)."""
+
+    def block_number(self) -> int:
+        """The latest block number, as an int (``eth_blockNumber``)."""
+        ...
+
+    def get_balance(self, address: str, block: int | str = ...) -> int:
+        """The balance in wei, as an exact int (``eth_getBalance``).
+
+        `block` is an int, a 0x hex number or a tag. A block 128 or more behind the head is an
+        archive request (2 RU instead of 1).
+        """
+        ...
+
+    def get_storage_at(self, address: str, slot: int | str, block: int | str = ...) -> str:
+        """The 32-byte word at a storage slot, as 0x hex (``eth_getStorageAt``; archive rule)."""
+        ...
+
+    def call_contract(
+        self,
+        to: str,
+        data: str | bytes | None = ...,
+        *,
+        block: int | str = ...,
+        sender: str | None = ...,
+        value: int | str | None = ...,
+        gas: int | str | None = ...,
+        gasprice: int | str | None = ...,
+    ) -> str:
+        """Execute a call without a transaction; returns the 0x return data (``eth_call``).
+
+        A plain transfer simulation (no `data`, a `value`) returns ``0x`` on success; the `sender`
+        must hold enough for the value and the fee. Archive rule applies to `block`.
+        """
+        ...
+
+    def client_version(self) -> str:
+        """The node's client version string (``web3_clientVersion``)."""
+        ...
+
+    def chain_id(self) -> int:
+        """The chain id (EIP-155). (``eth_chainId``; always 1 RU)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def net_version(self) -> str:
+        """The network id, as decimal text. (``net_version``; always 1 RU)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def gas_price(self) -> int:
+        """The node's gas price suggestion, in wei. (``eth_gasPrice``; always 1 RU)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def get_code(self, address: str, block: int | str | Mapping[str, Any] = ...) -> str:
+        """The code at an address (0x for an account without code). (``eth_getCode``; 1 RU, or 2 RU when block is an archive block)
+
+        - `address` (0x + 40 hex digits): account address
+        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def get_transaction_count(
+        self,
+        address: str,
+        block: int | str | Mapping[str, Any] = ...,
+    ) -> int:
+        """The number of transactions an account has sent (its nonce) at a block. (``eth_getTransactionCount``; 1 RU, or 2 RU when block is an archive block)
+
+        - `address` (0x + 40 hex digits): account address
+        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def get_block(self, block: int | str = ..., full: bool = ...) -> dict[str, Any] | None:
+        """A block's header and transactions (null above the head). (``eth_getBlockByNumber``; 1 RU, or 2 RU when block is an archive block)
+
+        - `block` (0x hex block number, a Python int, or a tag, optional): block number or tag
+        - `full` (true or false, optional): whole transactions (true) or their hashes
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def get_logs(
+        self,
+        filter: Mapping[str, Any] | None = ...,
+        *,
+        fromBlock: int | str | None = ...,
+        toBlock: int | str | None = ...,
+        address: str | list[str] | tuple[str, ...] | None = ...,
+        topics: list[Any] | tuple[Any, ...] | None = ...,
+        blockHash: str | None = ...,
+    ) -> list[dict[str, Any]]:
+        """Event logs of a block range (at most 10,000 blocks) or of one block. (``eth_getLogs``; 1 RU, or 2 RU when fromBlock is an archive block)
+
+        - `filter` (object): log filter
+          - `fromBlock`: first block
+          - `toBlock`: last block
+          - `address`: emitting contract(s)
+          - `topics`: topic filter by position
+          - `blockHash`: one block, instead of a range
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def get_root_hash(self, from_block: int, to_block: int) -> str:
+        """The root hash of a block range, 64 hex digits without 0x (``bor_getRootHash``).
+
+        The node caps the range length; the cap is node configuration the spec does not give.
+        """
+        ...
+
+    @property
+    def aio(self) -> AsyncPolygonNode:
+        """The async twin of this client: same node, meter, ledger and settings."""
+        ...
+
+
+class AsyncPolygonHelpers:
+    """The helpers of `PolygonNode` (async)."""
+
+    async def block_number(self) -> int:
+        """The latest block number, as an int (``eth_blockNumber``)."""
+        ...
+
+    async def get_balance(self, address: str, block: int | str = ...) -> int:
+        """The balance in wei, as an exact int (``eth_getBalance``).
+
+        `block` is an int, a 0x hex number or a tag. A block 128 or more behind the head is an
+        archive request (2 RU instead of 1).
+        """
+        ...
+
+    async def get_storage_at(self, address: str, slot: int | str, block: int | str = ...) -> str:
+        """The 32-byte word at a storage slot, as 0x hex (``eth_getStorageAt``; archive rule)."""
+        ...
+
+    async def call_contract(
+        self,
+        to: str,
+        data: str | bytes | None = ...,
+        *,
+        block: int | str = ...,
+        sender: str | None = ...,
+        value: int | str | None = ...,
+        gas: int | str | None = ...,
+        gasprice: int | str | None = ...,
+    ) -> str:
+        """Execute a call without a transaction; returns the 0x return data (``eth_call``).
+
+        A plain transfer simulation (no `data`, a `value`) returns ``0x`` on success; the `sender`
+        must hold enough for the value and the fee. Archive rule applies to `block`.
+        """
+        ...
+
+    async def client_version(self) -> str:
+        """The node's client version string (``web3_clientVersion``)."""
+        ...
+
+    async def chain_id(self) -> int:
+        """The chain id (EIP-155). (``eth_chainId``; always 1 RU)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def net_version(self) -> str:
+        """The network id, as decimal text. (``net_version``; always 1 RU)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def gas_price(self) -> int:
+        """The node's gas price suggestion, in wei. (``eth_gasPrice``; always 1 RU)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def get_code(self, address: str, block: int | str | Mapping[str, Any] = ...) -> str:
+        """The code at an address (0x for an account without code). (``eth_getCode``; 1 RU, or 2 RU when block is an archive block)
+
+        - `address` (0x + 40 hex digits): account address
+        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def get_transaction_count(
+        self,
+        address: str,
+        block: int | str | Mapping[str, Any] = ...,
+    ) -> int:
+        """The number of transactions an account has sent (its nonce) at a block. (``eth_getTransactionCount``; 1 RU, or 2 RU when block is an archive block)
+
+        - `address` (0x + 40 hex digits): account address
+        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def get_block(self, block: int | str = ..., full: bool = ...) -> dict[str, Any] | None:
+        """A block's header and transactions (null above the head). (``eth_getBlockByNumber``; 1 RU, or 2 RU when block is an archive block)
+
+        - `block` (0x hex block number, a Python int, or a tag, optional): block number or tag
+        - `full` (true or false, optional): whole transactions (true) or their hashes
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def get_logs(
+        self,
+        filter: Mapping[str, Any] | None = ...,
+        *,
+        fromBlock: int | str | None = ...,
+        toBlock: int | str | None = ...,
+        address: str | list[str] | tuple[str, ...] | None = ...,
+        topics: list[Any] | tuple[Any, ...] | None = ...,
+        blockHash: str | None = ...,
+    ) -> list[dict[str, Any]]:
+        """Event logs of a block range (at most 10,000 blocks) or of one block. (``eth_getLogs``; 1 RU, or 2 RU when fromBlock is an archive block)
+
+        - `filter` (object): log filter
+          - `fromBlock`: first block
+          - `toBlock`: last block
+          - `address`: emitting contract(s)
+          - `topics`: topic filter by position
+          - `blockHash`: one block, instead of a range
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def get_root_hash(self, from_block: int, to_block: int) -> str:
+        """The root hash of a block range, 64 hex digits without 0x (``bor_getRootHash``).
+
+        The node caps the range length; the cap is node configuration the spec does not give.
+        """
+        ...
+
+
+class SolanaHelpers:
+    """The helpers of `SolanaNode` (blocking)."""
+
+    def simulate_transaction(
+        self,
+        transaction: Any,
+        *,
+        encoding: str = ...,
+        commitment: str | None = ...,
+        sig_verify: bool | None = ...,
+        replace_recent_blockhash: bool | None = ...,
+        min_context_slot: int | None = ...,
+        inner_instructions: bool | None = ...,
+        accounts: list[str] | None = ...,
+        accounts_encoding: str | None = ...,
+    ) -> dict[str, Any]:
+        """Execute a transaction without sending it (``simulateTransaction``).
+
+        `transaction` is encoded text, raw bytes, or a solders transaction object (encoded with
+        `encoding`, base64 by default because the spec deprecates base58). Returns the result
+        as the node sends it, ``{"context": ..., "value": ...}``; see `toolkit.frames`.
+        `sig_verify` and `replace_recent_blockhash` cannot both be true.
+        """
+        ...
+
+    @property
+    def aio(self) -> AsyncSolanaNode:
+        """The async twin of this client: same node, meter, ledger and settings."""
+        ...
+
+
+class AsyncSolanaHelpers:
+    """The helpers of `SolanaNode` (async)."""
+
+    async def simulate_transaction(
+        self,
+        transaction: Any,
+        *,
+        encoding: str = ...,
+        commitment: str | None = ...,
+        sig_verify: bool | None = ...,
+        replace_recent_blockhash: bool | None = ...,
+        min_context_slot: int | None = ...,
+        inner_instructions: bool | None = ...,
+        accounts: list[str] | None = ...,
+        accounts_encoding: str | None = ...,
+    ) -> dict[str, Any]:
+        """Execute a transaction without sending it (``simulateTransaction``).
+
+        `transaction` is encoded text, raw bytes, or a solders transaction object (encoded with
+        `encoding`, base64 by default because the spec deprecates base58). Returns the result
+        as the node sends it, ``{"context": ..., "value": ...}``; see `toolkit.frames`.
+        `sig_verify` and `replace_recent_blockhash` cannot both be true.
+        """
+        ...
+
+
+class TronHelpers:
+    """The helpers of `TronNode` (blocking)."""
+
+    def get_asset_issue_by_name(self, name: str, *, visible: bool = ...) -> dict[str, Any]:
+        """The TRC-10 asset with this name, as one record (``wallet/getassetissuebyname``).
+
+        java-tron answers the bare record and the spec shows it as ``{"assetIssue": [record]}``:
+        either way this returns the record (``{}`` when no asset has the name). Raises
+        `AmbiguousAssetName` when several assets share the name; then list them with
+        `get_asset_issue_list_by_name` and look the one you want up by id.
+        """
+        ...
+
+    def get_asset_issue_list_by_name(self, name: str, *, visible: bool = ...) -> dict[str, Any]:
+        """All TRC-10 assets with this name (``wallet/getassetissuelistbyname``)."""
+        ...
+
+    def get_asset_issue_by_id(self, asset_id: str | int, *, visible: bool = ...) -> dict[str, Any]:
+        """The TRC-10 asset with this id (``wallet/getassetissuebyid``): ids are unique."""
+        ...
+
+    def get_transaction_info_by_block_num(self, num: int, *, visible: bool = ...) -> list[Any]:
+        """Transaction info of every transaction in block `num`, as a list
+        (``wallet/gettransactioninfobyblocknum``; the node's ``{}`` for block 0 becomes []).
+        """
+        ...
+
+    def get_block_by_latest_num(self, num: int, *, visible: bool = ...) -> dict[str, Any]:
+        """The latest `num` blocks, 1 to 100 (``wallet/getblockbylatestnum``)."""
+        ...
+
+    def proposal_delete(
+        self,
+        owner_address: str,
+        proposal_id: int,
+        *,
+        visible: bool = ...,
+    ) -> dict[str, Any]:
+        """An unsigned transaction deleting a proposal (``wallet/proposaldelete``).
+
+        Only the creator may delete, before the proposal is executed; sign and broadcast the
+        returned transaction yourself. `owner_address` may be base58 or hex either way.
+        """
+        ...
+
+    def sha3(self, data: bytes | str) -> str:
+        """Keccak-256 of `data` (bytes or 0x hex), as 0x hex (``web3_sha3`` on /jsonrpc)."""
+        ...
+
+    def get_now_block(self, visible: bool | None = ...) -> dict[str, Any]:
+        """The latest block. (``wallet/getnowblock``; always 1 RU)
+
+        - `visible` (true or false, optional): addresses as base58 (true) or hex (false)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def get_block_by_num(self, num: int, visible: bool | None = ...) -> dict[str, Any]:
+        """One block by its number ({} above the head). (``wallet/getblockbynum``; always 1 RU)
+
+        - `num` (integer (int64)): block number
+        - `visible` (true or false, optional): addresses as base58 (true) or hex (false)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def get_node_info(self, visible: bool | None = ...) -> dict[str, Any]:
+        """The node's version, peers, and its view of the chain. (``wallet/getnodeinfo``; always 1 RU)
+
+        - `visible` (true or false, optional): addresses as base58 (true) or hex (false)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def get_account(self, address: str, visible: bool | None = ...) -> dict[str, Any]:
+        """An account: balance, assets, resources ({} for an account not on chain). (``wallet/getaccount``; always 1 RU)
+
+        - `address` (base58 T... or hex 41...): account (base58 or hex)
+        - `visible` (true or false, optional): addresses as base58 (true) or hex (false)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    @property
+    def aio(self) -> AsyncTronNode:
+        """The async twin of this client: same node, meter, ledger and settings."""
+        ...
+
+
+class AsyncTronHelpers:
+    """The helpers of `TronNode` (async)."""
+
+    async def get_asset_issue_by_name(self, name: str, *, visible: bool = ...) -> dict[str, Any]:
+        """The TRC-10 asset with this name, as one record (``wallet/getassetissuebyname``).
+
+        java-tron answers the bare record and the spec shows it as ``{"assetIssue": [record]}``:
+        either way this returns the record (``{}`` when no asset has the name). Raises
+        `AmbiguousAssetName` when several assets share the name; then list them with
+        `get_asset_issue_list_by_name` and look the one you want up by id.
+        """
+        ...
+
+    async def get_asset_issue_list_by_name(
+        self,
+        name: str,
+        *,
+        visible: bool = ...,
+    ) -> dict[str, Any]:
+        """All TRC-10 assets with this name (``wallet/getassetissuelistbyname``)."""
+        ...
+
+    async def get_asset_issue_by_id(
+        self,
+        asset_id: str | int,
+        *,
+        visible: bool = ...,
+    ) -> dict[str, Any]:
+        """The TRC-10 asset with this id (``wallet/getassetissuebyid``): ids are unique."""
+        ...
+
+    async def get_transaction_info_by_block_num(
+        self,
+        num: int,
+        *,
+        visible: bool = ...,
+    ) -> list[Any]:
+        """Transaction info of every transaction in block `num`, as a list
+        (``wallet/gettransactioninfobyblocknum``; the node's ``{}`` for block 0 becomes []).
+        """
+        ...
+
+    async def get_block_by_latest_num(self, num: int, *, visible: bool = ...) -> dict[str, Any]:
+        """The latest `num` blocks, 1 to 100 (``wallet/getblockbylatestnum``)."""
+        ...
+
+    async def proposal_delete(
+        self,
+        owner_address: str,
+        proposal_id: int,
+        *,
+        visible: bool = ...,
+    ) -> dict[str, Any]:
+        """An unsigned transaction deleting a proposal (``wallet/proposaldelete``).
+
+        Only the creator may delete, before the proposal is executed; sign and broadcast the
+        returned transaction yourself. `owner_address` may be base58 or hex either way.
+        """
+        ...
+
+    async def sha3(self, data: bytes | str) -> str:
+        """Keccak-256 of `data` (bytes or 0x hex), as 0x hex (``web3_sha3`` on /jsonrpc)."""
+        ...
+
+    async def get_now_block(self, visible: bool | None = ...) -> dict[str, Any]:
+        """The latest block. (``wallet/getnowblock``; always 1 RU)
+
+        - `visible` (true or false, optional): addresses as base58 (true) or hex (false)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def get_block_by_num(self, num: int, visible: bool | None = ...) -> dict[str, Any]:
+        """One block by its number ({} above the head). (``wallet/getblockbynum``; always 1 RU)
+
+        - `num` (integer (int64)): block number
+        - `visible` (true or false, optional): addresses as base58 (true) or hex (false)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def get_node_info(self, visible: bool | None = ...) -> dict[str, Any]:
+        """The node's version, peers, and its view of the chain. (``wallet/getnodeinfo``; always 1 RU)
+
+        - `visible` (true or false, optional): addresses as base58 (true) or hex (false)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def get_account(self, address: str, visible: bool | None = ...) -> dict[str, Any]:
+        """An account: balance, assets, resources ({} for an account not on chain). (``wallet/getaccount``; always 1 RU)
+
+        - `address` (base58 T... or hex 41...): account (base58 or hex)
+        - `visible` (true or false, optional): addresses as base58 (true) or hex (false)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+
+class TonHelpers:
+    """The helpers of `TonNode` (blocking)."""
+
+    def get_token_data(self, address: str) -> dict[str, Any]:
+        """Token (jetton) data for a token contract (``api/v2/getTokenData``, 1 RU)."""
+        ...
+
+    def json_rpc(self, method: str, **params: Any) -> Any:
+        """Any method of the TON JSON-RPC endpoint, with named params (``api/v2/jsonRPC``)."""
+        ...
+
+    def unpack_address(self, address: str) -> Any:
+        """A user-friendly TON address in raw form, by the node (``unpackAddress``)."""
+        ...
+
+    def get_masterchain_info(self) -> dict[str, Any]:
+        """The latest masterchain block (its seqno is TON's head). (``api/v2/getMasterchainInfo``; always 1 RU)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    def detect_address(self, address: str) -> dict[str, Any]:
+        """Every form of an address: raw, bounceable, non-bounceable. (``api/v2/detectAddress``; always 1 RU)
+
+        - `address` (raw 0:<hex> or user-friendly): any form of a TON address
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    @property
+    def aio(self) -> AsyncTonNode:
+        """The async twin of this client: same node, meter, ledger and settings."""
+        ...
+
+
+class AsyncTonHelpers:
+    """The helpers of `TonNode` (async)."""
+
+    async def get_token_data(self, address: str) -> dict[str, Any]:
+        """Token (jetton) data for a token contract (``api/v2/getTokenData``, 1 RU)."""
+        ...
+
+    async def json_rpc(self, method: str, **params: Any) -> Any:
+        """Any method of the TON JSON-RPC endpoint, with named params (``api/v2/jsonRPC``)."""
+        ...
+
+    async def unpack_address(self, address: str) -> Any:
+        """A user-friendly TON address in raw form, by the node (``unpackAddress``)."""
+        ...
+
+    async def get_masterchain_info(self) -> dict[str, Any]:
+        """The latest masterchain block (its seqno is TON's head). (``api/v2/getMasterchainInfo``; always 1 RU)
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...
+
+    async def detect_address(self, address: str) -> dict[str, Any]:
+        """Every form of an address: raw, bounceable, non-bounceable. (``api/v2/detectAddress``; always 1 RU)
+
+        - `address` (raw 0:<hex> or user-friendly): any form of a TON address
+
+        A read method real clients call first; not one of the gateway spec's.
+        """
+        ...

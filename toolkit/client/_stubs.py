@@ -1,0 +1,195 @@
+"""The helpers' typed signatures, written from the catalog into `_helpers.pyi`.
+
+At run time one mixin per chain (`_chains.EvmMethods`, ...) serves the blocking and the async
+node alike, and most of its helpers are made from catalog entries when the module loads. A
+checker sees neither: no annotation can say "an int on `Node`, an awaitable int on `AsyncNode`",
+and a helper set with `setattr` has no static existence. So the signatures a checker sees are
+written out, for both flavours, from the same sources the helpers are made of:
+
+- the parameters: a hand-written helper's own signature and annotations; a generated helper's
+  from its catalog entry (each parameter kind's `Kind.python`, an object's fields as keywords);
+- the value: the catalog entry's result kind (`ResultKind.python`), or a hand-written helper's
+  own return annotation where no entry has the helper;
+- the docstring: the helper's own, for an editor's hover.
+
+Regenerate after changing the catalog or a helper (tests/client/test_helper_types.py fails until
+then)::
+
+    python -m toolkit.client._stubs
+"""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ..catalog import METHODS, RESULT_KINDS, Method, Param
+from ._chains import NODE_CLASSES
+from ._node import Node
+
+STUB = Path(__file__).with_name("_helpers.pyi")
+
+HEADER = '''\
+"""The typed signatures of the node helpers, for checkers and editors only (never imported).
+
+Generated from the catalog and `_chains.py` by `python -m toolkit.client._stubs`: do not edit.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._chains import (
+{imports}
+)
+'''
+
+
+def _is_name(text: str) -> bool:
+    return text.isidentifier() and not keyword.iskeyword(text)
+
+
+def _optional(annotation: str) -> str:
+    return annotation if annotation == "Any" or "None" in annotation else f"{annotation} | None"
+
+
+def _helpers_of(mixin: type) -> Iterator[tuple[str, Callable[..., Any]]]:
+    """The public helpers of a mixin and its bases, base classes' first, in definition order."""
+    seen: set[str] = set()
+    for klass in reversed(mixin.__mro__[:-1]):  # without `object`
+        for name, value in vars(klass).items():
+            if not name.startswith("_") and inspect.isfunction(value) and name not in seen:
+                seen.add(name)
+                yield name, value
+
+
+def _catalog_parameters(method: Method, signature: inspect.Signature) -> list[str]:
+    """A generated helper's parameters, typed by its entry's parameter kinds."""
+    by_name = {param.name: param for param in method.params}
+    fields: list[Param] = [field for param in method.params for field in param.fields]
+    out: list[str] = []
+    positional_only = False
+    for parameter in list(signature.parameters.values())[1:]:
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            continue  # the object's fields, below
+        param = by_name[parameter.name.removesuffix("_")]
+        annotation = param.kind.python
+        if parameter.default is not inspect.Parameter.empty:
+            annotation = annotation if param.has_default else _optional(annotation)
+            out.append(f"{parameter.name}: {annotation} = ...")
+        else:
+            out.append(f"{parameter.name}: {annotation}")
+        positional_only = parameter.kind is inspect.Parameter.POSITIONAL_ONLY
+    if positional_only:
+        out.append("/")
+    if fields:
+        out.append("*")
+        out += [f"{f.name}: {_optional(f.kind.python)} = ..." for f in fields if _is_name(f.name)]
+        if not all(_is_name(f.name) for f in fields):
+            out.append("**fields: Any")
+    return out
+
+
+def _own_parameters(signature: inspect.Signature) -> list[str]:
+    """A hand-written helper's parameters, as its source annotates them."""
+    out: list[str] = []
+    star = False
+    for parameter in list(signature.parameters.values())[1:]:
+        annotation = parameter.annotation
+        text = "Any" if annotation is inspect.Parameter.empty else str(annotation)
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            out.append(f"**{parameter.name}: {text}")
+            continue
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY and not star:
+            out.append("*")
+            star = True
+        default = "" if parameter.default is inspect.Parameter.empty else " = ..."
+        out.append(f"{parameter.name}: {text}{default}")
+    return out
+
+
+def _docstring(doc: str | None, indent: str) -> list[str]:
+    if not doc:
+        return []
+    text = inspect.cleandoc(doc)
+    if '"""' in text or "\\" in text:
+        return [f"{indent}{text!r}"]
+    lines = text.splitlines()
+    body = [f"{indent}{line}" if line else "" for line in lines[1:]]
+    closing = [f'{indent}"""'] if body else []
+    last = '"""' if not body else ""
+    return [f'{indent}"""{lines[0]}{last}', *body, *closing]
+
+
+def _helper(name: str, func: Callable[..., Any], method: Method | None, *, aio: bool) -> list[str]:
+    signature = inspect.signature(func)
+    generated = getattr(func, "generated_from", None)
+    if generated is not None:
+        parameters = _catalog_parameters(generated, signature)
+    else:
+        parameters = _own_parameters(signature)
+    own = func.__annotations__.get("return")
+    if method is not None:
+        value = RESULT_KINDS[method.result].python
+    else:
+        value = "Any" if own is None else str(own)
+    prefix = "async def" if aio else "def"
+    head = f"    {prefix} {name}(self{''.join(', ' + p for p in parameters)}) -> {value}:"
+    if len(head) > 100:
+        inner = "".join(f"        {p},\n" for p in ["self", *parameters])
+        head = f"    {prefix} {name}(\n{inner}    ) -> {value}:"
+    return [head, *_docstring(func.__doc__, "        "), "        ..."]
+
+
+def _classes() -> Iterator[type[Node]]:
+    """Each chain's blocking node class, once."""
+    seen: list[type[Node]] = []
+    for node_class in NODE_CLASSES.values():
+        if node_class not in seen:
+            seen.append(node_class)
+            yield node_class
+
+
+def render() -> str:
+    """The text of `_helpers.pyi` for the catalog and helpers as they are now."""
+    blocks: list[str] = []
+    imports: list[str] = []
+    for node_class in _classes():
+        mixin = node_class.__mro__[1]  # the chain's helpers, first base of its node classes
+        chains = {chain for chain, klass in NODE_CLASSES.items() if klass is node_class}
+        entries = {m.helper: m for m in METHODS if chains & set(m.chains)}
+        stem = node_class.__name__.removesuffix("Node")
+        async_class = node_class.aio_class
+        imports.append(async_class.__name__)
+        for aio in (False, True):
+            title = f"Async{stem}Helpers" if aio else f"{stem}Helpers"
+            flavour = "async" if aio else "blocking"
+            doc = f'    """The helpers of `{node_class.__name__}` ({flavour})."""'
+            lines = [f"class {title}:", doc]
+            for name, func in _helpers_of(mixin):
+                lines += ["", *_helper(name, func, entries.get(name), aio=aio)]
+            if not aio:
+                lines += [
+                    "",
+                    "    @property",
+                    f"    def aio(self) -> {async_class.__name__}:",
+                    '        """The async twin of this client: same node, meter, ledger and '
+                    'settings."""',
+                    "        ...",
+                ]
+            blocks.append("\n".join(lines))
+    header = HEADER.format(imports="\n".join(f"    {name}," for name in sorted(imports)))
+    return header + "".join(f"\n\n{block}\n" for block in blocks)
+
+
+def main(argv: list[str]) -> None:
+    path = Path(argv[0]) if argv else STUB
+    path.write_text(render())
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
