@@ -16,7 +16,7 @@ def fsync_dir(folder: Path) -> None:
         os.close(descriptor)
 
 
-def write_atomically(file: Path, write: Callable[[Path], None]) -> None:
+def write_atomically(file: Path, write: Callable[[Path], object]) -> None:
     """Write `file` whole or not at all: `write` fills a temporary file beside it (a hidden
     name, which dataset readers skip), which is fsynced, renamed over `file`, and the rename
     fsynced."""

@@ -12,7 +12,7 @@ caller fetches the head and asks again.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from .._errors import ValidationError
 from ._pricing import (
@@ -31,7 +31,8 @@ _MEMO_SIZE = 4096
 
 
 class HasPricing(Protocol):
-    pricing: PricingTable
+    @property
+    def pricing(self) -> PricingTable: ...
 
 
 class Heads(Protocol):
@@ -184,7 +185,7 @@ class Pricer:
         ends = [query.get(end) for end in ("fromBlock", "toBlock")]
         if not all(isinstance(n, str) and is_hex_quantity(n) for n in ends):
             return  # a tag or an absent end: the node bounds it
-        start, end = (int(n, 16) for n in ends)
+        start, end = (int(cast(str, n), 16) for n in ends)
         if end - start + 1 > cap:
             raise ValidationError(
                 f"asks for {end - start + 1:,} blocks; the {self.table.plan_name} plan allows "

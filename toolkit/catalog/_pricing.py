@@ -326,7 +326,7 @@ class PricingTable:
         if isinstance(block, dict) and set(block) <= {"blockNumber", "requireCanonical"}:
             block = block.get("blockNumber")  # EIP-1898's {"blockNumber": ...}: the number
         if isinstance(block, dict | list):
-            if is_block_hash(block):
+            if isinstance(block, dict) and is_block_hash(block):
                 block = block["blockHash"]
             else:
                 reason = f"block {clip(repr(block), 60)} is not a number, tag or hash"

@@ -253,8 +253,8 @@ def parse_ton_address(address: str) -> TonAddress:
     if not isinstance(address, str):
         raise ValueError(f"expected a TON address string, got {address!r}")
     if _TON_RAW.fullmatch(address):
-        workchain, account = address.split(":")
-        return TonAddress(int(workchain), bytes.fromhex(account))
+        chain_text, account = address.split(":")
+        return TonAddress(int(chain_text), bytes.fromhex(account))
     data = b""
     if _TON_FRIENDLY.fullmatch(address):
         data = base64.b64decode(address.replace("-", "+").replace("_", "/"), validate=True)

@@ -57,7 +57,7 @@ import time
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from .._errors import ValidationError
 from .._json import COMPACT_JSON
@@ -401,7 +401,7 @@ class ResponseCache:
         with self._lock:
             texts = list(map(self._recent.get, keys))
             if None not in texts:  # all kept in memory (a re-run): one pass in C
-                values = _decode_together(texts)
+                values = _decode_together(cast("list[str]", texts))
                 if values is not None:
                     self.hits += len(values)
                     return values

@@ -428,6 +428,7 @@ def sync_client(url: str, timeout: float, *, trust_env: bool) -> httpx.Client:
 def async_client(kind: AsyncTransportKind, url: str, timeout: float, *, trust_env: bool) -> Any:
     """A new async client of the chosen kind for the node at `url` (checked by the node client
     that holds it); call it inside the loop that will use it."""
+    client: Any  # httpx's, or ours over aiohttp: the same few methods (see `AiohttpClient`)
     if kind == "httpx" or (kind == "auto" and not aiohttp_available()):
         options = _httpx_options(url, timeout, trust_env)
         client = httpx.AsyncClient(**options, event_hooks={"request": [_atrace_delivery]})

@@ -20,10 +20,10 @@ from __future__ import annotations
 import copy
 import threading
 import weakref
-from collections.abc import Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .._errors import GatewayError, MalformedResponse, ValidationError
 from .._redact import clip
@@ -179,13 +179,17 @@ class NodeCore:
     def cache(self) -> ResponseCache | None:
         return self.shared.cache
 
+    def _cache(self) -> ResponseCache:
+        """The cache, for a step that runs only when a call was found cacheable (so one is set)."""
+        return cast(ResponseCache, self.shared.cache)
+
     # --- plan: validation and price ---
 
     def prepare(self, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> PreparedCall:
         return PreparedCall(self.endpoint.label, self._served(name).bind(*args, **kwargs))
 
     def prepare_many(
-        self, name: str, calls: Iterable[tuple[Sequence[Any], dict[str, Any]]]
+        self, name: str, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]]
     ) -> list[PreparedCall]:
         """`prepare` for many calls of one method, given as ``(args, kwargs)`` pairs: the method
         is looked up once (a workload's grid is thousands of calls of one method)."""
@@ -253,7 +257,8 @@ class NodeCore:
         for index, estimate in enumerate(estimates):
             if estimate is None:  # the head must be fetched first (once: the rest then have it)
                 estimates[index] = yield from self.price(calls[index])
-        return estimates, Pricer.total(estimates, f"a batch of {len(calls)}")
+        priced = cast("list[Estimate]", estimates)  # each one priced by now
+        return priced, Pricer.total(priced, f"a batch of {len(calls)}")
 
     # --- the chain head ---
 
@@ -321,7 +326,7 @@ class NodeCore:
         call.receipt = Receipt()
         cacheable = self.cacheable(call.bound)
         if cacheable is not None and check_cache:
-            found = self.cache.lookup([cacheable.key])
+            found = self._cache().lookup([cacheable.key])
             if cacheable.key in found:
                 self.record_cache_hit(call)
                 return found[cacheable.key]
@@ -347,8 +352,9 @@ class NodeCore:
         if cacheable is not None:
             # A TRON answer's body is the result's JSON text already: kept as it is, the cache
             # need not encode the result again (that cost as much as decoding it).
-            known = exchange.answer is not None and body_is_result(call.bound.method, self.chain)
-            text = body_text(exchange.answer) if known else None
+            answer = exchange.answer
+            known = answer is not None and body_is_result(call.bound.method, self.chain)
+            text = body_text(answer) if answer is not None and known else None
             yield from self.remember([(cacheable, call.bound, result, text)])
         return result
 
@@ -415,8 +421,8 @@ class NodeCore:
         )
         for index, result in zip(unanswered, sent, strict=True):
             results[index] = result
-        answers = [
-            (cacheables[i], calls[i].bound, results[i], None)
+        answers: list[tuple[Cacheable, BoundCall, Any, str | None]] = [
+            (cast(Cacheable, cacheables[i]), calls[i].bound, results[i], None)
             for i in unanswered
             if cacheables[i] is not None and not isinstance(results[i], GatewayError)
         ]
@@ -605,11 +611,12 @@ class NodeCore:
             known = [i for i, cacheable in enumerate(cacheables) if cacheable is not None]
             results: list[Any] = [MISS] * len(calls)
             if known:
-                answers = self.cache.answers([cacheables[i].key for i in known])
+                keys = [cast(Cacheable, cacheables[i]).key for i in known]
+                answers = self._cache().answers(keys)
                 for index, answer in zip(known, answers, strict=True):
                     results[index] = answer
         else:
-            results = self.cache.answers(list(map(_KEY_OF, cacheables)))
+            results = self._cache().answers(list(map(_KEY_OF, cacheables)))
         if MISS not in results:  # every call answered (a re-run): no position to sort out
             self.record_cache_hits(calls)
             return results, []
@@ -652,7 +659,7 @@ class NodeCore:
         def final(block: int | None) -> bool:
             return block is None or (head is not None and is_final(block, head, depth))
 
-        self.cache.store(
+        self._cache().store(
             (cacheable.key, self.endpoint.label, bound.method.name, result, text)
             for cacheable, bound, result, text in answers
             if final(cacheable.block)
@@ -661,7 +668,7 @@ class NodeCore:
 
 _BOUND_OF = attrgetter("bound")
 _METHOD_NAME_OF = attrgetter("bound.method.name")
-_SECOND = itemgetter(1)
+_SECOND: Callable[[Any], Any] = itemgetter(1)
 _KEY_OF = attrgetter("key")
 
 
@@ -737,7 +744,7 @@ class _BaseNode:
         return self._core.prepare(name, args, kwargs)
 
     def prepare_many(
-        self, name: str, calls: Iterable[tuple[Sequence[Any], dict[str, Any]]]
+        self, name: str, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]]
     ) -> list[PreparedCall]:
         """`prepare` for many calls of one method, each given as an ``(args, kwargs)`` pair:
         ``node.prepare_many("eth_getBalance", [((address, block), {}) for ...])``. The first
@@ -771,7 +778,8 @@ class _BaseNode:
         """Price calls with the head this client knows, fetching nothing: ``price(call,
         fetch_head=False)`` for each (without a head, an archive-rule call is priced as a
         range); each call carries its `estimate` after."""
-        return self._core.pricer.price_calls(calls, fetch=False)
+        # Without fetching, every call gets an estimate (a range where the head is unknown).
+        return cast("list[Estimate]", self._core.pricer.price_calls(calls, fetch=False))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} chain={self.chain.name}>"
@@ -810,8 +818,9 @@ class Node(_BaseNode):
                             core.shared.timeout,
                             trust_env=core.shared.settings.trust_env,
                         )
-                    if tape is not None:
-                        client = tape.client(core, client)
+                    if tape is not None:  # the tape's client: what `drive_sync` uses of httpx's
+                        client = cast("httpx.Client", tape.client(core, client))
+                    assert client is not None  # made above, or the tape's
                     # A client dropped without `close()` (a notebook cell run again) closes its
                     # pooled sockets when collected, not at exit with a ResourceWarning each.
                     self._closer = weakref.finalize(self, client.close)

@@ -8,7 +8,7 @@ read (a loop) or more than `MAX_PAGES` pages is a `MalformedResponse`, never an 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any, Unpack
 
 from .._errors import MalformedResponse, PlatformError, ValidationError
@@ -158,6 +158,10 @@ def platform_core(platform_url: str, api_key: str, shared: Shared) -> NodeCore:
 
 
 class PlatformMethods:
+    # Declared for checkers only: `Node` or `AsyncNode`, mixed in below, define them.
+    _request: Callable[..., Any]
+    _core: NodeCore
+
     def list_nodes_page(self, *, ordering: str | None = None, page: int | None = None):
         """One page of the organization's nodes: ``{count, next, previous, results}``.
 

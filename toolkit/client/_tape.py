@@ -41,7 +41,7 @@ import weakref
 from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 from .._errors import TapeError, TapeMiss, ValidationError
@@ -456,7 +456,8 @@ class TapeClient(StepClient):
         if not isinstance(outcome, BaseException):
             answers = _split(outcome, ids, len(keys))
             for answer in answers:
-                answer["latency_s"] = round(latency_s, 6)
+                if answer is not None:
+                    answer["latency_s"] = round(latency_s, 6)
         fate = attempt_fate(outcome, self.meter.pricing)
         self.tape.record(keys, answers, step, fate, self.meter.clock())
 
@@ -521,7 +522,7 @@ def _split(answer: Any, ids: list[Any] | None, count: int) -> list[dict[str, Any
             by_id = {json.dumps(item.get("id")): item for item in body}
             found = [by_id.get(json.dumps(request_id)) for request_id in ids]
             if all(item is not None for item in found):
-                return [{"item": _item(item)} for item in found]
+                return [{"item": _item(cast("dict[str, Any]", item))} for item in found]
     whole = {
         "status": answer.status_code,
         "type": answer.headers.get("content-type"),

@@ -245,6 +245,7 @@ class SharedReceipt(Receipt):
     call a `Receipt` of its own before it counts anything."""
 
     __slots__ = ("_name",)
+    _name: str  # set once, in __init__ (the class refuses every other assignment)
 
     def __init__(self, name: str, **values: Any):
         object.__setattr__(self, "_name", name)  # its name in this module
@@ -410,12 +411,12 @@ class Exchange:
         statuses = self._statuses(status, result, len(self.parts))
         costs = recorded if len(recorded) == len(self.parts) else [recorded[0]] * len(self.parts)
         for part, part_status, cost in zip(self.parts, statuses, costs, strict=True):
-            entry = made.get((part, part_status, cost))
-            if entry is None:
-                entry = made[(part, part_status, cost)] = self._entry(
+            shared = made.get((part, part_status, cost))
+            if shared is None:
+                shared = made[(part, part_status, cost)] = self._entry(
                     part, part_status, now, latency, retries, sent, cost
                 )
-            entries.append(entry)
+            entries.append(shared)
         self.meter.ledger.record_many(entries)
 
     def _entry(
@@ -547,7 +548,8 @@ def drive_sync(client: httpx.Client, steps: Generator[Step, Any, Any]) -> Any:
             return done.value
         try:
             if isinstance(step, Sleep):
-                outcome = _sleep_sync(step)
+                _sleep_sync(step)
+                outcome = None
             elif isinstance(client, StepClient):
                 outcome = client.send_step(step)
             else:
@@ -567,7 +569,8 @@ async def drive_async(client: Any, steps: Generator[Step, Any, Any]) -> Any:
             return done.value
         try:
             if isinstance(step, Sleep):
-                outcome = await asyncio.sleep(step.seconds)
+                await asyncio.sleep(step.seconds)
+                outcome = None
             elif isinstance(client, StepClient):
                 outcome = await client.asend_step(step)
             else:

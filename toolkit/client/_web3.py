@@ -49,7 +49,7 @@ def web3(node: Node) -> Web3:
 
 
 def _provider_class(base: type) -> type:
-    class ToolkitProvider(base):  # type: ignore[misc, valid-type]
+    class ToolkitProvider(base):
         """Sends web3.py's requests through a toolkit node (see the module's docstring)."""
 
         def __init__(self, node: Node):

@@ -156,7 +156,9 @@ class BulkRun:
 
     async def run(self) -> list[Item]:
         self.answer_from_cache()
-        units = self._units(self._to_send)
+        to_send = self._to_send
+        assert to_send is not None  # set by answer_from_cache
+        units = self._units(to_send)
         if not units:  # the cache answered every call: nothing to send, nothing to store
             return self.items
         for unit in units:
@@ -173,7 +175,7 @@ class BulkRun:
             await asyncio.gather(*workers, return_exceptions=True)
         if self.stopped is not None:
             self.mark_unfinished()
-        nodes = {id(item.node): item.node for item in self._to_send}
+        nodes = {id(item.node): item.node for item in to_send}
         caches = {id(node.cache): node.cache for node in nodes.values()}
         for cache in caches.values():
             if cache is not None:
@@ -305,6 +307,7 @@ class BulkRun:
 
     async def _send_batch(self, unit: list[Item]) -> None:
         node = unit[0].node
+        failure: GatewayError | None
         try:
             results = await node.aio.send_batch(
                 [item.call for item in unit], return_exceptions=True, check_cache=False
@@ -387,6 +390,7 @@ class BulkRun:
 
     def _not_sent(self) -> BudgetExceeded:
         refusal = self.budget_refusal
+        assert refusal is not None  # asked only once the budget refused a call
         return BudgetExceeded(
             f"not sent: the budget refused an earlier call of this run ({refusal.detail})",
             needed=refusal.needed,

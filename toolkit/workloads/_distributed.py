@@ -317,11 +317,13 @@ def run_partition(part: Partition) -> PartitionResult:
             except DatasetError as error:
                 refusal = error
         if journal is None:
-            frame = _not_sent(work, refusal)  # `earlier` None: the coordinator reads them
-            return PartitionResult(part.index, frame, earlier, f"on {_worker_name()}: {refusal}")
+            assert refusal is not None  # why there is no journal
+            unsent = _not_sent(work, refusal)  # `earlier` None: the coordinator reads them
+            return PartitionResult(part.index, unsent, earlier, f"on {_worker_name()}: {refusal}")
         meter.journal = journal
         writer = DatasetWriter(part.dataset, part.rows_per_file, prefix=part.prefix)
-        frame, failure = None, None
+        frame: pd.DataFrame | None = None
+        failure: str | None = None
         try:
             frame = run_sync(work._run(None, part.concurrency, part.batch_size, writer))
         except Exception as error:  # out of memory, or a bug: the rows written are kept

@@ -184,9 +184,9 @@ def provenance(gateway: Gateway, *, entries: Sequence[Entry] | None = None) -> P
         # Replayed, the record is the recording's: its time, not the replay's. Against the
         # embedded sandbox, the sandbox's own time (`Meter.clock`).
         tape=f"{tape.path.name} recorded {tape.recorded_at:%Y-%m-%d %H:%M} UTC"
-        if replaying
+        if tape is not None and replaying
         else None,
-        time=tape.recorded_at if replaying else gateway.meter.clock(),
+        time=tape.recorded_at if tape is not None and replaying else gateway.meter.clock(),
         sandbox_time=gateway.sandbox is not None and not replaying,
     )
 

@@ -103,8 +103,10 @@ class Workload:
         `blocks` holds numbers and tags (``[head - 10, "latest"]``), each checked by the catalog.
         """
         # Typed `object`, not `int | str`: mypy infers ``[head - 10, "latest"]`` as list[object].
-        blocks = list(blocks)
-        calls = (((address, block), {}) for address in addresses for block in blocks)
+        values = list(blocks)
+        calls: Iterator[tuple[tuple[Any, ...], dict[str, Any]]] = (
+            ((address, block), {}) for address in addresses for block in values
+        )
         return self._extend(node, node.prepare_many(method, calls))
 
     def each(self, node: Node, method: str, values: Iterable[Any], *, param: str) -> Workload:
@@ -215,7 +217,7 @@ class Workload:
         for index, planned in enumerate(self.calls):
             if planned.node.cache is not None:
                 by_node.setdefault(id(planned.node), []).append(index)
-        cached = set()
+        cached: set[int] = set()
         for indexes in by_node.values():
             node = self.calls[indexes[0]].node
             held = node.in_cache([self.calls[i].call for i in indexes])
@@ -313,6 +315,7 @@ class Workload:
         )
         try:
             if client is not None:
+                assert writer is not None  # a cluster run writes a dataset (`_start`)
                 frame = self._run_on_cluster(
                     bar, writer, client, partition_size, concurrency, batch_size
                 )
@@ -363,6 +366,7 @@ class Workload:
         )
         try:
             if client is not None:  # the dask client blocks: wait for it off the loop
+                assert writer is not None  # a cluster run writes a dataset (`_start`)
                 frame = await asyncio.to_thread(
                     self._run_on_cluster,
                     bar,
@@ -455,7 +459,8 @@ class Workload:
 
             unsent = BulkRun(self.calls)
             unsent.mark_unfinished()
-            started, none_done = time.perf_counter(), [None] * len(self.calls)
+            started = time.perf_counter()
+            none_done: list[int | None] = [None] * len(self.calls)
             self.last_result = _finish(results(unsent.items), None, none_done, 0, started)
         return self.last_result
 
@@ -588,6 +593,7 @@ def _finish(
     frame, counts = sent
     reused = len(done) - done.count(None)
     if reused:
+        assert previous is not None  # the dataset's rows answered `reused` calls
         frame = _with_previous_rows(frame, previous, done)
         counts = row_counts(frame)
     frame.attrs["summary"] = {
