@@ -27,7 +27,7 @@ from `Examples.node_name` that says what was found and what to set.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -260,6 +260,7 @@ class Examples:
         from . import solana_tx
 
         sol = self.solana
+        payer: Any  # a keypair that signs, or the payer's address (not signed)
         if sol.can_sign and sol.recent_blockhash:
             payer, blockhash, config = sol.payer_keypair(), sol.recent_blockhash, {}
         else:
@@ -505,7 +506,9 @@ def _is_mainnet(record: Mapping[str, Any]) -> bool:
     return network in ("", "mainnet") or "mainnet" in network
 
 
-def real_node_names(records: list[Mapping[str, Any]], environ: Mapping[str, str]) -> dict[str, str]:
+def real_node_names(
+    records: Sequence[Mapping[str, Any]], environ: Mapping[str, str]
+) -> dict[str, str]:
     """Chain -> node name, from the platform's node records and the environment.
 
     Per chain, the first of: a running node of that protocol whose URL is in the environment

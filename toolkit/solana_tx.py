@@ -90,7 +90,7 @@ def build(
     )
     payer_key = _payer_key(payer)
     message = MessageV0.try_compile(payer_key, list(instructions), list(lookup_tables), blockhash)
-    signer = payer if sign else NullSigner(payer_key)
+    signer = payer if isinstance(payer, Keypair) and sign else NullSigner(payer_key)
     return VersionedTransaction(message, [signer])
 
 

@@ -14,7 +14,7 @@ import math
 import re
 import sys
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import pandas as pd
 
@@ -64,7 +64,9 @@ def new_axes(
 ) -> tuple[Figure, Axes]:
     """The figure of `ax` and `ax` itself, or a new figure with one axes."""
     if ax is not None:
-        return ax.figure, ax
+        # Typed Figure | SubFigure by matplotlib; the plots take axes of a figure (an axes in
+        # a subfigure draws the same, but its `Plot` cannot save a PNG of its own).
+        return cast("Figure", ax.figure), ax
     figure = _figure(size)
     return figure, figure.add_subplot()
 

@@ -63,7 +63,7 @@ def plot_fee_distribution(
     low, high = paid.min(), paid.max()
     logarithmic = high / low > 100
     bins = min(bins, max(5, len(paid)))  # a handful of fees should not become hairline bars
-    edges = np.geomspace(low, high, bins + 1) if logarithmic else bins
+    edges = np.geomspace(low, high, bins + 1).tolist() if logarithmic else bins
     ax.hist(paid, bins=edges, color="tab:red", edgecolor="white", linewidth=0.4)
     if logarithmic:
         ax.set_xscale("log")

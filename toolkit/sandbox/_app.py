@@ -232,6 +232,7 @@ class SandboxApp:
         beyond: dict[str, Any] | None = None,
     ) -> jsonrpc.Dispatch:
         def dispatch(name: str, params: Any) -> Any:
+            method: Method | None
             if endpoint.named:
                 method = endpoint.only_method
                 call = _bind(method, (), {"method": name, "params": params})

@@ -11,7 +11,7 @@ geth's words: "header not found" above the head, "execution reverted", "insuffic
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property
@@ -143,6 +143,8 @@ class EvmChain:
 
     def __init__(self, chain: Chain, seeded: Seeded, timeline: Timeline, root_hash_cap: int):
         self.chain = chain
+        assert chain.chain_id is not None  # every EVM chain profile has one
+        self._chain_id = chain.chain_id
         self.profile = PROFILES[chain.name]
         self.seeded = seeded
         self.timeline = timeline
@@ -160,7 +162,7 @@ class EvmChain:
             "web3_clientVersion": lambda call, head: self.profile.client_version,
             "debug_printBlock": self._print_block,
             "bor_getRootHash": self._root_hash,
-            "eth_chainId": lambda call, head: enc.to_quantity(self.chain.chain_id),
+            "eth_chainId": lambda call, head: enc.to_quantity(self._chain_id),
             "net_version": lambda call, head: str(self.chain.chain_id),
             "eth_gasPrice": lambda call, head: enc.to_quantity(self.gas_price),
             "eth_getCode": self._get_code,
@@ -407,7 +409,7 @@ class EvmChain:
         if not internal:
             rendered["accessList"] = []
         rendered |= {
-            "chainId": enc.to_quantity(self.chain.chain_id),
+            "chainId": enc.to_quantity(self._chain_id),
             "v": enc.to_quantity(tx.get("v", 0)),
             "r": enc.to_quantity(tx.get("r", 0)),
             "s": enc.to_quantity(tx.get("s", 0)),
@@ -420,7 +422,7 @@ class EvmChain:
         """The token's Transfer logs: one for each token transfer in the blocks' bodies."""
         query = call.arguments["filter"]
         if "blockHash" in query:
-            numbers = [self._number_of_hash(query["blockHash"], head)]
+            numbers: Sequence[int] = [self._number_of_hash(query["blockHash"], head)]
         else:
             start = self.block_at(query.get("fromBlock", "latest"), head)
             end = self.block_at(query.get("toBlock", "latest"), head)
@@ -451,7 +453,7 @@ class EvmChain:
             return []
         transactions, _, _ = self.body(number)
         block_hash = self.header(number).hash
-        logs = []
+        logs: list[dict[str, Any]] = []
         for tx in transactions:
             if tx.get("to") != token_address() or tx["data"][:4] != _TRANSFER_SELECTOR:
                 continue

@@ -62,9 +62,11 @@ class Metering:
     def price(self, call: Call, head: int | None) -> int:
         method = CATALOG.get(call.method)
         rule, names = (method.ru, method.param_names) if method else (None, ())
-        return self._pricer.price(
+        estimate = self._pricer.price(
             call.method, rule, call.params, names, inner=call.inner, head=head
-        ).ru
+        )
+        assert estimate is not None  # only a price asked to fetch the head can be None
+        return estimate.ru
 
     def record(self, name: str, calls: list[Call], head: int | None) -> None:
         priced = [(call.method, self.price(call, head)) for call in calls]

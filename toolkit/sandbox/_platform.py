@@ -62,7 +62,7 @@ def list_page(world: World, base_url: str, query: Mapping[str, str]) -> Reply:
     page_text = query.get("page", "1")
     if not page_text.isdigit() or int(page_text) < 1:
         return Reply(error_body("not_found", "Invalid page."), status=404)
-    arguments = {"page": int(page_text)}
+    arguments: dict[str, Any] = {"page": int(page_text)}
     if "ordering" in query:
         arguments["ordering"] = query["ordering"]
     try:

@@ -241,8 +241,8 @@ class SolanaWorld:
         pre = {key: self._svm.get_account(key) for key in keys}
         outcome = self._svm.simulate_transaction(tx)
         meta = outcome.meta()
-        succeeded = not isinstance(outcome, FailedTransactionMetadata)
-        error = None if succeeded else _error_json(outcome.err())
+        failed = outcome if isinstance(outcome, FailedTransactionMetadata) else None
+        error = None if failed is None else _error_json(failed.err())
         logs = list(meta.logs())
         # A transaction that never reached a program has no logs; real nodes then report no
         # inner instructions and no return data either.
@@ -250,11 +250,13 @@ class SolanaWorld:
         # LiteSVM quotes a fee even for transactions it never loaded; real nodes report none.
         fee = None if error in _NOT_LOADED_ERRORS else meta.fee()
         post = dict(pre)
-        if succeeded:
+        if not isinstance(outcome, FailedTransactionMetadata):
             post.update(outcome.post_accounts())
         elif fee:  # a failed transaction still pays its fee, and nothing else sticks
             payer = keys[0]
-            post[payer] = _with_lamports(pre[payer], pre[payer].lamports - fee)
+            account = pre[payer]
+            assert account is not None  # a fee is quoted only for a payer that exists
+            post[payer] = _with_lamports(account, account.lamports - fee)
 
         def reader(snapshot: dict[Pubkey, Account | None]) -> Callable[[Pubkey], Account | None]:
             # Accounts outside the message (a token account's mint) are unchanged by it.
@@ -265,7 +267,7 @@ class SolanaWorld:
         return {
             "err": error,
             "logs": logs,
-            "accounts": self._requested_accounts(requested, succeeded, account_after),
+            "accounts": self._requested_accounts(requested, failed is None, account_after),
             "unitsConsumed": meta.compute_units_consumed(),
             "returnData": _return_data(meta.return_data()) if ran else None,
             "innerInstructions": (
@@ -514,10 +516,14 @@ def _parse_token(data: bytes, accounts: list[str]) -> _Parsed:
         return None
     tag, body = data[0], data[1:]
     if tag == 18 and len(body) == 32 and len(accounts) >= 2:
-        info = {"account": accounts[0], "mint": accounts[1], "owner": str(Pubkey.from_bytes(body))}
+        info: dict[str, Any] = {
+            "account": accounts[0],
+            "mint": accounts[1],
+            "owner": str(Pubkey.from_bytes(body)),
+        }
         return "spl-token", "initializeAccount3", info
     if tag == 21 and body in (b"", _IMMUTABLE_OWNER_EXTENSION):
-        info: dict[str, Any] = {"mint": accounts[0]}
+        info = {"mint": accounts[0]}
         if body:
             info["extensionTypes"] = ["immutableOwner"]
         return "spl-token", "getAccountDataSize", info

@@ -416,6 +416,7 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
 
     def _plan(self) -> Workload:
         method, node = self.method, self.client
+        assert method is not None and node is not None  # `refresh` plans only when both are set
         try:
             blocks = block_range(self.first.value, self.last.value, self.step.value)
         except ValidationError as error:
@@ -518,6 +519,7 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
         work = self.workload
         if work is None or self.run_button.disabled:
             return
+        assert self.method is not None  # a planned workload had its method
         recipe = RECIPES[self.method.name]
         ledger = self.gw.meter.ledger
         before = len(ledger)

@@ -62,8 +62,10 @@ class LedgerView(widgets.VBox):
         self.refresh()
 
     def _suggested_budget(self) -> int:
-        budget = self.meter.budget
-        return budget.limit if budget is not None else self.meter.ledger.counted_ru + 1_000
+        budget = self.meter.budget  # `Meter.budget` is None unless a limit is set
+        if budget is not None and budget.limit is not None:
+            return budget.limit
+        return self.meter.ledger.counted_ru + 1_000
 
     def __repr__(self) -> str:
         return f"<LedgerView of {self.meter!r}>"
@@ -86,15 +88,16 @@ class LedgerView(widgets.VBox):
             self.totals.value = f"<b>{text(spent)}</b> · no budget set"
             self.gauge.layout.visibility = "hidden"
         else:
+            limit, remaining = budget.limit, budget.remaining
+            assert limit is not None and remaining is not None  # `Meter.budget` has a limit
             self.totals.value = (
-                f"<b>{text(spent)}</b> · budget {budget.limit:,} RU, "
-                f"<b>{max(0, budget.remaining):,} RU left</b>"
+                f"<b>{text(spent)}</b> · budget {limit:,} RU, <b>{max(0, remaining):,} RU left</b>"
             )
-            if budget.limit != self._shown_limit:  # set elsewhere: never overwrite typing
-                self.budget_input.value = budget.limit
-            self.gauge.max = max(budget.limit, 1)
+            if limit != self._shown_limit:  # set elsewhere: never overwrite typing
+                self.budget_input.value = limit
+            self.gauge.max = max(limit, 1)
             self.gauge.value = min(budget.spent + budget.reserved, self.gauge.max)
-            self.gauge.bar_style = "danger" if budget.remaining <= 0 else "info"
+            self.gauge.bar_style = "danger" if remaining <= 0 else "info"
             self.gauge.layout.visibility = "visible"
         self._shown_limit = None if budget is None else budget.limit
         frame = ledger.frame

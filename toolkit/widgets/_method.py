@@ -154,6 +154,7 @@ class MethodExplorer(widgets.VBox):
 
     def _build_form(self) -> None:
         method, node = self.method, self.node
+        assert method is not None and node is not None  # picked before a form is built
         rule = node.meter.pricing.rule_for(method.name, method.ru)
         notes = "".join(f"<br>{text(note)}" for note in method.notes)
         self.summary.value = (
@@ -178,7 +179,9 @@ class MethodExplorer(widgets.VBox):
         self.call = self.estimate = None
         try:
             self.values = self.form.values()
-            self.call = self.node.prepare(self.method.name, **self.values)
+            method = self.method
+            assert self.node is not None and method is not None  # a form means both are picked
+            self.call = self.node.prepare(method.name, **self.values)
         except InputError as problem:
             self._invalid(problem.path, str(problem))
             return
@@ -189,6 +192,7 @@ class MethodExplorer(widgets.VBox):
         self.run_button.disabled = False
 
     def _invalid(self, path: str | None, detail: str) -> None:
+        assert self.form is not None  # only a form's values are found invalid
         self.form.show_error(path, detail)
         self.preview.value = message("warn", "Fix the marked input to see the cost and run.")
         self.run_button.disabled = True

@@ -15,6 +15,7 @@ class ShownOnce:
     """Mixin for an ipywidget that `show_widget` displays; see the module doc."""
 
     _displayed_in: int | None = None  # the IPython cell `show_widget` displayed it in
+    _repr_mimebundle_: Any  # the ipywidget's, which this is mixed into (declared for checkers)
 
     def _ipython_display_(self) -> None:
         count = getattr(_shell(), "execution_count", None)
