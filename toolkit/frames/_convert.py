@@ -30,8 +30,11 @@ from pandas.api.types import infer_dtype
 from .._errors import GatewayError
 from ..catalog.encoding import parse_quantity
 
+# A column's values: a list, or a 1-d numpy array of objects (a column of a table already read).
+Values = Sequence[Any] | np.ndarray
+
 try:  # private to pandas (its C code for DataFrame(list_of_dicts)); the public way is the fallback
-    from pandas._libs.lib import dicts_to_array as _dicts_to_array
+    from pandas._libs.lib import dicts_to_array as _dicts_to_array  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - a pandas without it
     _dicts_to_array = None
 
@@ -266,7 +269,7 @@ def field_table(records: Sequence[Mapping[str, Any]], fields: Sequence[str]) -> 
     return pd.DataFrame(records, columns=list(fields), dtype=object).to_numpy(dtype=object)
 
 
-def dict_table(values: Sequence[Any], fields: Sequence[str]) -> np.ndarray | None:
+def dict_table(values: Values, fields: Sequence[str]) -> np.ndarray | None:
     """`field_table` of `values` if every one is an exact dict, else None (nothing converted)."""
     if _dicts_to_array is None:  # pragma: no cover - a pandas without it
         return None
@@ -280,20 +283,20 @@ def dict_table(values: Sequence[Any], fields: Sequence[str]) -> np.ndarray | Non
         return None
 
 
-def _as_list(values: Sequence[Any]) -> list[Any]:
+def _as_list(values: Values) -> list[Any]:
     if type(values) is list:
         return values
     return values.tolist() if isinstance(values, np.ndarray) else list(values)
 
 
-def column_mappings(values: Sequence[Any], field: str) -> list[Mapping[str, Any]]:
+def column_mappings(values: Values, field: str) -> list[Mapping[str, Any]]:
     """A column of nested JSON objects (like TRON's `receipt`), missing ones as empty objects."""
     if set(map(type, values)) == {dict}:
         return list(values)
     return [as_mapping(v, field) for v in values]
 
 
-def text_column(values: Sequence[Any], field: str) -> pd.api.extensions.ExtensionArray:
+def text_column(values: Values, field: str) -> pd.api.extensions.ExtensionArray:
     """A ``string`` column (NA for missing)."""
     column = _objects(values)
     try:
@@ -304,18 +307,18 @@ def text_column(values: Sequence[Any], field: str) -> pd.api.extensions.Extensio
         return pd.arrays.StringArray(_objects(texts))
 
 
-def exact_ints(values: Sequence[Any], field: str) -> list[int | None]:
+def exact_ints(values: Values, field: str) -> list[int | None]:
     """A new list of `values` as exact ints, None where missing; FrameError on anything else."""
     column, missing, _ = _parse_ints(values, field)
     return [None if m else v for v, m in zip(column, missing, strict=True)]
 
 
-def big_int_column(values: Sequence[Any], field: str) -> np.ndarray:
+def big_int_column(values: Values, field: str) -> np.ndarray:
     """Exact Python ints in an object column, NA for missing: wei, sun, lamports, supplies."""
     return _exact_objects(_parse_ints(values, field))
 
 
-def int_column(values: Sequence[Any], field: str) -> pd.api.extensions.ExtensionArray | np.ndarray:
+def int_column(values: Values, field: str) -> pd.api.extensions.ExtensionArray | np.ndarray:
     """A nullable ``Int64`` column, or exact ints in an object column if a value exceeds int64.
 
     Counts, block numbers and energy never exceed int64 on a real chain; keeping the exact value
@@ -385,7 +388,7 @@ def amount_columns(
     return _exact_objects(ints), _units(ints, scale)
 
 
-def utc_column(values: Sequence[Any], field: str, unit: str = "ms") -> pd.arrays.DatetimeArray:
+def utc_column(values: Values, field: str, unit: str = "ms") -> pd.arrays.DatetimeArray:
     """UTC timestamps from epoch integers in `unit` ("ms" for TRON, "s" for EVM); NaT if missing.
 
     Values outside the range pandas can represent become NaT rather than raising.
@@ -413,9 +416,10 @@ class _Ints(NamedTuple):
     int64: np.ndarray | None  # the same values, or None when one does not fit in int64
 
 
-def _parse_ints(values: Sequence[Any], field: str) -> _Ints:
-    is_array = isinstance(values, np.ndarray)
-    column = values.astype(object, copy=False) if is_array else _objects(values)
+def _parse_ints(values: Values, field: str) -> _Ints:
+    column = (
+        values.astype(object, copy=False) if isinstance(values, np.ndarray) else _objects(values)
+    )
     # infer_dtype is one C pass; "integer" means every present value is an int (never a bool).
     all_ints = infer_dtype(column, skipna=True) in ("integer", "empty")
     if all_ints and (floats := _floats_if_exact(column)) is not None:
@@ -453,17 +457,17 @@ def _exact_objects(ints: _Ints) -> np.ndarray:
 def _units(ints: _Ints, scale: int | None) -> np.ndarray:
     numbers, missing = ints.int64, ints.missing
     exact = numbers is not None and np.abs(numbers).max(initial=0) < _EXACT_FLOAT_INT
-    if exact and scale is not None and scale <= _EXACT_FLOAT_SCALE:
+    if numbers is not None and exact and scale is not None and scale <= _EXACT_FLOAT_SCALE:
         # Both operands are exact doubles, so IEEE division rounds the true quotient just as
         # `to_units` does: the same floats, without a Python call per value.
-        units = numbers / scale
+        units: np.ndarray = np.true_divide(numbers, scale)
         units[missing] = np.nan
         return units
     values = zip(ints.objects, missing, strict=True)
     return float_column(math.nan if m else to_units(v, scale) for v, m in values)
 
 
-def bool_column(values: Sequence[Any], field: str) -> pd.api.extensions.ExtensionArray:
+def bool_column(values: Values, field: str) -> pd.api.extensions.ExtensionArray:
     """A nullable ``boolean`` column."""
     column = _objects(values)
     missing = pd.isna(column)
@@ -475,7 +479,7 @@ def float_column(values: Iterable[float]) -> np.ndarray:
     return np.fromiter(values, dtype=np.float64)
 
 
-def number_column(values: Sequence[Any], field: str) -> np.ndarray:
+def number_column(values: Values, field: str) -> np.ndarray:
     """float64 of JSON numbers that are measurements, not amounts (a CPU rate, a latency); NaN
     for missing. Exact amounts never go here: they are `big_int_column`'s."""
     return float_column(math.nan if is_missing(v) else _number(v, field) for v in values)
@@ -492,14 +496,14 @@ def _number(value: Any, field: str) -> float:
     raise FrameError(f"{field}: expected a number, got {describe(value)}")
 
 
-def object_column(values: Sequence[Any]) -> np.ndarray:
+def object_column(values: Values) -> np.ndarray:
     """An object column (lists, dicts, bytes...), NA for missing."""
     column = _objects(values)
     column[pd.isna(column)] = pd.NA
     return column
 
 
-def count_column(values: Sequence[Any], field: str) -> pd.api.extensions.ExtensionArray:
+def count_column(values: Values, field: str) -> pd.api.extensions.ExtensionArray:
     """``Int64`` lengths of JSON arrays; a missing array counts as 0 (TRON omits empty lists)."""
     # One pass for the usual case; whatever is not a list is looked at again, all together.
     counts = np.array([len(v) if type(v) is list else -1 for v in values], dtype=np.int64)
@@ -513,19 +517,19 @@ def count_column(values: Sequence[Any], field: str) -> pd.api.extensions.Extensi
 
 
 def decoded_text_column(
-    values: Sequence[Any], field: str, decode: Callable[[str], str | None]
+    values: Values, field: str, decode: Callable[[str], str | None]
 ) -> pd.api.extensions.ExtensionArray:
     """A ``string`` column of `decode` applied to each present text value."""
     column = _objects(values)
     present = ~pd.isna(column)
-    texts = column[present]  # often a few: TRON's resMessage is there only for failed calls
+    texts: Values = column[present]  # often a few: TRON's resMessage is there only for failed calls
     if not set(map(type, texts)) <= {str}:
         texts = [text_value(v, field) for v in texts]
     column[present] = np.fromiter(map(decode, texts), dtype=object, count=len(texts))
     return pd.arrays.StringArray(column)  # missing values (None, NaN) become NA
 
 
-def _objects(values: Sequence[Any]) -> np.ndarray:
+def _objects(values: Values) -> np.ndarray:
     """A new 1-d object array of `values` (lists and dicts stay single cells)."""
     if isinstance(values, np.ndarray):
         return values.astype(object)  # a copy: builders write into it

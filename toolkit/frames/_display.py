@@ -43,7 +43,8 @@ def human_number(value: Any, *, decimals: int = 9) -> str:
         # The shortest text that reads back as the same float (no 0.1 + 0.2 noise), at most
         # `decimals` places, written out in full.
         exact = Decimal(repr(number))
-        if exact.as_tuple().exponent < -decimals:
+        exponent = exact.as_tuple().exponent  # an int: NaN and the infinities are out above
+        if isinstance(exponent, int) and exponent < -decimals:
             exact = exact.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_EVEN)
         text = f"{exact:,f}"
         if "." in text:
@@ -67,7 +68,7 @@ def _readable_styler() -> type:
 
     class ReadableStyler(Styler):
         def __repr__(self) -> str:
-            return repr(self.data)
+            return repr(self.data)  # type: ignore[attr-defined]  # Styler.data: not in the stubs
 
     return ReadableStyler
 

@@ -33,7 +33,7 @@ from dataclasses import asdict, is_dataclass
 from datetime import UTC, date, datetime
 from numbers import Integral
 from os import PathLike
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard, cast
 
 import numpy as np
 import pandas as pd
@@ -84,7 +84,7 @@ def to_arrow(frame: pd.DataFrame, *, wide_ints: str = "decimal256") -> pa.Table:
     names = [_column_name(name) for name in frame.columns]
     if len(set(map(str, names))) != len(names):
         raise ParquetError("column names must be unique (as text) to be written to Parquet")
-    scrubbed = []
+    scrubbed: list[str] = []
     names = _scrub_labels(names, "column labels", scrubbed)
     arrays, fields, columns = [], [], []
     index_meta: dict[str, Any]
@@ -183,7 +183,7 @@ def _scrub_labels(names: list[Any], what: str, scrubbed: list[str]) -> list[Any]
     return cleaned
 
 
-def _is_default_range(index: pd.Index) -> bool:
+def _is_default_range(index: pd.Index) -> TypeGuard[pd.RangeIndex]:
     return isinstance(index, pd.RangeIndex)
 
 
@@ -446,8 +446,10 @@ def _decode(column: pa.ChunkedArray, meta: Mapping[str, Any]) -> pd.Series:
     if name == "object":
         return pd.Series(_decode_objects(column, meta), dtype=object, copy=False)
     if name == "string":
-        target = pd.StringDtype(storage=dtype["storage"], na_value=_MISSING[dtype["na_value"]])
-        return pd.Series(target.__from_arrow__(column), copy=False)
+        na_value = cast(Any, _MISSING[dtype["na_value"]])  # the one the file was written with
+        target = pd.StringDtype(storage=dtype["storage"], na_value=na_value)
+        # pandas' documented hook for Arrow data (ExtensionDtype.__from_arrow__), not in its stubs
+        return pd.Series(target.__from_arrow__(column), copy=False)  # type: ignore[attr-defined]
     if name == "arrow":
         return pd.Series(pd.arrays.ArrowExtensionArray(column), copy=False)
     if name == "category":
@@ -457,10 +459,10 @@ def _decode(column: pa.ChunkedArray, meta: Mapping[str, Any]) -> pd.Series:
         return pd.Series(
             pd.Categorical(values, categories=categories, ordered=dtype["ordered"]), copy=False
         )
-    target = pd.api.types.pandas_dtype(name)
-    if hasattr(target, "__from_arrow__"):
-        return pd.Series(target.__from_arrow__(column), copy=False)
-    return column.to_pandas().astype(target)
+    other = pd.api.types.pandas_dtype(name)
+    if hasattr(other, "__from_arrow__"):
+        return pd.Series(other.__from_arrow__(column), copy=False)
+    return column.to_pandas().astype(other)
 
 
 def _decode_objects(column: pa.ChunkedArray, meta: Mapping[str, Any]) -> np.ndarray:

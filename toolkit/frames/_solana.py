@@ -73,7 +73,9 @@ def _simulation(payload: Any) -> _Simulation:
     return _Simulation(None, None, payload)
 
 
-def _account_keys(value: Mapping[str, Any], account_keys: Iterable[str] | None) -> list[str] | None:
+def _account_keys(
+    value: Mapping[str, Any], account_keys: Iterable[str] | None
+) -> list[str | None] | None:
     """The keys that account indexes refer to: the transaction's keys, then the loaded ones.
 
     Solana numbers accounts across the static keys of the message followed by the addresses loaded
@@ -90,7 +92,7 @@ def _account_keys(value: Mapping[str, Any], account_keys: Iterable[str] | None) 
     return keys
 
 
-def _key_at(keys: list[str] | None, index: int | None) -> str | None:
+def _key_at(keys: list[str | None] | None, index: int | None) -> str | None:
     if keys is None or index is None or not 0 <= index < len(keys):
         return None
     return keys[index]
@@ -103,6 +105,8 @@ def _decode_data(data: Any, field: str) -> tuple[str | None, bytes | None]:
     """
     if data is None:
         return None, None
+    text: str | None
+    encoding: str | None
     if isinstance(data, str):
         text, encoding = data, "base58"
     else:
@@ -305,7 +309,7 @@ def solana_simulation_balances(
     post += [None] * (count - len(post))
     delta = [None if a is None or b is None else b - a for a, b in zip(pre, post, strict=True)]
     keys = _account_keys(value, account_keys)
-    columns = {
+    columns: dict[str, Any] = {
         "index": pd.array(range(count), dtype="Int64"),
         "account": text_column([_key_at(keys, i) for i in range(count)], "account_keys"),
     }

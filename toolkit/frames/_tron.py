@@ -7,7 +7,7 @@ in milliseconds since the epoch.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -16,6 +16,7 @@ from ._convert import (
     SUN_PER_TRX,
     FrameError,
     IntBlock,
+    Values,
     amount_columns,
     as_list,
     as_mapping,
@@ -318,7 +319,7 @@ def _receipt_table(values: Any) -> Any:
     return table
 
 
-def _contract_results(values: Sequence[Any]) -> list[Any]:
+def _contract_results(values: Values) -> list[Any]:
     """`contractResult` arrays as text: the single element, or the elements joined with ","."""
     # The usual shape (one hex string) inline: a call per record would cost more than the work.
     return [v[0] if type(v) is list and len(v) == 1 else _joined(v) for v in values]

@@ -165,7 +165,7 @@ def _account_row(account: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _is_hex(text: str | None) -> bool:
-    return bool(text) and looks_like_hex(text)
+    return bool(text and looks_like_hex(text))
 
 
 def _sum(entries: Any, key: str, field: str) -> int:
