@@ -16,8 +16,8 @@ from ._chains import (
 )
 
 
-class EvmHelpers:
-    """The helpers of `EvmNode` (blocking)."""
+class EvmMethods:
+    """EVM JSON-RPC (spec section A)."""
 
     def block_number(self) -> int:
         """The latest block number, as an int (``eth_blockNumber``)."""
@@ -135,14 +135,9 @@ class EvmHelpers:
         """
         ...
 
-    @property
-    def aio(self) -> AsyncEvmNode:
-        """The async twin of this client: same node, meter, ledger and settings."""
-        ...
 
-
-class AsyncEvmHelpers:
-    """The helpers of `EvmNode` (async)."""
+class AsyncEvmMethods:
+    """EVM JSON-RPC (spec section A)."""
 
     async def block_number(self) -> int:
         """The latest block number, as an int (``eth_blockNumber``)."""
@@ -261,125 +256,7 @@ class AsyncEvmHelpers:
         ...
 
 
-class ArbitrumHelpers:
-    """The helpers of `ArbitrumNode` (blocking)."""
-
-    def block_number(self) -> int:
-        """The latest block number, as an int (``eth_blockNumber``)."""
-        ...
-
-    def get_balance(self, address: str, block: int | str = ...) -> int:
-        """The balance in wei, as an exact int (``eth_getBalance``).
-
-        `block` is an int, a 0x hex number or a tag. A block 128 or more behind the head is an
-        archive request (2 RU instead of 1).
-        """
-        ...
-
-    def get_storage_at(self, address: str, slot: int | str, block: int | str = ...) -> str:
-        """The 32-byte word at a storage slot, as 0x hex (``eth_getStorageAt``; archive rule)."""
-        ...
-
-    def call_contract(
-        self,
-        to: str,
-        data: str | bytes | None = ...,
-        *,
-        block: int | str = ...,
-        sender: str | None = ...,
-        value: int | str | None = ...,
-        gas: int | str | None = ...,
-        gasprice: int | str | None = ...,
-    ) -> str:
-        """Execute a call without a transaction; returns the 0x return data (``eth_call``).
-
-        A plain transfer simulation (no `data`, a `value`) returns ``0x`` on success; the `sender`
-        must hold enough for the value and the fee. Archive rule applies to `block`.
-        """
-        ...
-
-    def client_version(self) -> str:
-        """The node's client version string (``web3_clientVersion``)."""
-        ...
-
-    def chain_id(self) -> int:
-        """The chain id (EIP-155). (``eth_chainId``; always 1 RU)
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    def net_version(self) -> str:
-        """The network id, as decimal text. (``net_version``; always 1 RU)
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    def gas_price(self) -> int:
-        """The node's gas price suggestion, in wei. (``eth_gasPrice``; always 1 RU)
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    def get_code(self, address: str, block: int | str | Mapping[str, Any] = ...) -> str:
-        """The code at an address (0x for an account without code). (``eth_getCode``; 1 RU, or 2 RU when block is an archive block)
-
-        - `address` (0x + 40 hex digits): account address
-        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    def get_transaction_count(
-        self,
-        address: str,
-        block: int | str | Mapping[str, Any] = ...,
-    ) -> int:
-        """The number of transactions an account has sent (its nonce) at a block. (``eth_getTransactionCount``; 1 RU, or 2 RU when block is an archive block)
-
-        - `address` (0x + 40 hex digits): account address
-        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    def get_block(self, block: int | str = ..., full: bool = ...) -> dict[str, Any] | None:
-        """A block's header and transactions (null above the head). (``eth_getBlockByNumber``; 1 RU, or 2 RU when block is an archive block)
-
-        - `block` (0x hex block number, a Python int, or a tag, optional): block number or tag
-        - `full` (true or false, optional): whole transactions (true) or their hashes
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    def get_logs(
-        self,
-        filter: Mapping[str, Any] | None = ...,
-        *,
-        fromBlock: int | str | None = ...,
-        toBlock: int | str | None = ...,
-        address: str | list[str] | tuple[str, ...] | None = ...,
-        topics: list[Any] | tuple[Any, ...] | None = ...,
-        blockHash: str | None = ...,
-    ) -> list[dict[str, Any]]:
-        """Event logs of a block range (at most 10,000 blocks) or of one block. (``eth_getLogs``; 1 RU, or 2 RU when fromBlock is an archive block)
-
-        - `filter` (object): log filter
-          - `fromBlock`: first block
-          - `toBlock`: last block
-          - `address`: emitting contract(s)
-          - `topics`: topic filter by position
-          - `blockHash`: one block, instead of a range
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
+class ArbitrumMethods(EvmMethods):
     def print_block(self, number: int | str) -> str:
         """A verbose text dump of a whole block (``debug_printBlock``, 2 RU): Go's
         ``spew.Sdump`` of the block; `toolkit.frames.evm_printed_blocks` reads it.
@@ -390,131 +267,8 @@ class ArbitrumHelpers:
         """
         ...
 
-    @property
-    def aio(self) -> AsyncArbitrumNode:
-        """The async twin of this client: same node, meter, ledger and settings."""
-        ...
 
-
-class AsyncArbitrumHelpers:
-    """The helpers of `ArbitrumNode` (async)."""
-
-    async def block_number(self) -> int:
-        """The latest block number, as an int (``eth_blockNumber``)."""
-        ...
-
-    async def get_balance(self, address: str, block: int | str = ...) -> int:
-        """The balance in wei, as an exact int (``eth_getBalance``).
-
-        `block` is an int, a 0x hex number or a tag. A block 128 or more behind the head is an
-        archive request (2 RU instead of 1).
-        """
-        ...
-
-    async def get_storage_at(self, address: str, slot: int | str, block: int | str = ...) -> str:
-        """The 32-byte word at a storage slot, as 0x hex (``eth_getStorageAt``; archive rule)."""
-        ...
-
-    async def call_contract(
-        self,
-        to: str,
-        data: str | bytes | None = ...,
-        *,
-        block: int | str = ...,
-        sender: str | None = ...,
-        value: int | str | None = ...,
-        gas: int | str | None = ...,
-        gasprice: int | str | None = ...,
-    ) -> str:
-        """Execute a call without a transaction; returns the 0x return data (``eth_call``).
-
-        A plain transfer simulation (no `data`, a `value`) returns ``0x`` on success; the `sender`
-        must hold enough for the value and the fee. Archive rule applies to `block`.
-        """
-        ...
-
-    async def client_version(self) -> str:
-        """The node's client version string (``web3_clientVersion``)."""
-        ...
-
-    async def chain_id(self) -> int:
-        """The chain id (EIP-155). (``eth_chainId``; always 1 RU)
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    async def net_version(self) -> str:
-        """The network id, as decimal text. (``net_version``; always 1 RU)
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    async def gas_price(self) -> int:
-        """The node's gas price suggestion, in wei. (``eth_gasPrice``; always 1 RU)
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    async def get_code(self, address: str, block: int | str | Mapping[str, Any] = ...) -> str:
-        """The code at an address (0x for an account without code). (``eth_getCode``; 1 RU, or 2 RU when block is an archive block)
-
-        - `address` (0x + 40 hex digits): account address
-        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    async def get_transaction_count(
-        self,
-        address: str,
-        block: int | str | Mapping[str, Any] = ...,
-    ) -> int:
-        """The number of transactions an account has sent (its nonce) at a block. (``eth_getTransactionCount``; 1 RU, or 2 RU when block is an archive block)
-
-        - `address` (0x + 40 hex digits): account address
-        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    async def get_block(self, block: int | str = ..., full: bool = ...) -> dict[str, Any] | None:
-        """A block's header and transactions (null above the head). (``eth_getBlockByNumber``; 1 RU, or 2 RU when block is an archive block)
-
-        - `block` (0x hex block number, a Python int, or a tag, optional): block number or tag
-        - `full` (true or false, optional): whole transactions (true) or their hashes
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    async def get_logs(
-        self,
-        filter: Mapping[str, Any] | None = ...,
-        *,
-        fromBlock: int | str | None = ...,
-        toBlock: int | str | None = ...,
-        address: str | list[str] | tuple[str, ...] | None = ...,
-        topics: list[Any] | tuple[Any, ...] | None = ...,
-        blockHash: str | None = ...,
-    ) -> list[dict[str, Any]]:
-        """Event logs of a block range (at most 10,000 blocks) or of one block. (``eth_getLogs``; 1 RU, or 2 RU when fromBlock is an archive block)
-
-        - `filter` (object): log filter
-          - `fromBlock`: first block
-          - `toBlock`: last block
-          - `address`: emitting contract(s)
-          - `topics`: topic filter by position
-          - `blockHash`: one block, instead of a range
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
+class AsyncArbitrumMethods(AsyncEvmMethods):
     async def print_block(self, number: int | str) -> str:
         """A verbose text dump of a whole block (``debug_printBlock``, 2 RU): Go's
         ``spew.Sdump`` of the block; `toolkit.frames.evm_printed_blocks` reads it.
@@ -526,125 +280,7 @@ class AsyncArbitrumHelpers:
         ...
 
 
-class PolygonHelpers:
-    """The helpers of `PolygonNode` (blocking)."""
-
-    def block_number(self) -> int:
-        """The latest block number, as an int (``eth_blockNumber``)."""
-        ...
-
-    def get_balance(self, address: str, block: int | str = ...) -> int:
-        """The balance in wei, as an exact int (``eth_getBalance``).
-
-        `block` is an int, a 0x hex number or a tag. A block 128 or more behind the head is an
-        archive request (2 RU instead of 1).
-        """
-        ...
-
-    def get_storage_at(self, address: str, slot: int | str, block: int | str = ...) -> str:
-        """The 32-byte word at a storage slot, as 0x hex (``eth_getStorageAt``; archive rule)."""
-        ...
-
-    def call_contract(
-        self,
-        to: str,
-        data: str | bytes | None = ...,
-        *,
-        block: int | str = ...,
-        sender: str | None = ...,
-        value: int | str | None = ...,
-        gas: int | str | None = ...,
-        gasprice: int | str | None = ...,
-    ) -> str:
-        """Execute a call without a transaction; returns the 0x return data (``eth_call``).
-
-        A plain transfer simulation (no `data`, a `value`) returns ``0x`` on success; the `sender`
-        must hold enough for the value and the fee. Archive rule applies to `block`.
-        """
-        ...
-
-    def client_version(self) -> str:
-        """The node's client version string (``web3_clientVersion``)."""
-        ...
-
-    def chain_id(self) -> int:
-        """The chain id (EIP-155). (``eth_chainId``; always 1 RU)
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    def net_version(self) -> str:
-        """The network id, as decimal text. (``net_version``; always 1 RU)
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    def gas_price(self) -> int:
-        """The node's gas price suggestion, in wei. (``eth_gasPrice``; always 1 RU)
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    def get_code(self, address: str, block: int | str | Mapping[str, Any] = ...) -> str:
-        """The code at an address (0x for an account without code). (``eth_getCode``; 1 RU, or 2 RU when block is an archive block)
-
-        - `address` (0x + 40 hex digits): account address
-        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    def get_transaction_count(
-        self,
-        address: str,
-        block: int | str | Mapping[str, Any] = ...,
-    ) -> int:
-        """The number of transactions an account has sent (its nonce) at a block. (``eth_getTransactionCount``; 1 RU, or 2 RU when block is an archive block)
-
-        - `address` (0x + 40 hex digits): account address
-        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    def get_block(self, block: int | str = ..., full: bool = ...) -> dict[str, Any] | None:
-        """A block's header and transactions (null above the head). (``eth_getBlockByNumber``; 1 RU, or 2 RU when block is an archive block)
-
-        - `block` (0x hex block number, a Python int, or a tag, optional): block number or tag
-        - `full` (true or false, optional): whole transactions (true) or their hashes
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    def get_logs(
-        self,
-        filter: Mapping[str, Any] | None = ...,
-        *,
-        fromBlock: int | str | None = ...,
-        toBlock: int | str | None = ...,
-        address: str | list[str] | tuple[str, ...] | None = ...,
-        topics: list[Any] | tuple[Any, ...] | None = ...,
-        blockHash: str | None = ...,
-    ) -> list[dict[str, Any]]:
-        """Event logs of a block range (at most 10,000 blocks) or of one block. (``eth_getLogs``; 1 RU, or 2 RU when fromBlock is an archive block)
-
-        - `filter` (object): log filter
-          - `fromBlock`: first block
-          - `toBlock`: last block
-          - `address`: emitting contract(s)
-          - `topics`: topic filter by position
-          - `blockHash`: one block, instead of a range
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
+class PolygonMethods(EvmMethods):
     def get_root_hash(self, from_block: int, to_block: int) -> str:
         """The root hash of a block range, 64 hex digits without 0x (``bor_getRootHash``).
 
@@ -652,131 +288,8 @@ class PolygonHelpers:
         """
         ...
 
-    @property
-    def aio(self) -> AsyncPolygonNode:
-        """The async twin of this client: same node, meter, ledger and settings."""
-        ...
 
-
-class AsyncPolygonHelpers:
-    """The helpers of `PolygonNode` (async)."""
-
-    async def block_number(self) -> int:
-        """The latest block number, as an int (``eth_blockNumber``)."""
-        ...
-
-    async def get_balance(self, address: str, block: int | str = ...) -> int:
-        """The balance in wei, as an exact int (``eth_getBalance``).
-
-        `block` is an int, a 0x hex number or a tag. A block 128 or more behind the head is an
-        archive request (2 RU instead of 1).
-        """
-        ...
-
-    async def get_storage_at(self, address: str, slot: int | str, block: int | str = ...) -> str:
-        """The 32-byte word at a storage slot, as 0x hex (``eth_getStorageAt``; archive rule)."""
-        ...
-
-    async def call_contract(
-        self,
-        to: str,
-        data: str | bytes | None = ...,
-        *,
-        block: int | str = ...,
-        sender: str | None = ...,
-        value: int | str | None = ...,
-        gas: int | str | None = ...,
-        gasprice: int | str | None = ...,
-    ) -> str:
-        """Execute a call without a transaction; returns the 0x return data (``eth_call``).
-
-        A plain transfer simulation (no `data`, a `value`) returns ``0x`` on success; the `sender`
-        must hold enough for the value and the fee. Archive rule applies to `block`.
-        """
-        ...
-
-    async def client_version(self) -> str:
-        """The node's client version string (``web3_clientVersion``)."""
-        ...
-
-    async def chain_id(self) -> int:
-        """The chain id (EIP-155). (``eth_chainId``; always 1 RU)
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    async def net_version(self) -> str:
-        """The network id, as decimal text. (``net_version``; always 1 RU)
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    async def gas_price(self) -> int:
-        """The node's gas price suggestion, in wei. (``eth_gasPrice``; always 1 RU)
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    async def get_code(self, address: str, block: int | str | Mapping[str, Any] = ...) -> str:
-        """The code at an address (0x for an account without code). (``eth_getCode``; 1 RU, or 2 RU when block is an archive block)
-
-        - `address` (0x + 40 hex digits): account address
-        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    async def get_transaction_count(
-        self,
-        address: str,
-        block: int | str | Mapping[str, Any] = ...,
-    ) -> int:
-        """The number of transactions an account has sent (its nonce) at a block. (``eth_getTransactionCount``; 1 RU, or 2 RU when block is an archive block)
-
-        - `address` (0x + 40 hex digits): account address
-        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    async def get_block(self, block: int | str = ..., full: bool = ...) -> dict[str, Any] | None:
-        """A block's header and transactions (null above the head). (``eth_getBlockByNumber``; 1 RU, or 2 RU when block is an archive block)
-
-        - `block` (0x hex block number, a Python int, or a tag, optional): block number or tag
-        - `full` (true or false, optional): whole transactions (true) or their hashes
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
-    async def get_logs(
-        self,
-        filter: Mapping[str, Any] | None = ...,
-        *,
-        fromBlock: int | str | None = ...,
-        toBlock: int | str | None = ...,
-        address: str | list[str] | tuple[str, ...] | None = ...,
-        topics: list[Any] | tuple[Any, ...] | None = ...,
-        blockHash: str | None = ...,
-    ) -> list[dict[str, Any]]:
-        """Event logs of a block range (at most 10,000 blocks) or of one block. (``eth_getLogs``; 1 RU, or 2 RU when fromBlock is an archive block)
-
-        - `filter` (object): log filter
-          - `fromBlock`: first block
-          - `toBlock`: last block
-          - `address`: emitting contract(s)
-          - `topics`: topic filter by position
-          - `blockHash`: one block, instead of a range
-
-        A read method real clients call first; not one of the gateway spec's.
-        """
-        ...
-
+class AsyncPolygonMethods(AsyncEvmMethods):
     async def get_root_hash(self, from_block: int, to_block: int) -> str:
         """The root hash of a block range, 64 hex digits without 0x (``bor_getRootHash``).
 
@@ -785,8 +298,8 @@ class AsyncPolygonHelpers:
         ...
 
 
-class SolanaHelpers:
-    """The helpers of `SolanaNode` (blocking)."""
+class SolanaMethods:
+    """Solana JSON-RPC (spec section C)."""
 
     def simulate_transaction(
         self,
@@ -810,14 +323,9 @@ class SolanaHelpers:
         """
         ...
 
-    @property
-    def aio(self) -> AsyncSolanaNode:
-        """The async twin of this client: same node, meter, ledger and settings."""
-        ...
 
-
-class AsyncSolanaHelpers:
-    """The helpers of `SolanaNode` (async)."""
+class AsyncSolanaMethods:
+    """Solana JSON-RPC (spec section C)."""
 
     async def simulate_transaction(
         self,
@@ -842,8 +350,16 @@ class AsyncSolanaHelpers:
         ...
 
 
-class TronHelpers:
-    """The helpers of `TronNode` (blocking)."""
+class TronMethods:
+    """TRON wallet HTTP API and /jsonrpc (spec section D).
+
+    One rule for `visible` in every helper that has it: it defaults to False (hex addresses and,
+    for asset texts, hex of UTF-8), the node's own default and the spec's for every method but
+    the asset list by name; and the helper always sends it, so the answer's form never depends on
+    a server default. Names are always given as plain text: the helper encodes them for the node.
+    Pass ``visible=True`` for base58 addresses and plain-text names in the answer. The frames
+    read either form.
+    """
 
     def get_asset_issue_by_name(self, name: str, *, visible: bool = ...) -> dict[str, Any]:
         """The TRC-10 asset with this name, as one record (``wallet/getassetissuebyname``).
@@ -929,14 +445,17 @@ class TronHelpers:
         """
         ...
 
-    @property
-    def aio(self) -> AsyncTronNode:
-        """The async twin of this client: same node, meter, ledger and settings."""
-        ...
 
+class AsyncTronMethods:
+    """TRON wallet HTTP API and /jsonrpc (spec section D).
 
-class AsyncTronHelpers:
-    """The helpers of `TronNode` (async)."""
+    One rule for `visible` in every helper that has it: it defaults to False (hex addresses and,
+    for asset texts, hex of UTF-8), the node's own default and the spec's for every method but
+    the asset list by name; and the helper always sends it, so the answer's form never depends on
+    a server default. Names are always given as plain text: the helper encodes them for the node.
+    Pass ``visible=True`` for base58 addresses and plain-text names in the answer. The frames
+    read either form.
+    """
 
     async def get_asset_issue_by_name(self, name: str, *, visible: bool = ...) -> dict[str, Any]:
         """The TRC-10 asset with this name, as one record (``wallet/getassetissuebyname``).
@@ -1038,8 +557,8 @@ class AsyncTronHelpers:
         ...
 
 
-class TonHelpers:
-    """The helpers of `TonNode` (blocking)."""
+class TonMethods:
+    """TON HTTP API v2 (spec section E)."""
 
     def get_token_data(self, address: str) -> dict[str, Any]:
         """Token (jetton) data for a token contract (``api/v2/getTokenData``, 1 RU)."""
@@ -1069,14 +588,9 @@ class TonHelpers:
         """
         ...
 
-    @property
-    def aio(self) -> AsyncTonNode:
-        """The async twin of this client: same node, meter, ledger and settings."""
-        ...
 
-
-class AsyncTonHelpers:
-    """The helpers of `TonNode` (async)."""
+class AsyncTonMethods:
+    """TON HTTP API v2 (spec section E)."""
 
     async def get_token_data(self, address: str) -> dict[str, Any]:
         """Token (jetton) data for a token contract (``api/v2/getTokenData``, 1 RU)."""
@@ -1105,3 +619,81 @@ class AsyncTonHelpers:
         A read method real clients call first; not one of the gateway spec's.
         """
         ...
+
+
+class EvmHelpers(EvmMethods):
+    """The helpers of `EvmNode`, and its async twin."""
+
+    @property
+    def aio(self) -> AsyncEvmNode:
+        """The async twin of this client: same node, meter, ledger and settings."""
+        ...
+
+
+class AsyncEvmHelpers(AsyncEvmMethods):
+    """The helpers of `AsyncEvmNode`."""
+
+
+class ArbitrumHelpers(ArbitrumMethods):
+    """The helpers of `ArbitrumNode`, and its async twin."""
+
+    @property
+    def aio(self) -> AsyncArbitrumNode:
+        """The async twin of this client: same node, meter, ledger and settings."""
+        ...
+
+
+class AsyncArbitrumHelpers(AsyncArbitrumMethods):
+    """The helpers of `AsyncArbitrumNode`."""
+
+
+class PolygonHelpers(PolygonMethods):
+    """The helpers of `PolygonNode`, and its async twin."""
+
+    @property
+    def aio(self) -> AsyncPolygonNode:
+        """The async twin of this client: same node, meter, ledger and settings."""
+        ...
+
+
+class AsyncPolygonHelpers(AsyncPolygonMethods):
+    """The helpers of `AsyncPolygonNode`."""
+
+
+class SolanaHelpers(SolanaMethods):
+    """The helpers of `SolanaNode`, and its async twin."""
+
+    @property
+    def aio(self) -> AsyncSolanaNode:
+        """The async twin of this client: same node, meter, ledger and settings."""
+        ...
+
+
+class AsyncSolanaHelpers(AsyncSolanaMethods):
+    """The helpers of `AsyncSolanaNode`."""
+
+
+class TronHelpers(TronMethods):
+    """The helpers of `TronNode`, and its async twin."""
+
+    @property
+    def aio(self) -> AsyncTronNode:
+        """The async twin of this client: same node, meter, ledger and settings."""
+        ...
+
+
+class AsyncTronHelpers(AsyncTronMethods):
+    """The helpers of `AsyncTronNode`."""
+
+
+class TonHelpers(TonMethods):
+    """The helpers of `TonNode`, and its async twin."""
+
+    @property
+    def aio(self) -> AsyncTonNode:
+        """The async twin of this client: same node, meter, ledger and settings."""
+        ...
+
+
+class AsyncTonHelpers(AsyncTonMethods):
+    """The helpers of `AsyncTonNode`."""

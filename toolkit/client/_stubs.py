@@ -56,14 +56,11 @@ def _optional(annotation: str) -> str:
     return annotation if annotation == "Any" or "None" in annotation else f"{annotation} | None"
 
 
-def _helpers_of(mixin: type) -> Iterator[tuple[str, Callable[..., Any]]]:
-    """The public helpers of a mixin and its bases, base classes' first, in definition order."""
-    seen: set[str] = set()
-    for klass in reversed(mixin.__mro__[:-1]):  # without `object`
-        for name, value in vars(klass).items():
-            if not name.startswith("_") and inspect.isfunction(value) and name not in seen:
-                seen.add(name)
-                yield name, value
+def _own_helpers(mixin: type) -> Iterator[tuple[str, Callable[..., Any]]]:
+    """The public helpers a mixin defines itself (its bases' are theirs), in definition order."""
+    for name, value in vars(mixin).items():
+        if not name.startswith("_") and inspect.isfunction(value):
+            yield name, value
 
 
 def _catalog_parameters(method: Method, signature: inspect.Signature) -> list[str]:
@@ -144,44 +141,59 @@ def _helper(name: str, func: Callable[..., Any], method: Method | None, *, aio: 
     return [head, *_docstring(func.__doc__, "        "), "        ..."]
 
 
-def _classes() -> Iterator[type[Node]]:
+def _classes() -> list[type[Node]]:
     """Each chain's blocking node class, once."""
-    seen: list[type[Node]] = []
-    for node_class in NODE_CLASSES.values():
-        if node_class not in seen:
-            seen.append(node_class)
-            yield node_class
+    return list(dict.fromkeys(NODE_CLASSES.values()))
+
+
+def _mixins(node_classes: list[type[Node]]) -> list[type]:
+    """The chains' helper mixins, each after its bases (the node classes' first bases, and up)."""
+    found: list[type] = []
+    for node_class in node_classes:
+        chain = [k for k in node_class.__mro__[1].__mro__ if k.__name__.endswith("Methods")]
+        found += [mixin for mixin in reversed(chain) if mixin not in found]
+    return found
 
 
 def render() -> str:
-    """The text of `_helpers.pyi` for the catalog and helpers as they are now."""
+    """The text of `_helpers.pyi` for the catalog and helpers as they are now: each mixin's
+    helpers once per flavour, in classes that inherit as the mixins do, and for each node class
+    the helpers it has and its typed `aio`."""
+    entries = {method.helper: method for method in METHODS}  # a helper name is one method's
+    node_classes = _classes()
     blocks: list[str] = []
-    imports: list[str] = []
-    for node_class in _classes():
-        mixin = node_class.__mro__[1]  # the chain's helpers, first base of its node classes
-        chains = {chain for chain, klass in NODE_CLASSES.items() if klass is node_class}
-        entries = {m.helper: m for m in METHODS if chains & set(m.chains)}
-        stem = node_class.__name__.removesuffix("Node")
-        async_class = node_class.aio_class
-        imports.append(async_class.__name__)
+    for mixin in _mixins(node_classes):
+        bases = [b.__name__ for b in mixin.__bases__ if b.__name__.endswith("Methods")]
         for aio in (False, True):
-            title = f"Async{stem}Helpers" if aio else f"{stem}Helpers"
-            flavour = "async" if aio else "blocking"
-            doc = f'    """The helpers of `{node_class.__name__}` ({flavour})."""'
-            lines = [f"class {title}:", doc]
-            for name, func in _helpers_of(mixin):
-                lines += ["", *_helper(name, func, entries.get(name), aio=aio)]
-            if not aio:
+            prefix = "Async" if aio else ""
+            parents = ", ".join(prefix + base for base in bases)
+            lines = [f"class {prefix}{mixin.__name__}{f'({parents})' if parents else ''}:"]
+            lines += _docstring(mixin.__doc__, "    ")
+            for name, func in _own_helpers(mixin):
                 lines += [
-                    "",
-                    "    @property",
-                    f"    def aio(self) -> {async_class.__name__}:",
-                    '        """The async twin of this client: same node, meter, ledger and '
-                    'settings."""',
-                    "        ...",
+                    *([""] if len(lines) > 1 else []),
+                    *_helper(name, func, entries.get(name), aio=aio),
                 ]
+            if len(lines) == 1:
+                lines.append("    ...")
             blocks.append("\n".join(lines))
-    header = HEADER.format(imports="\n".join(f"    {name}," for name in sorted(imports)))
+    for node_class in node_classes:
+        stem = node_class.__name__.removesuffix("Node")
+        methods = node_class.__mro__[1].__name__
+        async_class = node_class.aio_class.__name__
+        blocks.append(
+            f"class {stem}Helpers({methods}):\n"
+            f'    """The helpers of `{node_class.__name__}`, and its async twin."""\n\n'
+            "    @property\n"
+            f"    def aio(self) -> {async_class}:\n"
+            '        """The async twin of this client: same node, meter, ledger and settings."""\n'
+            "        ..."
+        )
+        blocks.append(
+            f'class Async{stem}Helpers(Async{methods}):\n    """The helpers of `{async_class}`."""'
+        )
+    imports = sorted(node_class.aio_class.__name__ for node_class in node_classes)
+    header = HEADER.format(imports="\n".join(f"    {name}," for name in imports))
     return header + "".join(f"\n\n{block}\n" for block in blocks)
 
 
