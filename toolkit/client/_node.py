@@ -422,9 +422,9 @@ class NodeCore:
         for index, result in zip(unanswered, sent, strict=True):
             results[index] = result
         answers: list[tuple[Cacheable, BoundCall, Any, str | None]] = [
-            (cast(Cacheable, cacheables[i]), calls[i].bound, results[i], None)
+            (cacheable, calls[i].bound, results[i], None)
             for i in unanswered
-            if cacheables[i] is not None and not isinstance(results[i], GatewayError)
+            if (cacheable := cacheables[i]) is not None and not isinstance(results[i], GatewayError)
         ]
         if answers:
             yield from self.remember(answers)
@@ -611,7 +611,7 @@ class NodeCore:
             known = [i for i, cacheable in enumerate(cacheables) if cacheable is not None]
             results: list[Any] = [MISS] * len(calls)
             if known:
-                keys = [cast(Cacheable, cacheables[i]).key for i in known]
+                keys = [cacheable.key for cacheable in cacheables if cacheable is not None]
                 answers = self._cache().answers(keys)
                 for index, answer in zip(known, answers, strict=True):
                     results[index] = answer
