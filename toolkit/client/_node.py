@@ -434,7 +434,9 @@ class NodeCore:
         """Send calls as one JSON-RPC batch request."""
         estimates, total = yield from self.price_batch(calls)
         url = url_for(self.endpoint, self.chain, calls[0].bound.method)
-        wire = [(c.bound.rpc_method, c.bound.wire_params, c.bound.method.result) for c in calls]
+        wire: list[tuple[str, Any, str | None]] = [
+            (c.bound.rpc_method, c.bound.wire_params, c.bound.method.result) for c in calls
+        ]
         receipts = [c.receipt for c in calls]
         return (
             yield from self._exchange_batch(
@@ -485,7 +487,9 @@ class NodeCore:
         to_send = [items[i] for i in pending]
         priced = [item for item in to_send if isinstance(item, PreparedCall)]
         by_catalog = iter((yield from self.price_batch(priced))[0] if priced else ())
-        estimates, wire, receipts = [], [], []
+        estimates: list[Estimate] = []
+        wire: list[tuple[str, Any, str | None]] = []
+        receipts: list[Receipt] = []
         for item in to_send:
             if isinstance(item, PreparedCall):
                 estimates.append(next(by_catalog))
@@ -504,10 +508,12 @@ class NodeCore:
         )
         for index, result in zip(pending, sent, strict=True):
             results[index] = result
-        answers = [
-            (cacheables[i], items[i].bound, results[i], None)
+        by_index = dict(prepared)
+        answers: list[tuple[Cacheable, BoundCall, Any, str | None]] = [
+            (cacheable, by_index[i].bound, results[i], None)
             for i in pending
-            if cacheables.get(i) is not None and not isinstance(results[i], GatewayError)
+            if (cacheable := cacheables.get(i)) is not None
+            and not isinstance(results[i], GatewayError)
         ]
         if answers:
             yield from self.remember(answers)
