@@ -24,29 +24,37 @@ class RacingWall:
         return self.now
 
 
-def heads_fetched(calls: int, *, wall=None, tape=None, tape_mode=None) -> list[int]:
-    """Run `calls` archive balance calls one request each on a fresh sandbox; the position
-    (in requests sent) of each head fetch in the ledger."""
+def sandbox_gateway(sandbox: Sandbox, **options) -> toolkit.Gateway:
+    info = sandbox.info
+    return toolkit.Gateway(
+        info["platform_url"],
+        info["api_key"],
+        nodes=info["nodes"],
+        sandbox=sandbox,
+        retry=FAST_RETRY,
+        head_ttl_s=10,
+        **options,
+    )
+
+
+def head_positions(gateway: toolkit.Gateway) -> list[int]:
+    methods = gateway.ledger.frame["method"].tolist()
+    return [i for i, method in enumerate(methods) if method == "eth_blockNumber"]
+
+
+def heads_fetched(calls: int, **options) -> list[int]:
+    """Ask `calls` archive balances one call at a time on a fresh sandbox; the position (in
+    requests sent) of each head fetch in the ledger."""
     with Sandbox(seed=0) as sandbox:
-        info = sandbox.info
-        gateway = toolkit.Gateway(
-            info["platform_url"],
-            info["api_key"],
-            nodes=info["nodes"],
-            sandbox=sandbox,
-            retry=FAST_RETRY,
-            head_ttl_s=10,
-            tape=tape,
-            tape_mode=tape_mode,
-        )
+        gateway = sandbox_gateway(sandbox, **options)
         eth = gateway.node("ethereum-mainnet")
         head = eth.head()
-        blocks = [head - 1_000 - i for i in range(calls)]
-        work = toolkit.Workload().grid(eth, "eth_getBalance", [ADDRESS], blocks)
-        work.run(progress=False, batch_size=1, concurrency=1)
-        methods = gateway.ledger.frame["method"].tolist()
+        for i in range(calls):
+            eth.get_balance(ADDRESS, head - 1_000 - i)
         gateway.close()
-    return [i for i, method in enumerate(methods) if method == "eth_blockNumber"]
+        replayed = gateway.tape is not None and gateway.tape.replaying
+        assert gateway.ledger.total_ru == 0 if replayed else gateway.ledger.total_ru > 0
+        return head_positions(gateway)
 
 
 def test_against_the_sandbox_a_head_ages_by_requests_sent_not_by_the_wall(monkeypatch):
@@ -56,6 +64,24 @@ def test_against_the_sandbox_a_head_ages_by_requests_sent_not_by_the_wall(monkey
     assert racing == calm
     # A second of sandbox time per request, a head kept 10 s: one fetch every 10 requests.
     assert calm == [0, 10, 20, 30]
+
+
+def test_a_bulk_run_against_the_sandbox_keeps_the_heads_it_started_with():
+    """However its concurrent requests interleave, a run fetches the same heads: those it needs
+    before sending (none, here: the head is fresh), and none in its middle."""
+    seen = []
+    for concurrency in (1, 8, 32):
+        with Sandbox(seed=0) as sandbox:
+            gateway = sandbox_gateway(sandbox)
+            eth = gateway.node("ethereum-mainnet")
+            head = eth.head()
+            blocks = [head - 1_000 - i for i in range(120)]
+            work = toolkit.Workload().grid(eth, "eth_getBalance", [ADDRESS], blocks)
+            frame = work.run(progress=False, batch_size=1, concurrency=concurrency)
+            assert frame["error"].isna().all()
+            seen.append((head_positions(gateway), int(frame["ru"].sum())))
+            gateway.close()
+    assert seen == [([0], 240)] * 3
 
 
 def test_a_real_gateway_ages_its_heads_by_the_wall(monkeypatch, sandbox):

@@ -21,6 +21,7 @@ class HeadTracker:
         "_block_time_s",
         "_fetch_started",
         "_fetching",
+        "_held",
         "_seconds",
         "_seen",
         "_timeout_s",
@@ -33,10 +34,12 @@ class HeadTracker:
         timeout_s: Callable[[], float],
         block_time_s: float,
         seconds: Callable[[], float],
+        held: Callable[[], bool] = lambda: False,
     ):
         self._seen: tuple[int, float] | None = None  # (head, seconds() when seen)
         # Ages are read on the meter's clock (`Meter.seconds`): the wall's, or requests counted.
         self._seconds = seconds
+        self._held = held  # True while a bulk run keeps the heads it started with (`Meter`)
         self._fetching = False
         self._fetch_started = 0.0
         self._ttl_s = ttl_s  # read at each use: the settings may change
@@ -67,7 +70,7 @@ class HeadTracker:
         """A head to price by: a fresh one, or the last one while a fetch refreshes it (no
         second fetch); None when the head must be fetched first."""
         head = self.fresh()
-        if head is None and self._fetching and self._seen:
+        if head is None and (self._fetching or self._held()) and self._seen:
             head = self._seen[0]
         return head
 
@@ -86,7 +89,7 @@ class HeadTracker:
         if head is not None:
             return head, False
         known = self.last
-        if known is not None and (self._fetching or is_final(block, known, depth)):
+        if known is not None and (self._fetching or self._held() or is_final(block, known, depth)):
             return known, False
         return known, True
 

@@ -21,7 +21,8 @@ from __future__ import annotations
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from operator import attrgetter
@@ -320,6 +321,8 @@ class Meter:
         self.clock = clock
         self.seconds: Callable[[], float] = time.monotonic
         self.requests_sent = 0  # every attempt sent by the gateway's clients
+        self.counts_requests = False  # `seconds` counts requests (`count_time_in_requests`)
+        self._bulk_runs = 0
         self._budget = Budget(check_budget(budget), spent=self.ledger.counted_ru)
 
     def count_time_in_requests(self, seconds_each: float) -> None:
@@ -328,6 +331,24 @@ class Meter:
         tape replayed. The same calls then fetch heads at the same points however fast they
         run, so a notebook shows the same twice."""
         self.seconds = lambda: self.requests_sent * seconds_each
+        self.counts_requests = True
+
+    @property
+    def heads_held(self) -> bool:
+        """Whether heads stay as they are until a bulk run ends (see `bulk_run`)."""
+        return self._bulk_runs > 0
+
+    @contextmanager
+    def bulk_run(self) -> Iterator[None]:
+        """A bulk run's sending. When time is counted in requests, heads fetched before it price
+        all its calls (their age widens the drift instead): a fetch in the middle of many
+        concurrent requests would land at a point that depends on which answered first, and the
+        same run could then fetch a different number of heads."""
+        self._bulk_runs += self.counts_requests
+        try:
+            yield
+        finally:
+            self._bulk_runs -= self.counts_requests
 
     @property
     def budget(self) -> Budget | None:

@@ -160,6 +160,7 @@ class NodeCore:
             lambda: shared.timeout,
             chain.block_time_s,
             lambda: shared.meter.seconds(),  # read at each use: the gateway may set it later
+            lambda: shared.meter.heads_held,
         )
         # Only EVM rules read the head: a number elsewhere is priced without one.
         self.pricer = Pricer(self, self.heads, by_head=chain.family == "evm")

@@ -715,10 +715,10 @@ class DatasetWriter:
             fitting.setdefault(key, []).append(item)
         return fitting
 
-    def close(self) -> None:
+    def close(self, *, release: bool = True) -> None:
         """Write what is buffered into part files, merge the small files of the partitions this
         run wrote, and let go of the dataset (after a run, or when it was interrupted: what
-        finished is kept)."""
+        finished is kept). ``release=False`` keeps the lock, for the run's record (`release`)."""
         try:
             self._seal()
             if not self.own_files_only and self.failure is None and self._written:
@@ -727,7 +727,8 @@ class DatasetWriter:
             warn(f"the dataset's small files could not be merged ({error!r})", RuntimeWarning)
         finally:
             self._journal.close()
-            self.release()
+            if release:
+                self.release()
 
     def release(self) -> None:
         if self._lock is not None:

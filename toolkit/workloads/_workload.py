@@ -498,27 +498,34 @@ class Workload:
 
         started, ledgers = time.perf_counter(), _ledger_marks(self.calls)
         try:
-            previous = writer.open_blocking()
-            done = self._answered_by(previous)
-            to_send = Workload([c for c, row in zip(self.calls, done, strict=True) if row is None])
-            preview_high = to_send.preview().ru_high if to_send.calls else 0
-            bar = start_progress(bar, len(self), len(self) - len(to_send))
-            sent = run_on_cluster(
-                to_send,
-                client,
-                writer,
-                partition_size=partition_size,
-                concurrency=concurrency,
-                batch_size=batch_size,
-                bar=bar,
+            try:
+                previous = writer.open_blocking()
+                done = self._answered_by(previous)
+                to_send = Workload(
+                    [c for c, row in zip(self.calls, done, strict=True) if row is None]
+                )
+                preview_high = to_send.preview().ru_high if to_send.calls else 0
+                bar = start_progress(bar, len(self), len(self) - len(to_send))
+                sent = run_on_cluster(
+                    to_send,
+                    client,
+                    writer,
+                    partition_size=partition_size,
+                    concurrency=concurrency,
+                    batch_size=batch_size,
+                    bar=bar,
+                )
+            finally:
+                writer.close(release=False)
+                tape = self.calls[0].node.settings.tape if self.calls else None
+                if tape is not None:
+                    tape.save()  # recording: takes in what each worker recorded beside it
+            frame = _finish(
+                (sent, row_counts(sent)), previous, done, preview_high, started, ledgers
             )
+            _record_run(writer, frame, self.calls, ledgers)
         finally:
-            writer.close()
-            tape = self.calls[0].node.settings.tape if self.calls else None
-            if tape is not None:
-                tape.save()  # recording: takes in what each worker recorded beside it
-        frame = _finish((sent, row_counts(sent)), previous, done, preview_high, started, ledgers)
-        _record_run(writer, frame, self.calls, ledgers)
+            writer.release()  # after the record (see `_run`)
         return frame
 
     async def _run(
@@ -528,38 +535,48 @@ class Workload:
 
         started, ledgers = time.perf_counter(), _ledger_marks(self.calls)
         try:
-            # Takes the dataset's lock (waiting for another run) and recovers what dead runs left.
-            previous = None if writer is None else await writer.open()
-            done = self._answered_by(previous)
-            if previous is None:
-                to_send = self
-            else:
-                to_send = Workload(
-                    [c for c, row in zip(self.calls, done, strict=True) if row is None]
+            try:
+                # Takes the dataset's lock (waiting for another run) and recovers what dead
+                # runs left.
+                previous = None if writer is None else await writer.open()
+                done = self._answered_by(previous)
+                if previous is None:
+                    to_send = self
+                else:
+                    to_send = Workload(
+                        [c for c, row in zip(self.calls, done, strict=True) if row is None]
+                    )
+                run = BulkRun(
+                    to_send.calls,  # (node, call) pairs
+                    concurrency=concurrency,
+                    batch_size=batch_size,
+                    progress=bar,
+                    on_done=None if writer is None else writer.add,
                 )
-            run = BulkRun(
-                to_send.calls,  # (node, call) pairs
-                concurrency=concurrency,
-                batch_size=batch_size,
-                progress=bar,
-                on_done=None if writer is None else writer.add,
-            )
-            # The cache answers first (one query per node), so heads and prices are worked
-            # out only for the calls that will be sent.
-            cached = run.answer_from_cache()
-            await to_send._fetch_heads(cached)
-            # The bar's clock starts with the sending: the dataset's rows and the cache's
-            # answers count as done, but not in the rate.
-            answered = len(self) - len(to_send) + len(cached)
-            run.progress = start_progress(run.progress, len(self), answered)
-            items = await run.run()
+                # The cache answers first (one query per node), so heads and prices are worked
+                # out only for the calls that will be sent.
+                cached = run.answer_from_cache()
+                await to_send._fetch_heads(cached)
+                # The bar's clock starts with the sending: the dataset's rows and the cache's
+                # answers count as done, but not in the rate.
+                answered = len(self) - len(to_send) + len(cached)
+                run.progress = start_progress(run.progress, len(self), answered)
+                with contextlib.ExitStack() as heads_held:
+                    for meter in {id(c.node.meter): c.node.meter for c in to_send.calls}.values():
+                        heads_held.enter_context(meter.bulk_run())
+                    items = await run.run()
+            finally:
+                if writer is not None:  # what finished is kept, even when the run was interrupted
+                    writer.close(release=False)
+            # The summary's price: what the calls were priced at as they were sent (pricing them
+            # all again for it would repeat work the sends already did).
+            frame = _finish(results(items), previous, done, run.priced_high(), started, ledgers)
+            _record_run(writer, frame, self.calls, ledgers)
         finally:
+            # The run's record is written before the lock goes: a run waiting for the lock
+            # clears what dead runs left, and would take a record being written for theirs.
             if writer is not None:
-                writer.close()  # what finished is kept, even when the run was interrupted
-        # The summary's price: what the calls were priced at as they were sent (pricing them all
-        # again for it would repeat work the sends already did, a real share of a fast run).
-        frame = _finish(results(items), previous, done, run.priced_high(), started, ledgers)
-        _record_run(writer, frame, self.calls, ledgers)
+                writer.release()
         if run.stopped is not None:
             # What finished is in the frame, the dataset and its run record: now the stop goes
             # on (`run` and `arun` hand the frame over as `last_result`).
