@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 TOOLS := .tools
 ANVIL := $(TOOLS)/node_modules/.bin/anvil
 
-.PHONY: lab demo tapes test test-other-python test-floors lint format typecheck docs tools anvil browser bench clean
+.PHONY: lab demo tapes test test-other-python test-floors lint format typecheck docs tools anvil pyright browser bench clean
 
 # The newest Python besides the default that the machine has (3.13, else 3.12; from PATH or
 # pyenv): `make test` runs a fast subset of the tests on it too. OTHER_PYTHON= skips that.
@@ -67,6 +67,17 @@ $(ANVIL):
 
 anvil: $(ANVIL)
 
+# Pyright (the checker behind VS Code's Pylance) from npm, beside Anvil: the README's examples
+# must type-check under it as under mypy (tests/test_types.py skips it without npm).
+PYRIGHT := $(TOOLS)/node_modules/.bin/pyright
+
+$(PYRIGHT):
+	@if command -v npm >/dev/null; then \
+		npm install --silent --no-audit --no-fund --prefix $(TOOLS) pyright@1.1.414; \
+	else echo "npm not found: the pyright test will be skipped"; fi
+
+pyright: $(PYRIGHT)
+
 # Debian's Chromium for the JupyterLab end-to-end test (Playwright drives it; it never downloads
 # a browser of its own). Installed when missing and we may (root with apt); else the test skips.
 browser:
@@ -95,7 +106,7 @@ typecheck: $(VENV)/.dev-installed
 docs: $(VENV)/.dev-installed
 	$(VENV)/bin/mkdocs build --strict --quiet
 
-test: $(VENV)/.dev-installed anvil browser lint typecheck docs
+test: $(VENV)/.dev-installed anvil pyright browser lint typecheck docs
 	$(PY) -m pytest --durations=15
 	@$(MAKE) --no-print-directory test-other-python
 	@$(MAKE) --no-print-directory test-floors
