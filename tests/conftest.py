@@ -101,6 +101,37 @@ def pytest_sessionfinish(session, exitstatus):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
+# --- parallel runs (pytest-xdist, `make test`) -------------------------------------------------
+# Each xdist worker is a process of its own, with its own session and module fixtures. Under
+# `--dist loadgroup` the tests that share costly or stateful fixtures go to one worker, in their
+# collection order: a module's tests when it has a module-scoped fixture (one JupyterLab and one
+# page serve every browser test, one build serves the packaging tests, one Dask cluster the
+# distributed ones), and the tests that read one notebook's session run (`executed`), so that no
+# notebook is run once per worker. Every other test is scheduled on its own.
+
+
+def xdist_group_of(item: pytest.Item) -> str | None:
+    """The xdist group `item` must share a worker with, or None."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    if "executed" in info.names_closure:
+        path = getattr(item, "callspec", None) and item.callspec.params.get("path")
+        return f"notebook-{Path(path).stem}" if path else "notebooks"
+    for definitions in info.name2fixturedefs.values():
+        if any(definition.scope == "module" for definition in definitions):
+            return item.nodeid.split("::", 1)[0]
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the marks
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        group = xdist_group_of(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture
 def working_tree_probe():
     """(tree_state, tree_changes), for the test that checks the check."""
