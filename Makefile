@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 TOOLS := .tools
 ANVIL := $(TOOLS)/node_modules/.bin/anvil
 
-.PHONY: lab demo tapes test test-subsets test-other-python test-floors lint format docs tools anvil browser bench clean
+.PHONY: lab demo tapes test test-other-python test-floors lint format docs tools anvil browser bench clean
 
 # The newest Python besides the default that the machine has (3.13, else 3.12; from PATH or
 # pyenv): `make test` runs a fast subset of the tests on it too. OTHER_PYTHON= skips that.
@@ -89,25 +89,23 @@ format: $(VENV)/.dev-installed
 docs: $(VENV)/.dev-installed
 	$(VENV)/bin/mkdocs build --strict --quiet
 
-# The whole suite runs in TEST_WORKERS processes (pytest-xdist): most of its time is spent in
-# one process waiting on another (kernels, the sandbox, JupyterLab, Chromium), so a second
-# worker keeps the second core busy. `--dist loadgroup` keeps together the tests that share a
-# costly or stateful fixture (tests/conftest.py marks them: a module's JupyterLab page, one
-# notebook's session run); every other test goes to whichever worker is free. TEST_WORKERS=0
-# runs it in one process, as before.
-# Then the two subsets, at the same time: each is one process, and there are two cores. Both
-# venvs are installed first, since the tree check of either run (tests/conftest.py) would see
-# the other's venv appear; -Otarget prints each run's output whole once it ends.
+# Why `make test` is laid out as it is:
+# - The whole suite runs in TEST_WORKERS processes (pytest-xdist): much of its time is spent
+#   waiting on other processes (notebook kernels, JupyterLab, Chromium, Voila, the benchmark
+#   script) or on sleeps, so a second worker keeps the second core busy. `--dist loadgroup`
+#   keeps together the tests that share a costly or stateful fixture (tests/conftest.py groups
+#   them: a module's JupyterLab page, one notebook's session run); any other test goes to
+#   whichever worker is free. TEST_WORKERS=0 runs the suite in one process, as it once did.
+# - Then the two subsets (the other Python, the floors) run side by side: each is one process,
+#   and there are two cores. Both venvs are installed before either starts, since the tree
+#   check of either run (tests/conftest.py) would see the other's venv appear; -Otarget prints
+#   each run's output whole once it ends.
 TEST_WORKERS ?= 2
-
-test: $(VENV)/.dev-installed anvil browser lint docs
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15
-	@$(MAKE) --no-print-directory test-subsets
-
 SUBSET_VENVS = $(if $(OTHER_PYTHON),$(OTHER_VENV)/.installed) \
 	$(if $(FLOORS_PYTHON),$(FLOORS_VENV)/.installed)
 
-test-subsets:
+test: $(VENV)/.dev-installed anvil browser lint docs
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15
 	$(if $(strip $(SUBSET_VENVS)),@$(MAKE) --no-print-directory $(SUBSET_VENVS))
 	@$(MAKE) --no-print-directory -j2 -Otarget test-other-python test-floors
 

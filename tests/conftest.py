@@ -126,6 +126,8 @@ def xdist_group_of(item: pytest.Item) -> str | None:
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the marks
 def pytest_collection_modifyitems(config, items):
+    if not config.pluginmanager.hasplugin("xdist"):  # the subsets' venvs have no xdist
+        return
     for item in items:
         group = xdist_group_of(item)
         if group is not None:
