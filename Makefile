@@ -93,9 +93,11 @@ docs: $(VENV)/.dev-installed
 # - The whole suite runs in TEST_WORKERS processes (pytest-xdist): much of its time is spent
 #   waiting on other processes (notebook kernels, JupyterLab, Chromium, Voila, the benchmark
 #   script) or on sleeps, so a second worker keeps the second core busy. `--dist loadgroup`
-#   keeps together the tests that share a costly or stateful fixture (tests/conftest.py groups
-#   them: a module's JupyterLab page, one notebook's session run); any other test goes to
-#   whichever worker is free. TEST_WORKERS=0 runs the suite in one process, as it once did.
+#   keeps some tests on one worker, in order (tests/conftest.py groups them): the notebook,
+#   kernel and browser tests, whose outputs depend on the machine keeping up, run one at a time
+#   as in a serial run, beside the in-process tests; a module with a module-scoped fixture
+#   builds it once. Any other test goes to whichever worker is free. TEST_WORKERS=0 runs the
+#   suite in one process.
 # - Then the two subsets (the other Python, the floors) run side by side: each is one process,
 #   and there are two cores. Both venvs are installed before either starts, since the tree
 #   check of either run (tests/conftest.py) would see the other's venv appear; -Otarget prints

@@ -103,21 +103,27 @@ def pytest_sessionfinish(session, exitstatus):
 
 # --- parallel runs (pytest-xdist, `make test`) -------------------------------------------------
 # Each xdist worker is a process of its own, with its own session and module fixtures. Under
-# `--dist loadgroup` the tests that share costly or stateful fixtures go to one worker, in their
-# collection order: a module's tests when it has a module-scoped fixture (one JupyterLab and one
-# page serve every browser test, one build serves the packaging tests, one Dask cluster the
-# distributed ones), and the tests that read one notebook's session run (`executed`), so that no
-# notebook is run once per worker. Every other test is scheduled on its own.
+# `--dist loadgroup` the tests of one group run on one worker, one after another, in collection
+# order; every other test goes to whichever worker is free.
+# - The tests that run notebooks in real kernels, JupyterLab or Voilà in Chromium (the
+#   `notebooks` and `browser` marks) are one group, "kernels": what they show depends on the
+#   machine keeping up (a replay's chunks of output, a dashboard usable within seconds, Dask's
+#   workers stopping in time), so at most one of them runs at a time, as in a serial run, while
+#   the other worker runs the in-process tests. This also keeps each notebook's session run
+#   (`executed`) to one per run, and the browser module's one JupyterLab and page in order.
+# - A module with a module-scoped fixture is a group of its own: the fixture is built once (a
+#   build, a Dask cluster, Anvil's node), and its tests keep their order.
 
 
 def xdist_group_of(item: pytest.Item) -> str | None:
     """The xdist group `item` must share a worker with, or None."""
+    if item.get_closest_marker("notebooks") or item.get_closest_marker("browser"):
+        return "kernels"
     info = getattr(item, "_fixtureinfo", None)
     if info is None:
         return None
     if "executed" in info.names_closure:
-        path = getattr(item, "callspec", None) and item.callspec.params.get("path")
-        return f"notebook-{Path(path).stem}" if path else "notebooks"
+        return "kernels"
     for definitions in info.name2fixturedefs.values():
         if any(definition.scope == "module" for definition in definitions):
             return item.nodeid.split("::", 1)[0]
