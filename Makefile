@@ -106,10 +106,30 @@ typecheck: $(VENV)/.dev-installed
 docs: $(VENV)/.dev-installed
 	$(VENV)/bin/mkdocs build --strict --quiet
 
+# Why `make test` is laid out as it is:
+# - The whole suite runs in TEST_WORKERS processes (pytest-xdist): much of its time is spent
+#   waiting on other processes (notebook kernels, JupyterLab, Chromium, Voila, the benchmark
+#   script) or on sleeps, so a second worker keeps the second core busy. `--dist loadgroup`
+#   keeps some tests on one worker, in order (tests/conftest.py groups them): the notebook,
+#   kernel and browser tests, whose outputs depend on the machine keeping up, run one at a time
+#   as in a serial run, beside the in-process tests; a module with a module-scoped fixture
+#   builds it once. Any other test goes to whichever worker is free.
+#   The default is still one process (TEST_WORKERS=0): beside a busy second worker, notebook
+#   06's explorer run and the replays of 04 and 09 sometimes show other output on their second
+#   run (more requests sent, output cut in other chunks). Set it to 2 once those runs show the
+#   same under load; a CI failure blocks everyone, a slower CI does not.
+# - Then the two subsets (the other Python, the floors) run side by side: each is one process,
+#   and there are two cores. Both venvs are installed before either starts, since the tree
+#   check of either run (tests/conftest.py) would see the other's venv appear; -Otarget prints
+#   each run's output whole once it ends.
+TEST_WORKERS ?= 0
+SUBSET_VENVS = $(if $(OTHER_PYTHON),$(OTHER_VENV)/.installed) \
+	$(if $(FLOORS_PYTHON),$(FLOORS_VENV)/.installed)
+
 test: $(VENV)/.dev-installed anvil pyright browser lint typecheck docs
-	$(PY) -m pytest --durations=15
-	@$(MAKE) --no-print-directory test-other-python
-	@$(MAKE) --no-print-directory test-floors
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15
+	$(if $(strip $(SUBSET_VENVS)),@$(MAKE) --no-print-directory $(SUBSET_VENVS))
+	@$(MAKE) --no-print-directory -j2 -Otarget test-other-python test-floors
 
 # On the other Python: the sync/async kernel tests (both nest-asyncio packages), proxies and
 # TLS, the sandbox, pricing and frames; the property tests run on the default Python only.

@@ -101,6 +101,45 @@ def pytest_sessionfinish(session, exitstatus):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
+# --- parallel runs (pytest-xdist, `make test`) -------------------------------------------------
+# Each xdist worker is a process of its own, with its own session and module fixtures. Under
+# `--dist loadgroup` the tests of one group run on one worker, one after another, in collection
+# order; every other test goes to whichever worker is free.
+# - The tests that run notebooks in real kernels, JupyterLab or Voilà in Chromium (the
+#   `notebooks` and `browser` marks) are one group, "kernels": what they show depends on the
+#   machine keeping up (a replay's chunks of output, a dashboard usable within seconds, Dask's
+#   workers stopping in time), so at most one of them runs at a time, as in a serial run, while
+#   the other worker runs the in-process tests. This also keeps each notebook's session run
+#   (`executed`) to one per run, and the browser module's one JupyterLab and page in order.
+# - A module with a module-scoped fixture is a group of its own: the fixture is built once (a
+#   build, a Dask cluster, Anvil's node), and its tests keep their order.
+
+
+def xdist_group_of(item: pytest.Item) -> str | None:
+    """The xdist group `item` must share a worker with, or None."""
+    if item.get_closest_marker("notebooks") or item.get_closest_marker("browser"):
+        return "kernels"
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    if "executed" in info.names_closure:
+        return "kernels"
+    for definitions in info.name2fixturedefs.values():
+        if any(definition.scope == "module" for definition in definitions):
+            return item.nodeid.split("::", 1)[0]
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the marks
+def pytest_collection_modifyitems(config, items):
+    if not config.pluginmanager.hasplugin("xdist"):  # the subsets' venvs have no xdist
+        return
+    for item in items:
+        group = xdist_group_of(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture
 def working_tree_probe():
     """(tree_state, tree_changes), for the test that checks the check."""

@@ -350,7 +350,10 @@ def test_big_ints_add_up_exactly_in_duckdb_and_polars(tmp_path):
     frame = pd.DataFrame({"wei": pd.Series(wei, dtype=object)})
     path = tmp_path / "wei.parquet"
     toolkit.to_parquet(frame, path)
-    (total,) = duckdb.execute(f"SELECT sum(wei) FROM read_parquet('{path}')").fetchone()
+    # A connection of its own: a result left unread on duckdb's default one fails the next test
+    # in this process that uses it.
+    connection = duckdb.connect()
+    (total,) = connection.execute(f"SELECT sum(wei) FROM read_parquet('{path}')").fetchone()
     assert total == Decimal(sum(wei))
     assert polars.read_parquet(path)["wei"].sum() == Decimal(sum(wei))
 
@@ -362,7 +365,7 @@ def test_wide_ints_as_text_are_exact_in_duckdb_and_polars(tmp_path):
     frame = pd.DataFrame({"u256": pd.Series(values, dtype=object)})
     path = tmp_path / "u256.parquet"
     toolkit.to_parquet(frame, path, wide_ints="text")
-    rows = duckdb.execute(f"SELECT u256 FROM read_parquet('{path}')").fetchall()
+    rows = duckdb.connect().execute(f"SELECT u256 FROM read_parquet('{path}')").fetchall()
     assert [int(v) for (v,) in rows] == values
     assert [int(v) for v in polars.read_parquet(path)["u256"]] == values
 

@@ -92,10 +92,11 @@ def test_other_readers_see_the_partitions_and_exact_decimals(make_gateway, tmp_p
     assert set(table.column("method").to_pylist()) == {"eth_getBalance"}
     assert str(table.schema.field("value").type).startswith("decimal")
     glob = str(tmp_path / "ds" / "**" / "*.parquet")
-    rows = duckdb.sql(
+    query = (
         f"select node, sum(value) as total from read_parquet('{glob}', hive_partitioning=true) "
         "group by node"
-    ).fetchall()
+    )
+    rows = duckdb.connect().sql(query).fetchall()  # not the default connection (test_parquet)
     assert rows == [("ethereum-mainnet", sum(frame["value"]))]
 
 
