@@ -148,5 +148,7 @@ def test_the_demo_dashboard_is_usable_within_ten_seconds_of_its_kernel(source, c
         assert secret not in shown
     if source == "tape":
         assert "replayed from the tape" in shown  # the provenance says where answers came from
-    log = log_path.read_text()
+    # What the server logged while serving; once stopped (signal 15), a kernel still replying
+    # may find its socket closed under it (ZMQError), which is the shutdown's, not the page's.
+    log = log_path.read_text().split("Handle signal 15")[0]
     assert "Traceback" not in log, log[-3000:]
