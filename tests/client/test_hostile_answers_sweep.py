@@ -199,11 +199,8 @@ def answers_for_one(draw):
     return draw(hostile_answers(["__ID__"]))
 
 
-@SWEEP
-@given(data=st.data())
-def test_any_answer_to_a_batch_is_values_or_gateway_errors(hostile, data):
-    answers, node = hostile
-    status, headers, body = data.draw(hostile_answers(["__ID0__", "__ID1__"]))
+def with_ids(body: bytes):
+    """The body with the ids the client sent in place of ``"__ID0__"`` and ``"__ID1__"``."""
 
     def content(ids):
         text = body
@@ -211,7 +208,16 @@ def test_any_answer_to_a_batch_is_values_or_gateway_errors(hostile, data):
             text = text.replace(b'"__ID%d__"' % position, _text(sent))
         return text
 
-    answers.next = (status, headers, content)
+    return content
+
+
+@SWEEP
+@given(data=st.data())
+def test_any_answer_to_a_batch_is_values_or_gateway_errors(hostile, data):
+    answers, node = hostile
+    status, headers, body = data.draw(hostile_answers(["__ID0__", "__ID1__"]))
+
+    answers.next = (status, headers, with_ids(body))
     before = len(node.ledger.entries)
     try:
         outcome = node.batch(
@@ -239,13 +245,7 @@ def test_any_answer_to_a_mixed_batch_is_values_or_gateway_errors(hostile, data):
     answers, node = hostile
     status, headers, body = data.draw(hostile_answers(["__ID0__", "__ID1__"]))
 
-    def content(ids):
-        text = body
-        for position, sent in enumerate(ids[:2]):
-            text = text.replace(b'"__ID%d__"' % position, _text(sent))
-        return text
-
-    answers.next = (status, headers, content)
+    answers.next = (status, headers, with_ids(body))
     before = len(node.ledger.entries)
     calls = [("eth_getBalance", [ALICE, "latest"]), ("eth_feeHistory", ["0x1", "latest", []])]
     try:
@@ -272,13 +272,7 @@ def test_a_well_formed_answer_to_a_mixed_batch_is_its_results_as_sent(hostile):
     answers, node = hostile
     body = b'[{"id": "__ID0__", "result": "0x10"}, {"id": "__ID1__", "result": "0x10"}]'
 
-    def content(ids):
-        text = body
-        for position, sent in enumerate(ids[:2]):
-            text = text.replace(b'"__ID%d__"' % position, _text(sent))
-        return text
-
-    answers.next = (200, {}, content)
+    answers.next = (200, {}, with_ids(body))
     calls = [("eth_getBalance", [ALICE, "latest"]), ("eth_feeHistory", ["0x1", "latest", []])]
     assert node._run(node._core.call_raw_batch(calls)) == ["0x10", "0x10"]
 
