@@ -17,6 +17,7 @@ from ._billing import (
 )
 from ._bounds import BLOCK_TAGS, MAX_LOG_RANGE, SOLANA_MAX_TRANSACTION_BYTES
 from ._chains import CHAINS, Chain, HeadSource, chain_for
+from ._inputs import REQUIRED, Arg
 from ._kinds import Param
 from ._lookup import CATALOG, lookup
 from ._model import ALWAYS, BoundCall, Method, Surface
@@ -61,12 +62,14 @@ __all__ = [
     "METHODS",
     "PUBLIC",
     "REFUSED_STATUSES",
+    "REQUIRED",
     "RESULT_KINDS",
     "SOLANA_MAX_TRANSACTION_BYTES",
     "SPEC",
     "STATUS_COSTS",
     "TYPED_VALUES",
     "ArchiveByBlock",
+    "Arg",
     "BoundCall",
     "ByInnerMethod",
     "Chain",

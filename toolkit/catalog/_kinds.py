@@ -442,7 +442,9 @@ _NO_DEFAULT: Any = type("NoDefault", (), {"__repr__": lambda self: "<no default>
 @dataclass(frozen=True)
 class Param:
     """One parameter. `default` is filled in and sent when the caller omits the parameter;
-    `server_default` is what the gateway assumes when it is not sent (documentation only)."""
+    `server_default` is what the gateway assumes when it is not sent (documentation only);
+    `helper_default` is what the method's typed helper sends when its caller omits it (a raw
+    call sends nothing), taken by keyword only."""
 
     name: str
     kind: Kind
@@ -450,6 +452,7 @@ class Param:
     required: bool = True
     default: Any = _NO_DEFAULT
     server_default: Any = _NO_DEFAULT
+    helper_default: Any = _NO_DEFAULT
     choices: tuple[Any, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
@@ -462,6 +465,10 @@ class Param:
     @property
     def has_server_default(self) -> bool:
         return self.server_default is not _NO_DEFAULT
+
+    @property
+    def has_helper_default(self) -> bool:
+        return self.helper_default is not _NO_DEFAULT
 
     def check(self, value: Any, path: str) -> Any:
         wire = self.kind.check(value)

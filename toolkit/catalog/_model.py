@@ -12,6 +12,7 @@ from typing import Any
 from .._errors import ValidationError
 from .._json import COMPACT_JSON
 from .._redact import clip
+from ._inputs import REQUIRED, Arg, Input, args_of_params, fill
 from ._kinds import Param, _checked, _close_matches, _shown
 from ._pricing import Rule
 from ._results import TYPED_VALUES
@@ -188,6 +189,10 @@ class Method:
     # ALWAYS; None: the archive rule's block parameter, if any. See the client's response cache.
     pinned_by: str | None = None
     in_spec: bool = True  # False: a read method real clients call first, beyond the spec
+    # The typed helper's arguments and input transforms, where it takes more than the
+    # parameters by their own names (see _inputs.py); raw calls and workloads skip both.
+    args: tuple[Arg, ...] = ()
+    inputs: tuple[Input, ...] = ()
 
     @_once
     def param_names(self) -> tuple[str, ...]:
@@ -200,6 +205,37 @@ class Method:
         if self.pinned_by is not None:
             return self.pinned_by
         return getattr(self.ru, "param", None)
+
+    @_once
+    def helper_args(self) -> tuple[Arg, ...]:
+        """The typed helper's arguments: the declared `args`, else the parameters'."""
+        return self.args or args_of_params(self.params)
+
+    def param_at(self, path: str) -> Param:
+        """The parameter, or an object parameter's field, at ``name.field`` (an `Arg.fills`)."""
+        name, *inner = path.split(".")
+        param = self.param(name)
+        for part in inner:
+            param = next(f for f in param.fields if f.name == part)
+        return param
+
+    def helper_arguments(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """The call's arguments by parameter name, for `given` (a helper's arguments by Python
+        name, as its caller gave them): each argument, or its default, where it `fills`, then
+        the input transforms. `bind` checks the result as it checks a raw call."""
+        arguments: dict[str, Any] = {}
+        try:
+            for arg in self.helper_args:
+                value = given.get(arg.name, arg.default)
+                if value is None or value is REQUIRED or (arg.collects and not value):
+                    continue
+                fill(arguments, arg.fills, value)
+            for transform in self.inputs:
+                transform(arguments)
+        except ValidationError as error:
+            error.method = self.name
+            raise
+        return arguments
 
     def typed(self, result: Any) -> Any:
         """The helper's value of a raw result that passed its kind's check (an int for a

@@ -4,7 +4,7 @@ in sync)."""
 from __future__ import annotations
 
 from ._kinds import Param
-from ._model import Surface
+from ._model import Method, Surface
 from ._table import METHODS
 
 _SURFACE = {
@@ -21,6 +21,19 @@ def _param(param: Param) -> str:
     return text
 
 
+def _helper(method: Method) -> str:
+    """The helper as it is called: its positional arguments (optional ones in brackets), and
+    ``…`` when it takes keywords besides."""
+    shown = [
+        arg.name if arg.required else f"[{arg.name}]"
+        for arg in method.helper_args
+        if arg.positional
+    ]
+    if any(not arg.positional for arg in method.helper_args):
+        shown.append("…")
+    return f"{method.helper}({', '.join(shown)})"
+
+
 def method_table() -> str:
     """Every catalog method as a markdown table: name, where it comes from (the spec's section,
     or a read method real clients call first), chains, surface, params, RU, helper."""
@@ -34,7 +47,7 @@ def method_table() -> str:
         origin = f"spec {method.section}" if method.in_spec else "clients"
         lines.append(
             f"| `{method.name}` | {origin} | {', '.join(method.chains)} | {surface} | {params} "
-            f"| {method.ru.describe()} | `{method.helper}` |"
+            f"| {method.ru.describe()} | `{_helper(method)}` |"
         )
     return "\n".join(lines)
 

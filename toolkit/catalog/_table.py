@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._bounds import DEBUG_PRINT_BLOCK_FLOOR, MAX_LATEST_BLOCKS, MAX_LOG_RANGE
+from ._inputs import REQUIRED, Arg, token_name_as_hex, transaction_as_text
 from ._kinds import (
     ADDRESS_LIST,
     ASSET_ID,
@@ -131,13 +132,22 @@ SIMULATE_CONFIG_FIELDS = (
     ),
 )
 
+# The helpers always send `visible` (False unless told), so an answer's form never depends on
+# a server default; see the TronMethods docstring.
 _VISIBLE_FALSE = Param(
     "visible",
     BOOL,
     "addresses as base58 (true) or hex (false)",
     required=False,
     server_default=False,
+    helper_default=False,
 )
+
+
+def _token_name_args(name: str) -> tuple[Arg, ...]:
+    """A TRON asset lookup's helper arguments: the name or id as `name`, and `visible`."""
+    return (Arg(name, "value", REQUIRED, positional=True), Arg("visible", "visible", False))
+
 
 # --- row constructors: what rows of one chain family share, so each row says only its own -----
 # Every row is keywords: name, params, result kind, summary, helper, then what differs from its
@@ -197,7 +207,16 @@ METHODS: tuple[Method, ...] = (
     _evm("eth_call", Param("call", OBJECT, "call object", fields=CALL_OBJECT_FIELDS), _STATE_BLOCK,
          result="data", ru=_archive("block", SPEC + ": archive billing for eth_call"),
          summary="Execute a call without a transaction; returns the return data.",
-         helper="call_contract", checks=(_one_gas_price,)),
+         helper="call_contract", checks=(_one_gas_price,),
+         args=(Arg("to", "call.to", REQUIRED, positional=True),
+               Arg("data", "call.data", positional=True),
+               Arg("block", "block", "latest"),
+               Arg("sender", "call.from"),
+               Arg("value", "call.value"),
+               Arg("gas", "call.gas"),
+               Arg("gasprice", "call.gasprice")),
+         notes=("A plain transfer simulation (no `data`, a `value`) returns ``0x`` on success; "
+                "the `sender` must hold enough for the value and the fee.",)),
     _evm("web3_clientVersion", result="text",
          summary="The node's client version.", helper="client_version"),
     _evm("debug_printBlock",
@@ -205,7 +224,10 @@ METHODS: tuple[Method, ...] = (
          chains=("arbitrum",), result="text",
          ru=Fixed(2, PUBLIC + ": every debug_* method is 2 RU"),
          summary="A verbose dump of a whole block (Arbitrum; needs the debug namespace).",
-         helper="print_block", checks=(_debug_print_block_floor,)),
+         helper="print_block", checks=(_debug_print_block_floor,),
+         notes=("The answer is Go's ``spew.Sdump`` of the block; "
+                "`toolkit.frames.evm_printed_blocks` reads it.",
+                "Earlier blocks need the arbtrace_* methods (`call_raw`).")),
     # A+. EVM read methods real clients call first (web3.py: eth_chainId before eth_call)
     _evm("eth_chainId", result="quantity",
          summary="The chain id (EIP-155).", helper="chain_id", pinned_by=ALWAYS, in_spec=False),
@@ -244,6 +266,8 @@ METHODS: tuple[Method, ...] = (
          chains=("polygon",), section="B", result="root-hash",
          summary="Root hash of a block range (64 hex digits, no 0x).", helper="get_root_hash",
          checks=(_root_hash_range,),
+         args=(Arg("from_block", "from", REQUIRED, positional=True),
+               Arg("to_block", "to", REQUIRED, positional=True)),
          pinned_by="to",  # the root of a range is fixed once its last block is final
          notes=("The range is capped by a node-configured limit the spec does not give.",)),
     # C. Solana
@@ -253,25 +277,48 @@ METHODS: tuple[Method, ...] = (
            result="simulation",
            ru=Fixed(1, "toolkit assumption: 1 RU, the spec gives no archive rule for Solana"),
            summary="Execute a transaction without sending it and report logs, units, balances.",
-           helper="simulate_transaction", section="C", checks=(_simulate_rules,)),
+           helper="simulate_transaction", section="C", checks=(_simulate_rules,),
+           args=(Arg("transaction", "transaction", REQUIRED, positional=True, python="Any"),
+                 Arg("encoding", "config.encoding", "base64"),
+                 Arg("commitment", "config.commitment"),
+                 Arg("sig_verify", "config.sigVerify"),
+                 Arg("replace_recent_blockhash", "config.replaceRecentBlockhash"),
+                 Arg("min_context_slot", "config.minContextSlot"),
+                 Arg("inner_instructions", "config.innerInstructions"),
+                 Arg("accounts", "config.accounts.addresses"),
+                 Arg("accounts_encoding", "config.accounts.encoding")),
+           inputs=(transaction_as_text,),
+           notes=("`transaction` is encoded text, its bytes, or a solders transaction object, "
+                  "encoded with `encoding` (base64 unless told: the spec deprecates base58).",
+                  "The result is as the node sends it, ``{\"context\": ..., \"value\": ...}``; "
+                  "see `toolkit.frames`.")),
     # D. TRON
     _tron("wallet/getassetissuebyname",
           Param("value", TEXT, "token name (hex of UTF-8 when visible is false)"),
           result="asset-issue",
           summary="A TRC-10 asset by its name (an error when the name is not unique).",
-          helper="get_asset_issue_by_name", checks=(_tron_text_value(default_visible=False),)),
+          helper="get_asset_issue_by_name", checks=(_tron_text_value(default_visible=False),),
+          args=_token_name_args("name"), inputs=(token_name_as_hex,),
+          notes=("java-tron answers the bare record and the spec shows it as "
+                 "``{\"assetIssue\": [record]}``: either way the helper returns the record "
+                 "(``{}`` when no asset has the name).",
+                 "Several assets with the name raise `AmbiguousAssetName`: list them with "
+                 "`get_asset_issue_list_by_name` and look the one you want up by id.")),
     _tron("wallet/getassetissuelistbyname",
           Param("value", TEXT, "token name or pattern (hex of UTF-8 when visible is false)"),
-          visible=Param("visible", BOOL, "plain-text value", required=False, server_default=True),
+          visible=Param("visible", BOOL, "plain-text value", required=False, server_default=True,
+                        helper_default=False),
           result="asset-issue-list", summary="All TRC-10 assets matching a name.",
-          helper="get_asset_issue_list_by_name", checks=(_tron_text_value(default_visible=True),)),
+          helper="get_asset_issue_list_by_name", checks=(_tron_text_value(default_visible=True),),
+          args=_token_name_args("name"), inputs=(token_name_as_hex,)),
     _tron("wallet/getassetissuebyid", Param("value", ASSET_ID, "token id"),
           result="asset-issue", summary="A TRC-10 asset by its unique id.",
-          helper="get_asset_issue_by_id"),
+          helper="get_asset_issue_by_id", args=_token_name_args("asset_id")),
     _tron("wallet/gettransactioninfobyblocknum", Param("num", INT, "block number", minimum=0),
           result="transaction-info-list",
           summary="Transaction info (fees, receipts, logs) of every transaction in a block.",
-          helper="get_transaction_info_by_block_num", pinned_by="num"),
+          helper="get_transaction_info_by_block_num", pinned_by="num",
+          notes=("The helper returns a list: the node's ``{}`` (for block 0) becomes ``[]``.",)),
     _tron("wallet/getblockbylatestnum",
           Param("num", INT, "how many latest blocks", minimum=1, maximum=MAX_LATEST_BLOCKS),
           result="block-list", summary=f"The latest blocks (at most {MAX_LATEST_BLOCKS}).",
@@ -281,7 +328,9 @@ METHODS: tuple[Method, ...] = (
           Param("proposal_id", INT, "proposal id", minimum=1),
           result="unsigned-transaction",
           summary="An unsigned transaction deleting a proposal (sign and broadcast it yourself).",
-          helper="proposal_delete", checks=(_tron_address_form("owner_address"),)),
+          helper="proposal_delete", checks=(_tron_address_form("owner_address"),),
+          notes=("Only the creator may delete, before the proposal is executed; sign and "
+                 "broadcast the returned transaction yourself.",)),
     _evm("web3_sha3", Param("data", HEX_DATA, "bytes to hash"),
          chains=("tron",), section="D", path="/jsonrpc", ru=_TRON_RU, result="data",
          summary="Keccak-256 of the given bytes (TRON /jsonrpc).", helper="sha3",
@@ -314,7 +363,9 @@ METHODS: tuple[Method, ...] = (
                "others 1 RU, like every other TON request (toolkit assumption)",
            ),
            summary="TON JSON-RPC with named parameters (for example unpackAddress).",
-           helper="json_rpc", section="E", path="/api/v2/jsonRPC", checks=(_ton_inner_method,)),
+           helper="json_rpc", section="E", path="/api/v2/jsonRPC", checks=(_ton_inner_method,),
+           args=(Arg("method", "method", REQUIRED, positional=True),
+                 Arg("params", "params", collects=True))),
     # E+. TON read methods real clients call first (toncenter's SDK: GET, like getTokenData)
     _ton("api/v2/getMasterchainInfo", result="masterchain-info",
          summary="The latest masterchain block (its seqno is TON's head).",
@@ -331,5 +382,5 @@ METHODS: tuple[Method, ...] = (
            result="node-page",
            ru=_PLATFORM_RU,
            summary="One page of the organization's nodes.", helper="list_nodes_page",
-           section="F", path="/v2/nodes/"),
+           section="F", path="/v2/nodes/", args=(Arg("ordering", "ordering"), Arg("page", "page"))),
 )  # fmt: skip

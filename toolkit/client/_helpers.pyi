@@ -20,41 +20,58 @@ class EvmMethods:
     """EVM JSON-RPC (spec section A)."""
 
     def block_number(self) -> int:
-        """The latest block number, as an int (``eth_blockNumber``)."""
+        """Latest block number. (``eth_blockNumber``; always 1 RU)"""
         ...
 
-    def get_balance(self, address: str, block: int | str = ...) -> int:
-        """The balance in wei, as an exact int (``eth_getBalance``).
+    def get_balance(self, address: str, block: int | str | Mapping[str, Any] = ...) -> int:
+        """Balance in wei at a block. (``eth_getBalance``; 1 RU, or 2 RU when block is an archive block)
 
-        `block` is an int, a 0x hex number or a tag. A block 128 or more behind the head is an
-        archive request (2 RU instead of 1).
+        - `address` (0x + 40 hex digits): account address
+        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
         """
         ...
 
-    def get_storage_at(self, address: str, slot: int | str, block: int | str = ...) -> str:
-        """The 32-byte word at a storage slot, as 0x hex (``eth_getStorageAt``; archive rule)."""
+    def get_storage_at(
+        self,
+        address: str,
+        slot: int | str,
+        block: int | str | Mapping[str, Any] = ...,
+    ) -> str:
+        """The 32-byte word at a storage slot. (``eth_getStorageAt``; 1 RU, or 2 RU when block is an archive block)
+
+        - `address` (0x + 40 hex digits): contract address
+        - `slot` (0x hex quantity or a Python int, uint256): storage position
+        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
+        """
         ...
 
     def call_contract(
         self,
         to: str,
-        data: str | bytes | None = ...,
+        data: str | bytes | bytearray | None = ...,
         *,
-        block: int | str = ...,
+        block: int | str | Mapping[str, Any] = ...,
         sender: str | None = ...,
         value: int | str | None = ...,
         gas: int | str | None = ...,
         gasprice: int | str | None = ...,
     ) -> str:
-        """Execute a call without a transaction; returns the 0x return data (``eth_call``).
+        """Execute a call without a transaction; returns the return data. (``eth_call``; 1 RU, or 2 RU when block is an archive block)
 
-        A plain transfer simulation (no `data`, a `value`) returns ``0x`` on success; the `sender`
-        must hold enough for the value and the fee. Archive rule applies to `block`.
+        - `to` (0x + 40 hex digits, sent as ``call.to``): wallet or contract
+        - `data` (0x-prefixed hex bytes, optional, sent as ``call.data``): function selector and ABI-encoded arguments
+        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
+        - `sender` (0x + 40 hex digits, optional, sent as ``call.from``): sender
+        - `value` (0x hex quantity or a Python int, uint256 (sent without leading zeros), optional, sent as ``call.value``): value sent, in wei
+        - `gas` (0x hex quantity or a Python int, uint64 (sent without leading zeros), optional, sent as ``call.gas``): maximum gas
+        - `gasprice` (0x hex quantity or a Python int, uint256 (sent without leading zeros), optional, sent as ``call.gasprice``): gas price in wei (the spec's spelling)
+
+        A plain transfer simulation (no `data`, a `value`) returns ``0x`` on success; the `sender` must hold enough for the value and the fee.
         """
         ...
 
     def client_version(self) -> str:
-        """The node's client version string (``web3_clientVersion``)."""
+        """The node's client version. (``web3_clientVersion``; always 1 RU)"""
         ...
 
     def chain_id(self) -> int:
@@ -124,12 +141,12 @@ class EvmMethods:
     ) -> list[dict[str, Any]]:
         """Event logs of a block range (at most 10,000 blocks) or of one block. (``eth_getLogs``; 1 RU, or 2 RU when fromBlock is an archive block)
 
-        - `filter` (object): log filter
-          - `fromBlock`: first block
-          - `toBlock`: last block
-          - `address`: emitting contract(s)
-          - `topics`: topic filter by position
-          - `blockHash`: one block, instead of a range
+        - `filter` (object, optional): log filter
+        - `fromBlock` (0x hex block number, a Python int, or a tag, optional, sent as ``filter.fromBlock``): first block
+        - `toBlock` (0x hex block number, a Python int, or a tag, optional, sent as ``filter.toBlock``): last block
+        - `address` (an EVM address or a list of them, optional, sent as ``filter.address``): emitting contract(s)
+        - `topics` (up to 4 topics: null, a 32-byte hash, or a list, optional, sent as ``filter.topics``): topic filter by position
+        - `blockHash` (0x + 64 hex digits, optional, sent as ``filter.blockHash``): one block, instead of a range
 
         A read method real clients call first; not one of the gateway spec's.
         """
@@ -140,41 +157,58 @@ class AsyncEvmMethods:
     """EVM JSON-RPC (spec section A)."""
 
     async def block_number(self) -> int:
-        """The latest block number, as an int (``eth_blockNumber``)."""
+        """Latest block number. (``eth_blockNumber``; always 1 RU)"""
         ...
 
-    async def get_balance(self, address: str, block: int | str = ...) -> int:
-        """The balance in wei, as an exact int (``eth_getBalance``).
+    async def get_balance(self, address: str, block: int | str | Mapping[str, Any] = ...) -> int:
+        """Balance in wei at a block. (``eth_getBalance``; 1 RU, or 2 RU when block is an archive block)
 
-        `block` is an int, a 0x hex number or a tag. A block 128 or more behind the head is an
-        archive request (2 RU instead of 1).
+        - `address` (0x + 40 hex digits): account address
+        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
         """
         ...
 
-    async def get_storage_at(self, address: str, slot: int | str, block: int | str = ...) -> str:
-        """The 32-byte word at a storage slot, as 0x hex (``eth_getStorageAt``; archive rule)."""
+    async def get_storage_at(
+        self,
+        address: str,
+        slot: int | str,
+        block: int | str | Mapping[str, Any] = ...,
+    ) -> str:
+        """The 32-byte word at a storage slot. (``eth_getStorageAt``; 1 RU, or 2 RU when block is an archive block)
+
+        - `address` (0x + 40 hex digits): contract address
+        - `slot` (0x hex quantity or a Python int, uint256): storage position
+        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
+        """
         ...
 
     async def call_contract(
         self,
         to: str,
-        data: str | bytes | None = ...,
+        data: str | bytes | bytearray | None = ...,
         *,
-        block: int | str = ...,
+        block: int | str | Mapping[str, Any] = ...,
         sender: str | None = ...,
         value: int | str | None = ...,
         gas: int | str | None = ...,
         gasprice: int | str | None = ...,
     ) -> str:
-        """Execute a call without a transaction; returns the 0x return data (``eth_call``).
+        """Execute a call without a transaction; returns the return data. (``eth_call``; 1 RU, or 2 RU when block is an archive block)
 
-        A plain transfer simulation (no `data`, a `value`) returns ``0x`` on success; the `sender`
-        must hold enough for the value and the fee. Archive rule applies to `block`.
+        - `to` (0x + 40 hex digits, sent as ``call.to``): wallet or contract
+        - `data` (0x-prefixed hex bytes, optional, sent as ``call.data``): function selector and ABI-encoded arguments
+        - `block` (0x hex block number, a Python int, a tag, or a block hash (EIP-1898), optional): block number, tag or hash
+        - `sender` (0x + 40 hex digits, optional, sent as ``call.from``): sender
+        - `value` (0x hex quantity or a Python int, uint256 (sent without leading zeros), optional, sent as ``call.value``): value sent, in wei
+        - `gas` (0x hex quantity or a Python int, uint64 (sent without leading zeros), optional, sent as ``call.gas``): maximum gas
+        - `gasprice` (0x hex quantity or a Python int, uint256 (sent without leading zeros), optional, sent as ``call.gasprice``): gas price in wei (the spec's spelling)
+
+        A plain transfer simulation (no `data`, a `value`) returns ``0x`` on success; the `sender` must hold enough for the value and the fee.
         """
         ...
 
     async def client_version(self) -> str:
-        """The node's client version string (``web3_clientVersion``)."""
+        """The node's client version. (``web3_clientVersion``; always 1 RU)"""
         ...
 
     async def chain_id(self) -> int:
@@ -244,12 +278,12 @@ class AsyncEvmMethods:
     ) -> list[dict[str, Any]]:
         """Event logs of a block range (at most 10,000 blocks) or of one block. (``eth_getLogs``; 1 RU, or 2 RU when fromBlock is an archive block)
 
-        - `filter` (object): log filter
-          - `fromBlock`: first block
-          - `toBlock`: last block
-          - `address`: emitting contract(s)
-          - `topics`: topic filter by position
-          - `blockHash`: one block, instead of a range
+        - `filter` (object, optional): log filter
+        - `fromBlock` (0x hex block number, a Python int, or a tag, optional, sent as ``filter.fromBlock``): first block
+        - `toBlock` (0x hex block number, a Python int, or a tag, optional, sent as ``filter.toBlock``): last block
+        - `address` (an EVM address or a list of them, optional, sent as ``filter.address``): emitting contract(s)
+        - `topics` (up to 4 topics: null, a 32-byte hash, or a list, optional, sent as ``filter.topics``): topic filter by position
+        - `blockHash` (0x + 64 hex digits, optional, sent as ``filter.blockHash``): one block, instead of a range
 
         A read method real clients call first; not one of the gateway spec's.
         """
@@ -257,43 +291,59 @@ class AsyncEvmMethods:
 
 
 class ArbitrumMethods(EvmMethods):
-    def print_block(self, number: int | str) -> str:
-        """A verbose text dump of a whole block (``debug_printBlock``, 2 RU): Go's
-        ``spew.Sdump`` of the block; `toolkit.frames.evm_printed_blocks` reads it.
+    """EVM JSON-RPC and Arbitrum's debug_printBlock."""
 
-        `number` is an int or 0x hex and is sent as a decimal integer, as the gateway documents
-        the parameter. Only for blocks 22,207,815 and later; earlier blocks need the arbtrace_*
-        methods (`call_raw`). The node must have the debug namespace enabled.
+    def print_block(self, number: int | str) -> str:
+        """A verbose dump of a whole block (Arbitrum; needs the debug namespace). (``debug_printBlock``; always 2 RU)
+
+        - `number` (block number: a Python int or 0x hex, sent as a decimal int): block number, 22,207,815 or later
+
+        The answer is Go's ``spew.Sdump`` of the block; `toolkit.frames.evm_printed_blocks` reads it.
+
+        Earlier blocks need the arbtrace_* methods (`call_raw`).
         """
         ...
 
 
 class AsyncArbitrumMethods(AsyncEvmMethods):
-    async def print_block(self, number: int | str) -> str:
-        """A verbose text dump of a whole block (``debug_printBlock``, 2 RU): Go's
-        ``spew.Sdump`` of the block; `toolkit.frames.evm_printed_blocks` reads it.
+    """EVM JSON-RPC and Arbitrum's debug_printBlock."""
 
-        `number` is an int or 0x hex and is sent as a decimal integer, as the gateway documents
-        the parameter. Only for blocks 22,207,815 and later; earlier blocks need the arbtrace_*
-        methods (`call_raw`). The node must have the debug namespace enabled.
+    async def print_block(self, number: int | str) -> str:
+        """A verbose dump of a whole block (Arbitrum; needs the debug namespace). (``debug_printBlock``; always 2 RU)
+
+        - `number` (block number: a Python int or 0x hex, sent as a decimal int): block number, 22,207,815 or later
+
+        The answer is Go's ``spew.Sdump`` of the block; `toolkit.frames.evm_printed_blocks` reads it.
+
+        Earlier blocks need the arbtrace_* methods (`call_raw`).
         """
         ...
 
 
 class PolygonMethods(EvmMethods):
-    def get_root_hash(self, from_block: int, to_block: int) -> str:
-        """The root hash of a block range, 64 hex digits without 0x (``bor_getRootHash``).
+    """EVM JSON-RPC and Polygon's bor_getRootHash."""
 
-        The node caps the range length; the cap is node configuration the spec does not give.
+    def get_root_hash(self, from_block: int, to_block: int) -> str:
+        """Root hash of a block range (64 hex digits, no 0x). (``bor_getRootHash``; always 1 RU)
+
+        - `from_block` (integer (int64), sent as ``from``): first block of the range
+        - `to_block` (integer (int64), sent as ``to``): last block of the range
+
+        The range is capped by a node-configured limit the spec does not give.
         """
         ...
 
 
 class AsyncPolygonMethods(AsyncEvmMethods):
-    async def get_root_hash(self, from_block: int, to_block: int) -> str:
-        """The root hash of a block range, 64 hex digits without 0x (``bor_getRootHash``).
+    """EVM JSON-RPC and Polygon's bor_getRootHash."""
 
-        The node caps the range length; the cap is node configuration the spec does not give.
+    async def get_root_hash(self, from_block: int, to_block: int) -> str:
+        """Root hash of a block range (64 hex digits, no 0x). (``bor_getRootHash``; always 1 RU)
+
+        - `from_block` (integer (int64), sent as ``from``): first block of the range
+        - `to_block` (integer (int64), sent as ``to``): last block of the range
+
+        The range is capped by a node-configured limit the spec does not give.
         """
         ...
 
@@ -311,15 +361,24 @@ class SolanaMethods:
         replace_recent_blockhash: bool | None = ...,
         min_context_slot: int | None = ...,
         inner_instructions: bool | None = ...,
-        accounts: list[str] | None = ...,
+        accounts: list[str] | tuple[str, ...] | None = ...,
         accounts_encoding: str | None = ...,
     ) -> dict[str, Any]:
-        """Execute a transaction without sending it (``simulateTransaction``).
+        """Execute a transaction without sending it and report logs, units, balances. (``simulateTransaction``; always 1 RU)
 
-        `transaction` is encoded text, raw bytes, or a solders transaction object (encoded with
-        `encoding`, base64 by default because the spec deprecates base58). Returns the result
-        as the node sends it, ``{"context": ..., "value": ...}``; see `toolkit.frames`.
-        `sig_verify` and `replace_recent_blockhash` cannot both be true.
+        - `transaction` (encoded transaction (base64 or base58)): encoded transaction
+        - `encoding` (string, optional, sent as ``config.encoding``): transaction encoding (base58 is deprecated)
+        - `commitment` (string, optional, sent as ``config.commitment``): bank state to simulate against
+        - `sig_verify` (true or false, optional, sent as ``config.sigVerify``): verify signatures
+        - `replace_recent_blockhash` (true or false, optional, sent as ``config.replaceRecentBlockhash``): replace the blockhash with the bank's most recent one
+        - `min_context_slot` (integer (int64), optional, sent as ``config.minContextSlot``): minimum slot to evaluate at
+        - `inner_instructions` (true or false, optional, sent as ``config.innerInstructions``): include inner instructions
+        - `accounts` (list of base58 addresses, optional, sent as ``config.accounts.addresses``): addresses to return
+        - `accounts_encoding` (string, optional, sent as ``config.accounts.encoding``): account data encoding
+
+        `transaction` is encoded text, its bytes, or a solders transaction object, encoded with `encoding` (base64 unless told: the spec deprecates base58).
+
+        The result is as the node sends it, ``{"context": ..., "value": ...}``; see `toolkit.frames`.
         """
         ...
 
@@ -337,15 +396,24 @@ class AsyncSolanaMethods:
         replace_recent_blockhash: bool | None = ...,
         min_context_slot: int | None = ...,
         inner_instructions: bool | None = ...,
-        accounts: list[str] | None = ...,
+        accounts: list[str] | tuple[str, ...] | None = ...,
         accounts_encoding: str | None = ...,
     ) -> dict[str, Any]:
-        """Execute a transaction without sending it (``simulateTransaction``).
+        """Execute a transaction without sending it and report logs, units, balances. (``simulateTransaction``; always 1 RU)
 
-        `transaction` is encoded text, raw bytes, or a solders transaction object (encoded with
-        `encoding`, base64 by default because the spec deprecates base58). Returns the result
-        as the node sends it, ``{"context": ..., "value": ...}``; see `toolkit.frames`.
-        `sig_verify` and `replace_recent_blockhash` cannot both be true.
+        - `transaction` (encoded transaction (base64 or base58)): encoded transaction
+        - `encoding` (string, optional, sent as ``config.encoding``): transaction encoding (base58 is deprecated)
+        - `commitment` (string, optional, sent as ``config.commitment``): bank state to simulate against
+        - `sig_verify` (true or false, optional, sent as ``config.sigVerify``): verify signatures
+        - `replace_recent_blockhash` (true or false, optional, sent as ``config.replaceRecentBlockhash``): replace the blockhash with the bank's most recent one
+        - `min_context_slot` (integer (int64), optional, sent as ``config.minContextSlot``): minimum slot to evaluate at
+        - `inner_instructions` (true or false, optional, sent as ``config.innerInstructions``): include inner instructions
+        - `accounts` (list of base58 addresses, optional, sent as ``config.accounts.addresses``): addresses to return
+        - `accounts_encoding` (string, optional, sent as ``config.accounts.encoding``): account data encoding
+
+        `transaction` is encoded text, its bytes, or a solders transaction object, encoded with `encoding` (base64 unless told: the spec deprecates base58).
+
+        The result is as the node sends it, ``{"context": ..., "value": ...}``; see `toolkit.frames`.
         """
         ...
 
@@ -362,31 +430,49 @@ class TronMethods:
     """
 
     def get_asset_issue_by_name(self, name: str, *, visible: bool = ...) -> dict[str, Any]:
-        """The TRC-10 asset with this name, as one record (``wallet/getassetissuebyname``).
+        """A TRC-10 asset by its name (an error when the name is not unique). (``wallet/getassetissuebyname``; always 1 RU)
 
-        java-tron answers the bare record and the spec shows it as ``{"assetIssue": [record]}``:
-        either way this returns the record (``{}`` when no asset has the name). Raises
-        `AmbiguousAssetName` when several assets share the name; then list them with
-        `get_asset_issue_list_by_name` and look the one you want up by id.
+        - `name` (string, sent as ``value``): token name (hex of UTF-8 when visible is false)
+        - `visible` (true or false, optional): addresses as base58 (true) or hex (false)
+
+        java-tron answers the bare record and the spec shows it as ``{"assetIssue": [record]}``: either way the helper returns the record (``{}`` when no asset has the name).
+
+        Several assets with the name raise `AmbiguousAssetName`: list them with `get_asset_issue_list_by_name` and look the one you want up by id.
         """
         ...
 
     def get_asset_issue_list_by_name(self, name: str, *, visible: bool = ...) -> dict[str, Any]:
-        """All TRC-10 assets with this name (``wallet/getassetissuelistbyname``)."""
+        """All TRC-10 assets matching a name. (``wallet/getassetissuelistbyname``; always 1 RU)
+
+        - `name` (string, sent as ``value``): token name or pattern (hex of UTF-8 when visible is false)
+        - `visible` (true or false, optional): plain-text value
+        """
         ...
 
-    def get_asset_issue_by_id(self, asset_id: str | int, *, visible: bool = ...) -> dict[str, Any]:
-        """The TRC-10 asset with this id (``wallet/getassetissuebyid``): ids are unique."""
+    def get_asset_issue_by_id(self, asset_id: int | str, *, visible: bool = ...) -> dict[str, Any]:
+        """A TRC-10 asset by its unique id. (``wallet/getassetissuebyid``; always 1 RU)
+
+        - `asset_id` (TRC-10 token id (digits), sent as ``value``): token id
+        - `visible` (true or false, optional): addresses as base58 (true) or hex (false)
+        """
         ...
 
     def get_transaction_info_by_block_num(self, num: int, *, visible: bool = ...) -> list[Any]:
-        """Transaction info of every transaction in block `num`, as a list
-        (``wallet/gettransactioninfobyblocknum``; the node's ``{}`` for block 0 becomes []).
+        """Transaction info (fees, receipts, logs) of every transaction in a block. (``wallet/gettransactioninfobyblocknum``; always 1 RU)
+
+        - `num` (integer (int64)): block number
+        - `visible` (true or false, optional): addresses as base58 (true) or hex (false)
+
+        The helper returns a list: the node's ``{}`` (for block 0) becomes ``[]``.
         """
         ...
 
     def get_block_by_latest_num(self, num: int, *, visible: bool = ...) -> dict[str, Any]:
-        """The latest `num` blocks, 1 to 100 (``wallet/getblockbylatestnum``)."""
+        """The latest blocks (at most 100). (``wallet/getblockbylatestnum``; always 1 RU)
+
+        - `num` (integer (int64)): how many latest blocks
+        - `visible` (true or false, optional): addresses as base58 (true) or hex (false)
+        """
         ...
 
     def proposal_delete(
@@ -396,18 +482,24 @@ class TronMethods:
         *,
         visible: bool = ...,
     ) -> dict[str, Any]:
-        """An unsigned transaction deleting a proposal (``wallet/proposaldelete``).
+        """An unsigned transaction deleting a proposal (sign and broadcast it yourself). (``wallet/proposaldelete``; always 1 RU)
 
-        Only the creator may delete, before the proposal is executed; sign and broadcast the
-        returned transaction yourself. `owner_address` may be base58 or hex either way.
+        - `owner_address` (base58 T... or hex 41...): the proposal's creator (base58 or hex)
+        - `proposal_id` (integer (int64)): proposal id
+        - `visible` (true or false, optional): addresses as base58 (true) or hex (false)
+
+        Only the creator may delete, before the proposal is executed; sign and broadcast the returned transaction yourself.
         """
         ...
 
-    def sha3(self, data: bytes | str) -> str:
-        """Keccak-256 of `data` (bytes or 0x hex), as 0x hex (``web3_sha3`` on /jsonrpc)."""
+    def sha3(self, data: str | bytes | bytearray) -> str:
+        """Keccak-256 of the given bytes (TRON /jsonrpc). (``web3_sha3``; always 1 RU)
+
+        - `data` (0x-prefixed hex bytes): bytes to hash
+        """
         ...
 
-    def get_now_block(self, visible: bool | None = ...) -> dict[str, Any]:
+    def get_now_block(self, *, visible: bool = ...) -> dict[str, Any]:
         """The latest block. (``wallet/getnowblock``; always 1 RU)
 
         - `visible` (true or false, optional): addresses as base58 (true) or hex (false)
@@ -416,7 +508,7 @@ class TronMethods:
         """
         ...
 
-    def get_block_by_num(self, num: int, visible: bool | None = ...) -> dict[str, Any]:
+    def get_block_by_num(self, num: int, *, visible: bool = ...) -> dict[str, Any]:
         """One block by its number ({} above the head). (``wallet/getblockbynum``; always 1 RU)
 
         - `num` (integer (int64)): block number
@@ -426,7 +518,7 @@ class TronMethods:
         """
         ...
 
-    def get_node_info(self, visible: bool | None = ...) -> dict[str, Any]:
+    def get_node_info(self, *, visible: bool = ...) -> dict[str, Any]:
         """The node's version, peers, and its view of the chain. (``wallet/getnodeinfo``; always 1 RU)
 
         - `visible` (true or false, optional): addresses as base58 (true) or hex (false)
@@ -435,7 +527,7 @@ class TronMethods:
         """
         ...
 
-    def get_account(self, address: str, visible: bool | None = ...) -> dict[str, Any]:
+    def get_account(self, address: str, *, visible: bool = ...) -> dict[str, Any]:
         """An account: balance, assets, resources ({} for an account not on chain). (``wallet/getaccount``; always 1 RU)
 
         - `address` (base58 T... or hex 41...): account (base58 or hex)
@@ -458,12 +550,14 @@ class AsyncTronMethods:
     """
 
     async def get_asset_issue_by_name(self, name: str, *, visible: bool = ...) -> dict[str, Any]:
-        """The TRC-10 asset with this name, as one record (``wallet/getassetissuebyname``).
+        """A TRC-10 asset by its name (an error when the name is not unique). (``wallet/getassetissuebyname``; always 1 RU)
 
-        java-tron answers the bare record and the spec shows it as ``{"assetIssue": [record]}``:
-        either way this returns the record (``{}`` when no asset has the name). Raises
-        `AmbiguousAssetName` when several assets share the name; then list them with
-        `get_asset_issue_list_by_name` and look the one you want up by id.
+        - `name` (string, sent as ``value``): token name (hex of UTF-8 when visible is false)
+        - `visible` (true or false, optional): addresses as base58 (true) or hex (false)
+
+        java-tron answers the bare record and the spec shows it as ``{"assetIssue": [record]}``: either way the helper returns the record (``{}`` when no asset has the name).
+
+        Several assets with the name raise `AmbiguousAssetName`: list them with `get_asset_issue_list_by_name` and look the one you want up by id.
         """
         ...
 
@@ -473,16 +567,24 @@ class AsyncTronMethods:
         *,
         visible: bool = ...,
     ) -> dict[str, Any]:
-        """All TRC-10 assets with this name (``wallet/getassetissuelistbyname``)."""
+        """All TRC-10 assets matching a name. (``wallet/getassetissuelistbyname``; always 1 RU)
+
+        - `name` (string, sent as ``value``): token name or pattern (hex of UTF-8 when visible is false)
+        - `visible` (true or false, optional): plain-text value
+        """
         ...
 
     async def get_asset_issue_by_id(
         self,
-        asset_id: str | int,
+        asset_id: int | str,
         *,
         visible: bool = ...,
     ) -> dict[str, Any]:
-        """The TRC-10 asset with this id (``wallet/getassetissuebyid``): ids are unique."""
+        """A TRC-10 asset by its unique id. (``wallet/getassetissuebyid``; always 1 RU)
+
+        - `asset_id` (TRC-10 token id (digits), sent as ``value``): token id
+        - `visible` (true or false, optional): addresses as base58 (true) or hex (false)
+        """
         ...
 
     async def get_transaction_info_by_block_num(
@@ -491,13 +593,21 @@ class AsyncTronMethods:
         *,
         visible: bool = ...,
     ) -> list[Any]:
-        """Transaction info of every transaction in block `num`, as a list
-        (``wallet/gettransactioninfobyblocknum``; the node's ``{}`` for block 0 becomes []).
+        """Transaction info (fees, receipts, logs) of every transaction in a block. (``wallet/gettransactioninfobyblocknum``; always 1 RU)
+
+        - `num` (integer (int64)): block number
+        - `visible` (true or false, optional): addresses as base58 (true) or hex (false)
+
+        The helper returns a list: the node's ``{}`` (for block 0) becomes ``[]``.
         """
         ...
 
     async def get_block_by_latest_num(self, num: int, *, visible: bool = ...) -> dict[str, Any]:
-        """The latest `num` blocks, 1 to 100 (``wallet/getblockbylatestnum``)."""
+        """The latest blocks (at most 100). (``wallet/getblockbylatestnum``; always 1 RU)
+
+        - `num` (integer (int64)): how many latest blocks
+        - `visible` (true or false, optional): addresses as base58 (true) or hex (false)
+        """
         ...
 
     async def proposal_delete(
@@ -507,18 +617,24 @@ class AsyncTronMethods:
         *,
         visible: bool = ...,
     ) -> dict[str, Any]:
-        """An unsigned transaction deleting a proposal (``wallet/proposaldelete``).
+        """An unsigned transaction deleting a proposal (sign and broadcast it yourself). (``wallet/proposaldelete``; always 1 RU)
 
-        Only the creator may delete, before the proposal is executed; sign and broadcast the
-        returned transaction yourself. `owner_address` may be base58 or hex either way.
+        - `owner_address` (base58 T... or hex 41...): the proposal's creator (base58 or hex)
+        - `proposal_id` (integer (int64)): proposal id
+        - `visible` (true or false, optional): addresses as base58 (true) or hex (false)
+
+        Only the creator may delete, before the proposal is executed; sign and broadcast the returned transaction yourself.
         """
         ...
 
-    async def sha3(self, data: bytes | str) -> str:
-        """Keccak-256 of `data` (bytes or 0x hex), as 0x hex (``web3_sha3`` on /jsonrpc)."""
+    async def sha3(self, data: str | bytes | bytearray) -> str:
+        """Keccak-256 of the given bytes (TRON /jsonrpc). (``web3_sha3``; always 1 RU)
+
+        - `data` (0x-prefixed hex bytes): bytes to hash
+        """
         ...
 
-    async def get_now_block(self, visible: bool | None = ...) -> dict[str, Any]:
+    async def get_now_block(self, *, visible: bool = ...) -> dict[str, Any]:
         """The latest block. (``wallet/getnowblock``; always 1 RU)
 
         - `visible` (true or false, optional): addresses as base58 (true) or hex (false)
@@ -527,7 +643,7 @@ class AsyncTronMethods:
         """
         ...
 
-    async def get_block_by_num(self, num: int, visible: bool | None = ...) -> dict[str, Any]:
+    async def get_block_by_num(self, num: int, *, visible: bool = ...) -> dict[str, Any]:
         """One block by its number ({} above the head). (``wallet/getblockbynum``; always 1 RU)
 
         - `num` (integer (int64)): block number
@@ -537,7 +653,7 @@ class AsyncTronMethods:
         """
         ...
 
-    async def get_node_info(self, visible: bool | None = ...) -> dict[str, Any]:
+    async def get_node_info(self, *, visible: bool = ...) -> dict[str, Any]:
         """The node's version, peers, and its view of the chain. (``wallet/getnodeinfo``; always 1 RU)
 
         - `visible` (true or false, optional): addresses as base58 (true) or hex (false)
@@ -546,7 +662,7 @@ class AsyncTronMethods:
         """
         ...
 
-    async def get_account(self, address: str, visible: bool | None = ...) -> dict[str, Any]:
+    async def get_account(self, address: str, *, visible: bool = ...) -> dict[str, Any]:
         """An account: balance, assets, resources ({} for an account not on chain). (``wallet/getaccount``; always 1 RU)
 
         - `address` (base58 T... or hex 41...): account (base58 or hex)
@@ -560,16 +676,23 @@ class AsyncTronMethods:
 class TonMethods:
     """TON HTTP API v2 (spec section E)."""
 
+    def unpack_address(self, address: str) -> Any:
+        """A user-friendly TON address in raw form, by the node (``unpackAddress``)."""
+        ...
+
     def get_token_data(self, address: str) -> dict[str, Any]:
-        """Token (jetton) data for a token contract (``api/v2/getTokenData``, 1 RU)."""
+        """Token (jetton) data: name, symbol, decimals, supply. (``api/v2/getTokenData``; always 1 RU)
+
+        - `address` (raw 0:<hex> or user-friendly): token contract address
+        """
         ...
 
     def json_rpc(self, method: str, **params: Any) -> Any:
-        """Any method of the TON JSON-RPC endpoint, with named params (``api/v2/jsonRPC``)."""
-        ...
+        """TON JSON-RPC with named parameters (for example unpackAddress). (``api/v2/jsonRPC``; 1 RU, by the method carried (getTransactions 2 RU))
 
-    def unpack_address(self, address: str) -> Any:
-        """A user-friendly TON address in raw form, by the node (``unpackAddress``)."""
+        - `method` (string): inner method, for example unpackAddress
+        - `**params` (object of JSON values, optional): named parameters
+        """
         ...
 
     def get_masterchain_info(self) -> dict[str, Any]:
@@ -592,16 +715,23 @@ class TonMethods:
 class AsyncTonMethods:
     """TON HTTP API v2 (spec section E)."""
 
+    async def unpack_address(self, address: str) -> Any:
+        """A user-friendly TON address in raw form, by the node (``unpackAddress``)."""
+        ...
+
     async def get_token_data(self, address: str) -> dict[str, Any]:
-        """Token (jetton) data for a token contract (``api/v2/getTokenData``, 1 RU)."""
+        """Token (jetton) data: name, symbol, decimals, supply. (``api/v2/getTokenData``; always 1 RU)
+
+        - `address` (raw 0:<hex> or user-friendly): token contract address
+        """
         ...
 
     async def json_rpc(self, method: str, **params: Any) -> Any:
-        """Any method of the TON JSON-RPC endpoint, with named params (``api/v2/jsonRPC``)."""
-        ...
+        """TON JSON-RPC with named parameters (for example unpackAddress). (``api/v2/jsonRPC``; 1 RU, by the method carried (getTransactions 2 RU))
 
-    async def unpack_address(self, address: str) -> Any:
-        """A user-friendly TON address in raw form, by the node (``unpackAddress``)."""
+        - `method` (string): inner method, for example unpackAddress
+        - `**params` (object of JSON values, optional): named parameters
+        """
         ...
 
     async def get_masterchain_info(self) -> dict[str, Any]:

@@ -1,15 +1,15 @@
 """The helpers' typed signatures, written from the catalog into `_helpers.pyi`.
 
 At run time one mixin per chain (`_chains.EvmMethods`, ...) serves the blocking and the async
-node alike, and most of its helpers are made from catalog entries when the module loads. A
+node alike, and its helpers are made from catalog entries when the module loads. A
 checker sees neither: no annotation can say "an int on `Node`, an awaitable int on `AsyncNode`",
 and a helper set with `setattr` has no static existence. So the signatures a checker sees are
 written out, for both flavours, from the same sources the helpers are made of:
 
-- the parameters: a hand-written helper's own signature and annotations; a generated helper's
-  from its catalog entry (each parameter kind's `Kind.python`, an object's fields as keywords);
-- the value: the catalog entry's result kind (`ResultKind.python`), or a hand-written helper's
-  own return annotation where no entry has the helper;
+- the parameters: each helper's signature and annotations, which a generated helper has from
+  its catalog entry (`Method.helper_args`, each parameter kind's `Kind.python`);
+- the value: the signature's return annotation, the catalog entry's result kind
+  (`ResultKind.python`) for a generated helper;
 - the docstring: the helper's own, for an editor's hover.
 
 Regenerate after changing the catalog or a helper (tests/client/test_helper_types.py fails until
@@ -21,13 +21,11 @@ then)::
 from __future__ import annotations
 
 import inspect
-import keyword
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..catalog import METHODS, RESULT_KINDS, Method, Param
 from ._chains import NODE_CLASSES
 from ._node import Node
 
@@ -48,14 +46,6 @@ from ._chains import (
 '''
 
 
-def _is_name(text: str) -> bool:
-    return text.isidentifier() and not keyword.iskeyword(text)
-
-
-def _optional(annotation: str) -> str:
-    return annotation if annotation == "Any" or "None" in annotation else f"{annotation} | None"
-
-
 def _own_helpers(mixin: type) -> Iterator[tuple[str, Callable[..., Any]]]:
     """The public helpers a mixin defines itself (its bases' are theirs), in definition order."""
     for name, value in vars(mixin).items():
@@ -63,35 +53,9 @@ def _own_helpers(mixin: type) -> Iterator[tuple[str, Callable[..., Any]]]:
             yield name, value
 
 
-def _catalog_parameters(method: Method, signature: inspect.Signature) -> list[str]:
-    """A generated helper's parameters, typed by its entry's parameter kinds."""
-    by_name = {param.name: param for param in method.params}
-    fields: list[Param] = [field for param in method.params for field in param.fields]
-    out: list[str] = []
-    positional_only = False
-    for parameter in list(signature.parameters.values())[1:]:
-        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
-            continue  # the object's fields, below
-        param = by_name[parameter.name.removesuffix("_")]
-        annotation = param.kind.python
-        if parameter.default is not inspect.Parameter.empty:
-            annotation = annotation if param.has_default else _optional(annotation)
-            out.append(f"{parameter.name}: {annotation} = ...")
-        else:
-            out.append(f"{parameter.name}: {annotation}")
-        positional_only = parameter.kind is inspect.Parameter.POSITIONAL_ONLY
-    if positional_only:
-        out.append("/")
-    if fields:
-        out.append("*")
-        out += [f"{f.name}: {_optional(f.kind.python)} = ..." for f in fields if _is_name(f.name)]
-        if not all(_is_name(f.name) for f in fields):
-            out.append("**fields: Any")
-    return out
-
-
-def _own_parameters(signature: inspect.Signature) -> list[str]:
-    """A hand-written helper's parameters, as its source annotates them."""
+def _parameters(signature: inspect.Signature) -> list[str]:
+    """A helper's parameters, as annotated: a generated helper's from its catalog entry, a
+    hand-written one's by its source."""
     out: list[str] = []
     star = False
     for parameter in list(signature.parameters.values())[1:]:
@@ -121,18 +85,11 @@ def _docstring(doc: str | None, indent: str) -> list[str]:
     return [f'{indent}"""{lines[0]}{last}', *body, *closing]
 
 
-def _helper(name: str, func: Callable[..., Any], method: Method | None, *, aio: bool) -> list[str]:
+def _helper(name: str, func: Callable[..., Any], *, aio: bool) -> list[str]:
     signature = inspect.signature(func)
-    generated = getattr(func, "generated_from", None)
-    if generated is not None:
-        parameters = _catalog_parameters(generated, signature)
-    else:
-        parameters = _own_parameters(signature)
-    own = func.__annotations__.get("return")
-    if method is not None:
-        value = RESULT_KINDS[method.result].python
-    else:
-        value = "Any" if own is None else str(own)
+    parameters = _parameters(signature)
+    value = signature.return_annotation
+    value = "Any" if value is inspect.Signature.empty else str(value)
     prefix = "async def" if aio else "def"
     head = f"    {prefix} {name}(self{''.join(', ' + p for p in parameters)}) -> {value}:"
     if len(head) > 100:
@@ -159,7 +116,6 @@ def render() -> str:
     """The text of `_helpers.pyi` for the catalog and helpers as they are now: each mixin's
     helpers once per flavour, in classes that inherit as the mixins do, and for each node class
     the helpers it has and its typed `aio`."""
-    entries = {method.helper: method for method in METHODS}  # a helper name is one method's
     node_classes = _classes()
     blocks: list[str] = []
     for mixin in _mixins(node_classes):
@@ -172,7 +128,7 @@ def render() -> str:
             for name, func in _own_helpers(mixin):
                 lines += [
                     *([""] if len(lines) > 1 else []),
-                    *_helper(name, func, entries.get(name), aio=aio),
+                    *_helper(name, func, aio=aio),
                 ]
             if len(lines) == 1:
                 lines.append("    ...")
