@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolkit
+from tests.strategies import HEXISH, PYTHON_JSON, TEXT
 from toolkit.catalog import METHODS, RESULT_KINDS, TYPED_VALUES, Param
 from toolkit.catalog._bounds import INT64_MAX, MAX_BLOCK, UINT64_MAX, UINT256_MAX
 from toolkit.catalog._kinds import _checked
@@ -28,34 +29,8 @@ for _method in METHODS:
     for _path, _param in _all_params(_method.params):
         PARAMS.setdefault(f"{_method.name}:{_path}", _param)
 
-HEXISH = st.text(
-    alphabet=st.sampled_from("0123456789abcdefABCDEFxX_ \n\t\u00b2\u0661\uff11\uff41-+:"),
-    max_size=80,
-)
-DIGITS = st.text(alphabet=st.characters(categories=["Nd", "No"]), min_size=1, max_size=20)
-TEXT = (
-    st.text(max_size=120)
-    | HEXISH
-    | HEXISH.map(lambda t: "0x" + t)
-    | DIGITS
-    | DIGITS.map(lambda t: "0x" + t)
-)
 
-
-def _json(floats: st.SearchStrategy[float]) -> st.SearchStrategy:
-    return st.recursive(
-        st.none() | st.booleans() | st.integers() | floats | st.text(max_size=20),
-        lambda children: (
-            st.lists(children, max_size=4)
-            | st.dictionaries(st.text(max_size=10), children, max_size=4)
-        ),
-        max_leaves=12,
-    )
-
-
-JSON = _json(st.floats())  # NaN and infinities too: Python's json writes them
-STRICT_JSON = _json(st.floats(allow_nan=False, allow_infinity=False))  # JSON's own numbers
-ANY = TEXT | JSON | st.binary(max_size=40) | st.integers() | st.integers(-(2**300), 2**300)
+ANY = TEXT | PYTHON_JSON | st.binary(max_size=40) | st.integers() | st.integers(-(2**300), 2**300)
 
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])

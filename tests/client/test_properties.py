@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolkit
+from tests.strategies import STRICT_JSON, TEXT, json_values
 from toolkit.client._answers import parse_json
 from toolkit.client._ledger import Budget
 
@@ -38,13 +39,7 @@ def test_a_budget_is_never_exceeded_by_concurrent_reservations(limit, prices):
 
 # Answers as a node may write them with Python's json: NaN and infinities included, which JSON
 # does not have, and floats past 1e308 written as digits (read back as infinity).
-ANSWERS = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=10),
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4)
-    ),
-    max_leaves=12,
-)
+ANSWERS = json_values(st.floats(), text_size=10)
 
 
 def _has_non_finite(value) -> bool:
@@ -69,32 +64,6 @@ def test_an_answer_is_read_exactly_or_refused_as_malformed(value, huge):
             parse_json(response)
     else:
         assert parse_json(response) == value
-
-
-# Bodies: arbitrary text, and text that looks like hex or digits (a node's numbers, half right).
-HEXISH = st.text(
-    alphabet=st.sampled_from("0123456789abcdefABCDEFxX_ \n\t\u00b2\u0661\uff11\uff41-+:"),
-    max_size=80,
-)
-DIGITS = st.text(alphabet=st.characters(categories=["Nd", "No"]), min_size=1, max_size=20)
-TEXT = (
-    st.text(max_size=120)
-    | HEXISH
-    | HEXISH.map(lambda t: "0x" + t)
-    | DIGITS
-    | DIGITS.map(lambda t: "0x" + t)
-)
-STRICT_JSON = st.recursive(  # JSON's own numbers: no NaN or infinities
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=20),
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4)
-    ),
-    max_leaves=12,
-)
 
 
 def _response(content: bytes) -> httpx.Response:
