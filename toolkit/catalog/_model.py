@@ -157,8 +157,11 @@ class BoundCall:
     def wire_params(self) -> list[Any] | dict[str, Any]:
         """JSON-RPC params (positional list, trailing omissions dropped) or the REST body/query.
         Worked out once (pricing, the cache key and the request each read it): never change it."""
-        if self.method.surface is Surface.JSONRPC:
-            return [self.arguments[p.name] for p in self.method.params if p.name in self.arguments]
+        method = self.method
+        if method.surface is Surface.JSONRPC:
+            if not method.checks:  # `_bind` added the arguments in the parameters' order
+                return list(self.arguments.values())
+            return [self.arguments[p.name] for p in method.params if p.name in self.arguments]
         if self.method.surface is Surface.JSONRPC_NAMED:
             return dict(self.arguments.get("params", {}))
         return dict(self.arguments)

@@ -562,7 +562,8 @@ class Workload:
                 answered = len(self) - len(to_send) + len(cached)
                 run.progress = start_progress(run.progress, len(self), answered)
                 with contextlib.ExitStack() as heads_held:
-                    for meter in {id(c.node.meter): c.node.meter for c in to_send.calls}.values():
+                    meters = {id(node.meter): node.meter for node in _nodes(to_send.calls)}
+                    for meter in meters.values():
                         heads_held.enter_context(meter.bulk_run())
                     items = await run.run()
             finally:
@@ -641,17 +642,20 @@ _NODE_OF = itemgetter(0)  # a PlannedCall is (node, call)
 def _ledger_marks(calls: list[PlannedCall]) -> list[tuple[Ledger, int]]:
     """Where the ledgers of the calls' nodes stand (a gateway's nodes share one): what is
     recorded after is the run's."""
+    ledgers = {id(node.ledger): node.ledger for node in _nodes(calls)}
+    return [(ledger, len(ledger)) for ledger in ledgers.values()]
+
+
+def _nodes(calls: list[PlannedCall]) -> list[Node]:
+    """The calls' nodes, each once, in the order they first appear."""
     if not calls:
         return []
     first = calls[0].node
     # One node, the usual workload: an identity test in C per call. Collecting the nodes in a
     # dict is a Python step per call, which shows in a cached re-run.
     if all(map(is_, map(_NODE_OF, calls), repeat(first))):
-        nodes = {id(first): first}
-    else:
-        nodes = {id(planned.node): planned.node for planned in calls}
-    ledgers = {id(node.ledger): node.ledger for node in nodes.values()}
-    return [(ledger, len(ledger)) for ledger in ledgers.values()]
+        return [first]
+    return list({id(planned.node): planned.node for planned in calls}.values())
 
 
 def _heads_since(ledgers: list[tuple[Ledger, int]]) -> dict[str, int]:
@@ -771,7 +775,12 @@ def _record_run(
 ) -> None:
     if writer is None:
         return
-    nodes = {c.node.name: c.node for c in calls}
+    distinct = _nodes(calls)
+    # By name, the last call's node of each name: the one node of the usual workload at once.
+    if len(distinct) == 1:
+        nodes = {distinct[0].name: distinct[0]}
+    else:
+        nodes = {c.node.name: c.node for c in calls}
     writer.record_run(
         frame.attrs["summary"],
         [{"node": n.name, "chain": n.chain.name, "head": n.last_head} for n in nodes.values()],
