@@ -477,7 +477,7 @@ class Workload:
     def _answered_by(self, previous: pd.DataFrame | None) -> list[int | None]:
         """For each call, the row of the dataset's `previous` rows that answers it (None: send
         it): the same call identity (gateway, node, method, params)."""
-        if previous is None:
+        if previous is None or previous.empty:  # a new dataset: nothing to look up
             return [None] * len(self.calls)
         from ._bulk import params_text
 
@@ -540,7 +540,7 @@ class Workload:
                 # runs left.
                 previous = None if writer is None else await writer.open()
                 done = self._answered_by(previous)
-                if previous is None:
+                if done.count(None) == len(done):  # the dataset answers none of the calls
                     to_send = self
                 else:
                     to_send = Workload(
