@@ -23,7 +23,7 @@ from ._answers import (
     parse_json,
 )
 from ._http import Answer
-from ._transport import Endpoint, HTTPRequest, Interpret, next_request_id
+from ._transport import Endpoint, HTTPRequest, Interpret, next_request_id, next_request_ids
 
 
 def url_for(endpoint: Endpoint, chain: Chain, method: Method) -> str:
@@ -139,8 +139,12 @@ def batch_request(
 
     An id answered twice with two different answers is a `MalformedResponse` for that call:
     which one is the node's is not ours to guess. The same answer twice is that answer."""
-    ids = [next_request_id() for _ in calls]
-    body = [envelope(method, params, i) for (method, params, _), i in zip(calls, ids, strict=True)]
+    ids = next_request_ids(len(calls))
+    # `envelope`'s object, written out: a function call less per call.
+    body = [
+        {"jsonrpc": "2.0", "id": i, "method": method, "params": params}
+        for (method, params, _), i in zip(calls, ids, strict=True)
+    ]
     kinds = [kind for _, _, kind in calls]
     # Each kind's check looked up once per batch, not once per call.
     checks = {kind: RESULT_KINDS[kind].check for kind in set(kinds) if kind in RESULT_KINDS}
