@@ -116,6 +116,9 @@ class Pricer:
         rules: dict[int, tuple[Any, Rule, int | None, bool]] = {}
         moment: tuple[int | None, int] | None = None
         estimates: list[Estimate | None] = []
+        # This batch's estimates by rule and block: the table, the head and its drift are the
+        # same for all its calls, and a workload asks for few blocks many times over.
+        by_block: dict[tuple[int, Any], Estimate] = {}
         for call in calls:
             bound = call.bound
             method = bound.method
@@ -138,7 +141,11 @@ class Pricer:
                     block = params[position]
                 if block is None:
                     block = block_argument(rule, params, method.param_names)
-                if not (by_head and _is_number(block)):
+                seen = (id(rule), block) if type(block) in _BLOCK_TYPES else None
+                found = by_block.get(seen) if seen is not None else None
+                if found is not None:
+                    estimate = found
+                elif not (by_head and _is_number(block)):
                     estimate = self._estimate(rule, block, None, 0, pricing)
                 else:
                     if moment is None:  # the head and its drift, read once for all the calls
@@ -150,6 +157,8 @@ class Pricer:
                         estimates.append(None)
                         continue
                     estimate = self._estimate(rule, block, moment[0], moment[1], pricing)
+                if seen is not None:
+                    by_block[seen] = estimate
             call.estimate = estimate
             estimates.append(estimate)
         return estimates

@@ -104,8 +104,10 @@ class Workload:
         """
         # Typed `object`, not `int | str`: mypy infers ``[head - 10, "latest"]`` as list[object].
         values = list(blocks)
+        # One empty keywords dict for every call (binding reads it, never changes it).
+        none: dict[str, Any] = {}
         calls: Iterator[tuple[tuple[Any, ...], dict[str, Any]]] = (
-            ((address, block), {}) for address in addresses for block in values
+            ((address, block), none) for address in addresses for block in values
         )
         return self._extend(node, node.prepare_many(method, calls))
 
