@@ -301,7 +301,7 @@ class Method:
             values = chain(args, repeat(None, len(self.params) - len(args)))
         arguments: dict[str, Any] = {}
         try:
-            for p, value in zip(self.params, values):
+            for p, value in zip(self.params, values, strict=True):
                 if value is None and p.has_default:
                     value = p.default
                 if value is None:

@@ -422,9 +422,7 @@ class NodeCore:
         if not unanswered:
             return results
         if len(unanswered) == len(calls):  # none answered from the cache: the batch as it is
-            results = yield from self._send_batch(
-                list(calls), return_exceptions=return_exceptions
-            )
+            results = yield from self._send_batch(list(calls), return_exceptions=return_exceptions)
         else:
             sent = yield from self._send_batch(
                 [calls[i] for i in unanswered], return_exceptions=return_exceptions
