@@ -273,13 +273,13 @@ class Method:
                         key = None
                         break
             if key is None:
+                bound.append(self._bind(args, kwargs))
+                continue
+            known = remembered((me, key))
+            if known is None or known.method is not self:
+                # Bound here, not through `bind`: that would work out the key again.
                 known = self._bind(args, kwargs)
-            else:
-                known = remembered((me, key))
-                if known is None or known.method is not self:
-                    # Bound here, not through `bind`: that would work out the key again.
-                    known = self._bind(args, kwargs)
-                    _remember(me, key, known)
+                _remember(me, key, known)
             bound.append(known)
         return bound
 

@@ -175,7 +175,7 @@ def batch_request(
                     result = answer["result"]
                 else:
                     result = interpret_rpc(answer, None, status)
-                check = checks.get(kind)
+                check = checks.get(kind) if kind is not None else None
                 if kind is None or (check is not None and check(result)):
                     results.append(result)
                 else:
