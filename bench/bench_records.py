@@ -7,7 +7,9 @@ CPU time per call. The code keeps the reasons for its choices in comments; the f
   ``tuple.__new__``: against its own NamedTuple constructor and a frozen dataclass of the same
   two fields;
 - ``PreparedCall`` is a dataclass with ``slots=True``: against the same dataclass without slots;
-- ``HTTPRequest`` (one per call sent) is a NamedTuple: against a frozen dataclass of its fields.
+- ``HTTPRequest`` (one per call sent) is a NamedTuple: against a frozen dataclass of its fields;
+- ``BoundCall`` (one per call bound afresh) is a frozen dataclass whose ``__init__`` puts its two
+  fields in the instance's dict: against the frozen dataclass's own ``__init__``.
 
 Each row is the best time per record, in CPU time of the thread (`time.thread_time`), of
 `--rounds` rounds of 10,000 records in which the contenders take turns.
@@ -28,6 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from toolkit.catalog import BoundCall
 from toolkit.client._node import PreparedCall
 from toolkit.client._transport import NOT_SENT, HTTPRequest
 from toolkit.workloads._workload import PlannedCall
@@ -50,6 +53,12 @@ class UnslottedPreparedCall:
 
 
 @dataclass(frozen=True)
+class FrozenBoundCall:  # BoundCall's two fields, made by the frozen dataclass's own __init__
+    method: Any
+    arguments: Any
+
+
+@dataclass(frozen=True)
 class FrozenHTTPRequest:
     method: str
     url: str
@@ -62,6 +71,7 @@ def contenders() -> list[tuple[str, str, Callable[[], object]]]:
     """(record, how it is made, a function making `RECORDS` of them); the toolkit's way first
     in each group."""
     node, call, new = object(), object(), tuple.__new__
+    arguments = {"address": "0x" + "11" * 20, "block": "0x1"}
     url = "http://127.0.0.1:8545/"
     span = range(RECORDS)
     return [
@@ -99,6 +109,16 @@ def contenders() -> list[tuple[str, str, Callable[[], object]]]:
             "HTTPRequest",
             "a frozen dataclass",
             lambda: [FrozenHTTPRequest("POST", url, call) for _ in span],
+        ),
+        (
+            "BoundCall",
+            "frozen dataclass, fields set in its dict (ours)",
+            lambda: [BoundCall(call, arguments) for _ in span],
+        ),
+        (
+            "BoundCall",
+            "the frozen dataclass's own __init__",
+            lambda: [FrozenBoundCall(call, arguments) for _ in span],
         ),
     ]
 

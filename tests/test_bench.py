@@ -46,6 +46,7 @@ def test_every_benchmark_runs_at_its_smoke_size_and_prints_its_targets():
         "Sandbox ready",
         "ours / lower bound:",
         "cached re-run / lower bound's time:",
+        "the toolkit's own CPU per fresh call",
         "ours / raw aiohttp:",
         "| toolkit `tron_transaction_infos` |",
         "| toolkit `tron_transaction_infos` + `toolkit.to_parquet` |",

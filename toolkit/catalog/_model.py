@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import chain, repeat
 from typing import Any
 
 from .._errors import ValidationError
@@ -80,6 +81,12 @@ def _checked_plain(param: Param, value: Any) -> Any:
     return wire
 
 
+def _remember(method_id: int, key: tuple[Any, ...], bound: BoundCall) -> None:
+    if len(_BOUND) >= _BOUND_MAX:
+        _BOUND.clear()
+    _BOUND[(method_id, key)] = bound
+
+
 def forget_validations() -> None:
     """Forget every remembered validation (the next bind checks from scratch): for benchmarks
     of a first run, and tests."""
@@ -101,7 +108,7 @@ def _memo_key(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...] 
     return (args, tuple(kwargs.items()))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class BoundCall:
     """A validated call: the `Method` and its `arguments` by parameter name, in wire form, with
     no node, no cost and no outcome. The same object may stand for many calls (see
@@ -120,6 +127,13 @@ class BoundCall:
 
     method: Method
     arguments: dict[str, Any]
+
+    def __init__(self, method: Method, arguments: dict[str, Any]):
+        # Set in the instance's dict: a frozen dataclass's own __init__ sets each field through
+        # object.__setattr__, slower, and a fresh workload makes one per call.
+        fields = self.__dict__
+        fields["method"] = method
+        fields["arguments"] = arguments
 
     @_once
     def wire_json(self) -> str:
@@ -144,8 +158,11 @@ class BoundCall:
     def wire_params(self) -> list[Any] | dict[str, Any]:
         """JSON-RPC params (positional list, trailing omissions dropped) or the REST body/query.
         Worked out once (pricing, the cache key and the request each read it): never change it."""
-        if self.method.surface is Surface.JSONRPC:
-            return [self.arguments[p.name] for p in self.method.params if p.name in self.arguments]
+        method = self.method
+        if method.surface is Surface.JSONRPC:
+            if not method.checks:  # `_bind` added the arguments in the parameters' order
+                return list(self.arguments.values())
+            return [self.arguments[p.name] for p in method.params if p.name in self.arguments]
         if self.method.surface is Surface.JSONRPC_NAMED:
             return dict(self.arguments.get("params", {}))
         return dict(self.arguments)
@@ -272,9 +289,7 @@ class Method:
                 return known
         bound = self._bind(args, kwargs)
         if key is not None:
-            if len(_BOUND) >= _BOUND_MAX:
-                _BOUND.clear()
-            _BOUND[(id(self), key)] = bound
+            _remember(id(self), key, bound)
         return bound
 
     def bind_many(self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]]) -> list[BoundCall]:
@@ -293,9 +308,14 @@ class Method:
                     if type(value) not in plain:
                         key = None
                         break
-            known = remembered((me, key)) if key is not None else None
+            if key is None:
+                bound.append(self._bind(args, kwargs))
+                continue
+            known = remembered((me, key))
             if known is None or known.method is not self:
-                known = self.bind(*args, **kwargs)
+                # Bound here, not through `bind`: that would work out the key again.
+                known = self._bind(args, kwargs)
+                _remember(me, key, known)
             bound.append(known)
         return bound
 
@@ -307,13 +327,17 @@ class Method:
                 method=self.name,
                 rule="arity",
             )
-        given: dict[str, Any] = {p.name: v for p, v in zip(self.params, args, strict=False)}
-        for key, value in kwargs.items():
-            self._place_keyword(given, key, value)
+        values: Iterable[Any]
+        if kwargs:
+            given: dict[str, Any] = dict(zip(self.param_names, args, strict=False))
+            for key, value in kwargs.items():
+                self._place_keyword(given, key, value)
+            values = map(given.get, self.param_names)
+        else:  # positional only (a grid): the values in order, None for those not given
+            values = chain(args, repeat(None, len(self.params) - len(args)))
         arguments: dict[str, Any] = {}
         try:
-            for p in self.params:
-                value = given.get(p.name)
+            for p, value in zip(self.params, values, strict=True):
                 if value is None and p.has_default:
                     value = p.default
                 if value is None:

@@ -113,25 +113,39 @@ class Pricer:
         `estimate` set: the table is read once, each method's rule once (a workload is thousands
         of calls of one method), and the head and its drift once."""
         pricing, by_head = self.table, self._by_head
-        rules: dict[int, tuple[Any, Rule]] = {}
+        rules: dict[int, tuple[Any, Rule, int | None, bool]] = {}
         moment: tuple[int | None, int] | None = None
         estimates: list[Estimate | None] = []
+        # This batch's estimates by rule and block: the table, the head and its drift are the
+        # same for all its calls, and a workload asks for few blocks many times over.
+        by_block: dict[tuple[int, Any], Estimate] = {}
         for call in calls:
             bound = call.bound
             method = bound.method
             known = rules.get(id(method))
             if known is None or known[0] is not method:
-                known = rules[id(method)] = (method, pricing.rule_for(method.name, method.ru))
-            rule = known[1]
-            if method.name == "eth_getLogs":
+                known = rules[id(method)] = _method_pricing(method, pricing)
+            _, rule, position, logs = known
+            if logs:
                 self.check_plan(method.name, bound.wire_params)
             if type(rule) is not ArchiveByBlock:  # no block to read: the commonest fast path
                 if isinstance(rule, ByInnerMethod):
                     rule = rule.resolve(bound.rpc_method)
                 estimate = self._estimate(rule, None, None, 0, pricing)
             else:
-                block = block_argument(rule, bound.wire_params, method.param_names)
-                if not (by_head and _is_number(block)):
+                params = bound.wire_params
+                # The block at its known position in a JSON-RPC list; elsewhere, or absent
+                # there (a fallback may name it), found as `block_argument` finds it.
+                block = None
+                if position is not None and type(params) is list and position < len(params):
+                    block = params[position]
+                if block is None:
+                    block = block_argument(rule, params, method.param_names)
+                seen = (id(rule), block) if type(block) in _BLOCK_TYPES else None
+                found = by_block.get(seen) if seen is not None else None
+                if found is not None:
+                    estimate = found
+                elif not (by_head and _is_number(block)):
                     estimate = self._estimate(rule, block, None, 0, pricing)
                 else:
                     if moment is None:  # the head and its drift, read once for all the calls
@@ -143,6 +157,8 @@ class Pricer:
                         estimates.append(None)
                         continue
                     estimate = self._estimate(rule, block, moment[0], moment[1], pricing)
+                if seen is not None:
+                    by_block[seen] = estimate
             call.estimate = estimate
             estimates.append(estimate)
         return estimates
@@ -212,6 +228,20 @@ class Pricer:
             self._estimates.clear()
         self._estimates[key] = (pricing, rule, estimate)
         return estimate
+
+
+def _method_pricing(method: Any, pricing: PricingTable) -> tuple[Any, Rule, int | None, bool]:
+    """What `Pricer.price_calls` reads once per method: the method, its rule in `pricing`, the
+    position of the rule's block parameter in a JSON-RPC list of its params (None: found by
+    `block_argument`), and whether the plan's eth_getLogs cap applies."""
+    rule = pricing.rule_for(method.name, method.ru)
+    position = None
+    if type(rule) is ArchiveByBlock:
+        where, names = rule.param, method.param_names
+        position = names.index(where) if isinstance(where, str) and where in names else None
+        if type(where) is int:
+            position = where
+    return method, rule, position, method.name == "eth_getLogs"
 
 
 def _is_number(block: Any) -> bool:

@@ -270,6 +270,9 @@ def _rpc_error(error: Any, status: int) -> ResponseError:
 def id_key(value: Any) -> str | None:
     """A JSON-RPC id as servers echo it: toncenter answers a request's 7 with "7", so an int and
     its decimal text are the same id (``"07"``, ``7.5``, ``true`` and null match nothing)."""
+    kind = type(value)
+    if kind is int or kind is str:  # what servers echo: two identity tests, not two isinstance
+        return str(value)
     if isinstance(value, bool) or not isinstance(value, int | str):
         return None
     return str(value)

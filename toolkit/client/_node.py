@@ -22,7 +22,8 @@ import threading
 import weakref
 from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter, itemgetter
+from itertools import repeat
+from operator import attrgetter, is_, itemgetter
 from typing import TYPE_CHECKING, Any, cast
 
 from .._errors import GatewayError, MalformedResponse, ValidationError
@@ -402,26 +403,34 @@ class NodeCore:
         cache holds are answered from it (0 RU) and left out of the request."""
         if not calls:
             return []
-        surfaces = {c.bound.method.surface for c in calls}
-        paths = {c.bound.method.path for c in calls}
+        methods = list(map(_METHOD_OF, calls))
+        # A batch is nearly always of one method: its surface and path are read once then.
+        shown = methods[:1] if all(map(is_, methods, repeat(methods[0]))) else methods
+        surfaces = {method.surface for method in shown}
+        paths = {method.path for method in shown}
         if surfaces != {Surface.JSONRPC} or len(paths) != 1:
             raise ValidationError(
                 "a batch holds JSON-RPC calls to one endpoint only", param="calls", rule="batch"
             )
         for call in calls:
             call.receipt = Receipt()
-        cacheables = [self.cacheable(call.bound) for call in calls]
+        cacheables = self.cacheables(list(map(_BOUND_OF, calls)))
         if check_cache:
             results, unanswered = self.from_cache(calls, cacheables)
         else:
             results, unanswered = [None] * len(calls), list(range(len(calls)))
         if not unanswered:
             return results
-        sent = yield from self._send_batch(
-            [calls[i] for i in unanswered], return_exceptions=return_exceptions
-        )
-        for index, result in zip(unanswered, sent, strict=True):
-            results[index] = result
+        if len(unanswered) == len(calls):  # none answered from the cache: the batch as it is
+            results = yield from self._send_batch(list(calls), return_exceptions=return_exceptions)
+        else:
+            sent = yield from self._send_batch(
+                [calls[i] for i in unanswered], return_exceptions=return_exceptions
+            )
+            for index, result in zip(unanswered, sent, strict=True):
+                results[index] = result
+        if cacheables.count(None) == len(cacheables):  # nothing to cache (the cache is off)
+            return results
         answers: list[tuple[Cacheable, BoundCall, Any, str | None]] = [
             (cacheable, calls[i].bound, results[i], None)
             for i in unanswered
@@ -436,9 +445,10 @@ class NodeCore:
         estimates, total = yield from self.price_batch(calls)
         url = url_for(self.endpoint, self.chain, calls[0].bound.method)
         wire: list[tuple[str, Any, str | None]] = [
-            (c.bound.rpc_method, c.bound.wire_params, c.bound.method.result) for c in calls
+            (bound.rpc_method, bound.wire_params, bound.method.result)
+            for bound in map(_BOUND_OF, calls)
         ]
-        receipts = [c.receipt for c in calls]
+        receipts = list(map(_RECEIPT_OF, calls))
         return (
             yield from self._exchange_batch(
                 url, wire, estimates, total, receipts, return_exceptions=return_exceptions
@@ -542,7 +552,14 @@ class NodeCore:
             return_exceptions=return_exceptions,
             node=self.endpoint.label,
         )
-        names = sorted({method for method, _, _ in wire})
+        methods = list(map(_FIRST, wire))
+        names = sorted(set(methods))
+        # One part per call; the calls of a batch mostly share a few estimates (one per block
+        # class), so each estimate's (low, high, archive) is read once.
+        sides: dict[int, tuple[int, int, bool | None]] = {}
+        for estimate in estimates:
+            if id(estimate) not in sides:
+                sides[id(estimate)] = (estimate.low, estimate.high, estimate.archive)
         exchange = self.exchange(
             request,
             interpret,
@@ -550,8 +567,7 @@ class NodeCore:
             estimate=total,
             note=f"in a JSON-RPC batch of {len(wire)}",
             parts=tuple(
-                (method, e.low, e.high, e.archive)
-                for (method, _, _), e in zip(wire, estimates, strict=True)
+                (method, *sides[id(e)]) for method, e in zip(methods, estimates, strict=True)
             ),
         )
         try:
@@ -560,10 +576,13 @@ class NodeCore:
             self.accepts_batches = False
             raise
         finally:
+            # What each call cost, by its estimate: worked out once per distinct estimate.
+            costs = {key: exchange.cost(low, high) for key, (low, high, _) in sides.items()}
+            answered, status = exchange.answered_attempts, exchange.receipt.status
             for receipt, estimate in zip(receipts, estimates, strict=True):
-                receipt.ru, receipt.unconfirmed_ru = exchange.cost(estimate.low, estimate.high)
-                receipt.answered = exchange.answered_attempts
-                receipt.status = exchange.receipt.status
+                receipt.ru, receipt.unconfirmed_ru = costs[id(estimate)]
+                receipt.answered = answered
+                receipt.status = status
         self.accepts_batches = True
         return results
 
@@ -674,7 +693,10 @@ class NodeCore:
 
 
 _BOUND_OF = attrgetter("bound")
+_METHOD_OF = attrgetter("bound.method")
+_RECEIPT_OF = attrgetter("receipt")
 _METHOD_NAME_OF = attrgetter("bound.method.name")
+_FIRST: Callable[[Any], Any] = itemgetter(0)
 _SECOND: Callable[[Any], Any] = itemgetter(1)
 _KEY_OF = attrgetter("key")
 

@@ -23,7 +23,7 @@ from ._answers import (
     parse_json,
 )
 from ._http import Answer
-from ._transport import Endpoint, HTTPRequest, Interpret, next_request_id
+from ._transport import Endpoint, HTTPRequest, Interpret, next_request_id, next_request_ids
 
 
 def url_for(endpoint: Endpoint, chain: Chain, method: Method) -> str:
@@ -139,9 +139,15 @@ def batch_request(
 
     An id answered twice with two different answers is a `MalformedResponse` for that call:
     which one is the node's is not ours to guess. The same answer twice is that answer."""
-    ids = [next_request_id() for _ in calls]
-    body = [envelope(method, params, i) for (method, params, _), i in zip(calls, ids, strict=True)]
+    ids = next_request_ids(len(calls))
+    # `envelope`'s object, written out: a function call less per call.
+    body = [
+        {"jsonrpc": "2.0", "id": i, "method": method, "params": params}
+        for (method, params, _), i in zip(calls, ids, strict=True)
+    ]
     kinds = [kind for _, _, kind in calls]
+    # Each kind's check looked up once per batch, not once per call.
+    checks = {kind: RESULT_KINDS[kind].check for kind in set(kinds) if kind in RESULT_KINDS}
 
     def interpret(response: Answer) -> list[Any]:
         refuse_batch_status(response)
@@ -151,6 +157,7 @@ def batch_request(
             refuse_batch_answer(answers, response.status_code)
         by_id, conflicting = answers_by_id(answers)
         results = []
+        status = response.status_code
         for request_id, kind in zip(ids, kinds, strict=True):
             try:
                 key = str(request_id)  # our ids are ints: their key is the text
@@ -162,9 +169,17 @@ def batch_request(
                 answer = by_id.get(key)
                 if answer is None:
                     raise MalformedResponse(f"the batch answer lacks id {request_id}")
-                # Found by its id: the id check `interpret_rpc` makes is done already.
-                result = interpret_rpc(answer, None, response.status_code)
-                results.append(checked_result(result, kind))
+                # Found by its id: the id check `interpret_rpc` makes is done already. A
+                # result without an error is read here, the rest by `interpret_rpc`.
+                if type(answer) is dict and answer.get("error") is None and "result" in answer:
+                    result = answer["result"]
+                else:
+                    result = interpret_rpc(answer, None, status)
+                check = checks.get(kind) if kind is not None else None
+                if kind is None or (check is not None and check(result)):
+                    results.append(result)
+                else:
+                    results.append(checked_result(result, kind))  # raises, saying why
             except GatewayError as error:
                 if not return_exceptions:
                     raise

@@ -691,6 +691,11 @@ def next_request_id() -> int:
     return next(_request_ids)
 
 
+def next_request_ids(n: int) -> list[int]:
+    """`n` request ids at once (a batch's), taken in one step in C."""
+    return list(itertools.islice(_request_ids, n))
+
+
 def bearer(api_key: str) -> dict[str, str]:
     """The platform's auth header. A key read from a file keeps its trailing newline; no key
     ends in whitespace, and a header cannot hold a newline, so it is stripped."""

@@ -241,12 +241,22 @@ class BulkRun:
         """Batches of JSON-RPC calls per node and endpoint, then single calls."""
         groups: dict[tuple[int, str], list[Item]] = {}
         singles = []
+        # Whether a call goes in a batch, and which, is a matter of its node and method: worked
+        # out once for each pair (a workload is thousands of calls of a few).
+        group_of: dict[tuple[int, int], list[Item] | None] = {}
         for item in items:
-            if self._batchable(item):
-                key = (id(item.node), item.call.bound.method.path)
-                groups.setdefault(key, []).append(item)
+            node, method = item.node, item.call.bound.method
+            pair = (id(node), id(method))
+            if pair in group_of:
+                group = group_of[pair]
+            elif self._batchable(item):
+                group = group_of[pair] = groups.setdefault((id(node), method.path), [])
             else:
+                group = group_of[pair] = None
+            if group is None:
                 singles.append([item])
+            else:
+                group.append(item)
         size = self.batch_size
         batches = [g[i : i + size] for g in groups.values() for i in range(0, len(g), size)]
         return batches + singles

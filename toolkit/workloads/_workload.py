@@ -104,8 +104,10 @@ class Workload:
         """
         # Typed `object`, not `int | str`: mypy infers ``[head - 10, "latest"]`` as list[object].
         values = list(blocks)
+        # One empty keywords dict for every call (binding reads it, never changes it).
+        none: dict[str, Any] = {}
         calls: Iterator[tuple[tuple[Any, ...], dict[str, Any]]] = (
-            ((address, block), {}) for address in addresses for block in values
+            ((address, block), none) for address in addresses for block in values
         )
         return self._extend(node, node.prepare_many(method, calls))
 
@@ -477,7 +479,7 @@ class Workload:
     def _answered_by(self, previous: pd.DataFrame | None) -> list[int | None]:
         """For each call, the row of the dataset's `previous` rows that answers it (None: send
         it): the same call identity (gateway, node, method, params)."""
-        if previous is None:
+        if previous is None or previous.empty:  # a new dataset: nothing to look up
             return [None] * len(self.calls)
         from ._bulk import params_text
 
@@ -540,7 +542,7 @@ class Workload:
                 # runs left.
                 previous = None if writer is None else await writer.open()
                 done = self._answered_by(previous)
-                if previous is None:
+                if done.count(None) == len(done):  # the dataset answers none of the calls
                     to_send = self
                 else:
                     to_send = Workload(
@@ -562,7 +564,8 @@ class Workload:
                 answered = len(self) - len(to_send) + len(cached)
                 run.progress = start_progress(run.progress, len(self), answered)
                 with contextlib.ExitStack() as heads_held:
-                    for meter in {id(c.node.meter): c.node.meter for c in to_send.calls}.values():
+                    meters = {id(node.meter): node.meter for node in _nodes(to_send.calls)}
+                    for meter in meters.values():
                         heads_held.enter_context(meter.bulk_run())
                     items = await run.run()
             finally:
@@ -641,17 +644,20 @@ _NODE_OF = itemgetter(0)  # a PlannedCall is (node, call)
 def _ledger_marks(calls: list[PlannedCall]) -> list[tuple[Ledger, int]]:
     """Where the ledgers of the calls' nodes stand (a gateway's nodes share one): what is
     recorded after is the run's."""
+    ledgers = {id(node.ledger): node.ledger for node in _nodes(calls)}
+    return [(ledger, len(ledger)) for ledger in ledgers.values()]
+
+
+def _nodes(calls: list[PlannedCall]) -> list[Node]:
+    """The calls' nodes, each once, in the order they first appear."""
     if not calls:
         return []
     first = calls[0].node
     # One node, the usual workload: an identity test in C per call. Collecting the nodes in a
     # dict is a Python step per call, which shows in a cached re-run.
     if all(map(is_, map(_NODE_OF, calls), repeat(first))):
-        nodes = {id(first): first}
-    else:
-        nodes = {id(planned.node): planned.node for planned in calls}
-    ledgers = {id(node.ledger): node.ledger for node in nodes.values()}
-    return [(ledger, len(ledger)) for ledger in ledgers.values()]
+        return [first]
+    return list({id(planned.node): planned.node for planned in calls}.values())
 
 
 def _heads_since(ledgers: list[tuple[Ledger, int]]) -> dict[str, int]:
@@ -771,7 +777,12 @@ def _record_run(
 ) -> None:
     if writer is None:
         return
-    nodes = {c.node.name: c.node for c in calls}
+    distinct = _nodes(calls)
+    # By name, the last call's node of each name: the one node of the usual workload at once.
+    if len(distinct) == 1:
+        nodes = {distinct[0].name: distinct[0]}
+    else:
+        nodes = {c.node.name: c.node for c in calls}
     writer.record_run(
         frame.attrs["summary"],
         [{"node": n.name, "chain": n.chain.name, "head": n.last_head} for n in nodes.values()],
