@@ -130,14 +130,44 @@ def xdist_group_of(item: pytest.Item) -> str | None:
     return None
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the marks
+@pytest.hookimpl(wrapper=True)  # marks before xdist reads them, ids checked after
 def pytest_collection_modifyitems(config, items):
     if not config.pluginmanager.hasplugin("xdist"):  # the subsets' venvs have no xdist
-        return
+        return (yield)
     for item in items:
         group = xdist_group_of(item)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+    result = yield
+    if hasattr(config, "workerinput") and config.getvalue("loadgroup"):
+        for item in items:
+            names = {str(mark.args[0]) for mark in item.iter_markers("xdist_group")}
+            if names:
+                carry_xdist_group(item, "_".join(sorted(names)))
+    return result
+
+
+def carry_xdist_group(item: pytest.Item, group: str) -> None:
+    """Make sure `item`'s node id ends in `@group` on an xdist worker: the id is the only way
+    the group reaches the scheduler (`--dist loadgroup` reads it there). pytest-xdist (3.8)
+    appends it by setting `item._nodeid`, which pytest 9.2 no longer reads (it keeps a
+    structured id in `item._id`): the marks then have no effect at all, every test is
+    scheduled on its own, and a module's tests (and its module fixtures) are split between
+    workers (pytest-dev/pytest-xdist#1386). Here the suffix is set where pytest reads it, and
+    a pytest on which neither works stops the run rather than silently ignoring the groups."""
+    wanted = f"{item.nodeid.removesuffix(f'@{group}')}@{group}"
+    if item.nodeid == wanted:  # xdist did it (pytest before 9.2, or a fixed xdist)
+        return
+    structured = getattr(item, "_id", None)
+    if structured is not None and hasattr(structured, "parse"):
+        item._id = type(structured).parse(wanted)
+    else:
+        item._nodeid = wanted
+    if item.nodeid != wanted:
+        raise pytest.UsageError(
+            f"cannot give {item.nodeid} its xdist group {group!r} on this pytest: "
+            "run the tests in one process (TEST_WORKERS=0)"
+        )
 
 
 @pytest.fixture
