@@ -113,6 +113,12 @@ def pytest_sessionfinish(session, exitstatus):
 #   (`executed`) to one per run, and the browser module's one JupyterLab and page in order.
 # - A module with a module-scoped fixture is a group of its own: the fixture is built once (a
 #   build, a Dask cluster, Anvil's node), and its tests keep their order.
+# - xdist hands out the groups first (the most tests first: "kernels", on one worker, is about
+#   as long as all the rest), then the other tests in collection order. The long tests of no
+#   group (the benchmarks' smoke run, about 2 to 4 minutes, and the type checkers) are moved
+#   to the front of those, so that a worker starts them early rather than ending the run on
+#   one of them while the other worker sits idle.
+LONG_ONES_FIRST = ("tests/test_bench.py", "tests/test_types.py")
 
 
 def xdist_group_of(item: pytest.Item) -> str | None:
@@ -138,6 +144,8 @@ def pytest_collection_modifyitems(config, items):
         group = xdist_group_of(item)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+    if hasattr(config, "workerinput"):  # every worker the same order, or xdist stops the run
+        items.sort(key=lambda item: not item.nodeid.startswith(LONG_ONES_FIRST))  # stable
     result = yield
     if hasattr(config, "workerinput") and config.getvalue("loadgroup"):
         for item in items:
