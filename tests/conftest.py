@@ -113,6 +113,12 @@ def pytest_sessionfinish(session, exitstatus):
 #   (`executed`) to one per run, and the browser module's one JupyterLab and page in order.
 # - A module with a module-scoped fixture is a group of its own: the fixture is built once (a
 #   build, a Dask cluster, Anvil's node), and its tests keep their order.
+# - xdist hands out the groups first (the most tests first: "kernels", on one worker, is about
+#   as long as all the rest), then the other tests in collection order. The long tests of no
+#   group (the benchmarks' smoke run, about 2 to 4 minutes, and the type checkers) are moved
+#   to the front of those, so that a worker starts them early rather than ending the run on
+#   one of them while the other worker sits idle.
+LONG_ONES_FIRST = ("tests/test_bench.py", "tests/test_types.py")
 
 
 def xdist_group_of(item: pytest.Item) -> str | None:
@@ -130,14 +136,46 @@ def xdist_group_of(item: pytest.Item) -> str | None:
     return None
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the marks
+@pytest.hookimpl(wrapper=True)  # marks before xdist reads them, ids checked after
 def pytest_collection_modifyitems(config, items):
     if not config.pluginmanager.hasplugin("xdist"):  # the subsets' venvs have no xdist
-        return
+        return (yield)
     for item in items:
         group = xdist_group_of(item)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+    if hasattr(config, "workerinput"):  # every worker the same order, or xdist stops the run
+        items.sort(key=lambda item: not item.nodeid.startswith(LONG_ONES_FIRST))  # stable
+    result = yield
+    if hasattr(config, "workerinput") and config.getvalue("loadgroup"):
+        for item in items:
+            names = {str(mark.args[0]) for mark in item.iter_markers("xdist_group")}
+            if names:
+                carry_xdist_group(item, "_".join(sorted(names)))
+    return result
+
+
+def carry_xdist_group(item: pytest.Item, group: str) -> None:
+    """Make sure `item`'s node id ends in `@group` on an xdist worker: the id is the only way
+    the group reaches the scheduler (`--dist loadgroup` reads it there). pytest-xdist (3.8)
+    appends it by setting `item._nodeid`, which pytest 9.2 no longer reads (it keeps a
+    structured id in `item._id`): the marks then have no effect at all, every test is
+    scheduled on its own, and a module's tests (and its module fixtures) are split between
+    workers (pytest-dev/pytest-xdist#1386). Here the suffix is set where pytest reads it, and
+    a pytest on which neither works stops the run rather than silently ignoring the groups."""
+    wanted = f"{item.nodeid.removesuffix(f'@{group}')}@{group}"
+    if item.nodeid == wanted:  # xdist did it (pytest before 9.2, or a fixed xdist)
+        return
+    structured = getattr(item, "_id", None)
+    if structured is not None and hasattr(structured, "parse"):
+        item._id = type(structured).parse(wanted)
+    else:
+        item._nodeid = wanted
+    if item.nodeid != wanted:
+        raise pytest.UsageError(
+            f"cannot give {item.nodeid} its xdist group {group!r} on this pytest: "
+            "run the tests in one process (TEST_WORKERS=0)"
+        )
 
 
 @pytest.fixture

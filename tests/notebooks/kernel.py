@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -82,6 +83,25 @@ def shown(cell) -> str:
             continue
         outputs.append(dict(output))
     return WIDGET_ID.sub('"model_id": "?"', json.dumps(outputs, sort_keys=True))
+
+
+def difference(before, after) -> str:
+    """Why a cell shows something else on a second run: its source, then a line diff of what
+    `shown` compares (each output's text, one line of it per line), for the failure message."""
+
+    def lines(cell) -> list[str]:
+        out = []
+        for output in json.loads(shown(cell)):
+            for field, value in sorted(output.items()):
+                parts = sorted(value.items()) if isinstance(value, dict) else [("", value)]
+                for mime, text in parts:
+                    text = text if isinstance(text, str) else json.dumps(text, sort_keys=True)
+                    where = f"{field}.{mime}" if mime else field
+                    out += [f"{where}: {line}" for line in text.splitlines()]
+        return out
+
+    diff = difflib.unified_diff(lines(before), lines(after), "first run", "second run", lineterm="")
+    return before.get("source", "")[:200] + "\n" + "\n".join(list(diff)[:80])
 
 
 def record_tapes(paths: Iterable[Path] = NOTEBOOKS) -> None:

@@ -8,7 +8,14 @@ import pytest
 
 from toolkit.sandbox import World
 
-from tests.notebooks.kernel import NOTEBOOKS, SECONDS_PER_NOTEBOOK, errors_of, execute, shown
+from tests.notebooks.kernel import (
+    NOTEBOOKS,
+    SECONDS_PER_NOTEBOOK,
+    difference,
+    errors_of,
+    execute,
+    shown,
+)
 
 pytestmark = pytest.mark.notebooks
 
@@ -47,7 +54,7 @@ def test_notebook_shows_the_same_on_a_second_run_against_the_sandbox(path, execu
     again = execute(path)
     assert not errors_of(again)
     for before, after in zip(first.cells, again.cells, strict=True):
-        assert shown(before) == shown(after), before.get("source", "")[:200]
+        assert shown(before) == shown(after), difference(before, after)
 
 
 def test_notebooks_are_committed_without_outputs():

@@ -14,6 +14,7 @@ from tests.notebooks.kernel import (
     NOTEBOOKS,
     SECONDS_PER_NOTEBOOK,
     TAPES,
+    difference,
     errors_of,
     execute,
     shown,
@@ -56,4 +57,4 @@ def test_notebook_replays_from_its_tape_with_no_gateway_and_shows_the_same_twice
     # Run again, it shows the same: times are the tape's, ids and tables stable.
     again = execute(path, tape_mode="replay")
     for first, second in zip(notebook.cells, again.cells, strict=False):
-        assert shown(first) == shown(second), first.get("source", "")[:200]
+        assert shown(first) == shown(second), difference(first, second)
