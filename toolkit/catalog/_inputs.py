@@ -143,13 +143,9 @@ def _transaction_bytes(transaction: Any) -> bytes:
     )
 
 
-def transaction_as_text(arguments: dict[str, Any]) -> None:
-    """Solana: a transaction given as bytes or a solders object is sent as text in the call's
-    encoding. Its size is checked before it is encoded: base58 encoding is quadratic."""
-    transaction = arguments.get("transaction")
-    if transaction is None or isinstance(transaction, str):
-        return
-    raw = _transaction_bytes(transaction)
+def check_transaction_size(raw: bytes) -> None:
+    """A Solana transaction is at most SOLANA_MAX_TRANSACTION_BYTES bytes, whatever it was
+    given as (the helper's bytes, the decoded text of any call)."""
     if len(raw) > SOLANA_MAX_TRANSACTION_BYTES:
         raise ValidationError(
             f"is {len(raw):,} bytes; a Solana transaction is at most "
@@ -157,6 +153,16 @@ def transaction_as_text(arguments: dict[str, Any]) -> None:
             param="transaction",
             rule="max",
         )
+
+
+def transaction_as_text(arguments: dict[str, Any]) -> None:
+    """Solana: a transaction given as bytes or a solders object is sent as text in the call's
+    encoding. Its size is checked before it is encoded: base58 encoding is quadratic."""
+    transaction = arguments.get("transaction")
+    if transaction is None or isinstance(transaction, str):
+        return
+    raw = _transaction_bytes(transaction)
+    check_transaction_size(raw)
     config = arguments.get("config")
     encoding = config.get("encoding") if isinstance(config, Mapping) else None
     if encoding == "base58":

@@ -9,6 +9,7 @@ from typing import Any
 from .._errors import ValidationError
 from . import encoding as enc
 from ._bounds import DEBUG_PRINT_BLOCK_FLOOR, MAX_LOG_RANGE, SOLANA_MAX_TRANSACTION_BYTES
+from ._inputs import check_transaction_size
 from ._kinds import _shown
 from ._model import Check
 
@@ -73,13 +74,7 @@ def _simulate_rules(arguments: dict[str, Any]) -> None:
             param="transaction",
             rule="encoding",
         ) from None
-    if len(raw) > SOLANA_MAX_TRANSACTION_BYTES:
-        raise ValidationError(
-            f"is {len(raw):,} bytes; a Solana transaction is at most "
-            f"{SOLANA_MAX_TRANSACTION_BYTES:,}",
-            param="transaction",
-            rule="max",
-        )
+    check_transaction_size(raw)
 
 
 def _tron_text_value(default_visible: bool) -> Check:
