@@ -239,7 +239,7 @@ def _install_generated_helpers() -> None:
             if node_class is None:
                 continue
             helpers = node_class.__bases__[0]
-            if method.helper not in dir(helpers):
+            if not hasattr(helpers, method.helper):
                 setattr(helpers, method.helper, generated_helper(method))
 
 
