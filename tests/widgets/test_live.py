@@ -78,3 +78,25 @@ def test_a_bulk_run_redraws_a_few_times_not_once_per_call(gw):
     )
     eventually(lambda: f"{len(gw.ledger):,} calls" in view.totals.value)
     assert 1 <= len(redraws) <= 20
+
+
+def test_a_view_drawn_in_its_timer_thread_leaves_pandas_display_options_alone():
+    # Notebook 06 once showed a DataFrame with its hashes whole on one run and cut at 50 characters
+    # on the next: `DataFrame.to_html` sets `display.max_colwidth` for the whole process while it
+    # writes, and the views draw their tables from a timer thread while the user's cell shows a
+    # frame. Drawn without it, a table cannot change what the main thread sees meanwhile.
+    import threading
+
+    import pandas as pd
+
+    from toolkit.widgets._html import frame_table
+
+    frame = pd.DataFrame({"hash": ["ab" * 32] * 50, "block": range(50)})
+    drawing = threading.Thread(target=lambda: [frame_table(frame) for _ in range(200)])
+    seen = set()
+    drawing.start()
+    while drawing.is_alive():
+        seen.add(pd.get_option("display.max_colwidth"))
+    drawing.join()
+    assert seen == {pd.get_option("display.max_colwidth")}
+    assert "ab" * 32 in frame_table(frame)  # 64 characters: whole within MAX_CELL_CHARS

@@ -114,9 +114,26 @@ def frame_table(frame: pd.DataFrame, *, caption: str = "", max_rows: int = MAX_R
     exact ints in full; missing values as NA). The frame itself keeps the exact values."""
     shown = frame.head(max_rows)
     shown = shown[key_columns_first(shown)].astype(object).map(_cell)
-    table = shown.to_html(index=False, border=0, classes="tk-table")
+    table = _html_table(shown)
     more = len(frame) - len(shown)
     footer = f'<div class="tk-muted">… {more:,} more rows in the DataFrame</div>' if more else ""
     head = f'<div class="tk-caption">{text(caption)}</div>' if caption else ""
     scrolled = f'<div class="tk-table-scroll">{scrub(table)}</div>'
     return f"{STYLE}{head}{scrolled}{footer}"
+
+
+def _html_table(cells: pd.DataFrame) -> str:
+    """A frame of text cells as an HTML table, written here rather than by `DataFrame.to_html`:
+    pandas writes HTML under a process-wide option that it sets and then restores
+    (``display.max_colwidth``), and the views redraw from a timer thread (`_live.Follower`). A
+    table drawn there would change how a DataFrame in the user's running cell is shown, or, when
+    two draws overlap, leave the option changed for the rest of the session."""
+    head = "".join(f"<th>{html.escape(str(column))}</th>" for column in cells.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>"
+        for row in cells.itertuples(index=False, name=None)
+    )
+    return (
+        '<table class="tk-table"><thead><tr style="text-align: right;">'
+        f"{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
