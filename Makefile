@@ -115,21 +115,19 @@ docs: $(VENV)/.dev-installed
 #   up, are one group ("kernels", 8 to 9 minutes), run one at a time as in a serial run while
 #   the other worker runs the in-process tests; a module with a module-scoped fixture builds it
 #   once. Any other test goes to whichever worker is free, the long ones (the benchmarks' smoke
-#   run, the type checkers) first, so the two workers end within a minute of each other: 10 to
-#   15 minutes on a 2-core machine, depending on what else it runs, against over 20 in one
-#   process. TEST_WORKERS=0 runs it in one process, in collection order (to debug a test).
+#   run, the type checkers) first, so the two workers end within a minute of each other: 8
+#   minutes on this 2-core machine with other work on it, against 15 to 23 in one process. TEST_WORKERS=0 runs it in one process, in collection order (to debug a test).
 #   pytest 9.2 ignores the node id by which xdist 3.8 passes a test's group to its scheduler
 #   (pytest-xdist#1386): tests/conftest.py sets it itself, and stops the run if it cannot.
-#   The default is still one process (TEST_WORKERS=0, over 20 minutes): with the groups
-#   working (one kernel at a time), notebook 06's replay showed other output on its second run
-#   in one of four runs under two workers, and in none of the serial runs. The test now prints
-#   the diff, to fix it from; set the default to 2 once that is found. A CI failure blocks
-#   everyone, a slower CI does not.
+#   Notebook 06 once showed other output on its second run under two workers: a view drawn
+#   from its timer thread called `DataFrame.to_html`, which sets a pandas display option for
+#   the whole process while it writes (fixed: the widgets write their tables themselves). The
+#   test prints a line diff when a second run differs.
 # - Then the two subsets (the other Python, the floors) run side by side: each is one process,
 #   and there are two cores. Both venvs are installed before either starts, since the tree
 #   check of either run (tests/conftest.py) would see the other's venv appear; -Otarget prints
 #   each run's output whole once it ends.
-TEST_WORKERS ?= 0
+TEST_WORKERS ?= 2
 SUBSET_VENVS = $(if $(OTHER_PYTHON),$(OTHER_VENV)/.installed) \
 	$(if $(FLOORS_PYTHON),$(FLOORS_VENV)/.installed)
 
