@@ -2,6 +2,8 @@
 
 import pytest
 
+from tests.loopback import LoopbackHTTPServer
+
 
 @pytest.fixture
 def server_requests(sandbox):
@@ -44,8 +46,7 @@ class LoopbackServer:
             def log_message(self, *args):  # quiet: pytest shows stderr of failures
                 pass
 
-        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
+        self._server = LoopbackHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()

@@ -17,13 +17,14 @@ import subprocess
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import ClassVar
 
 import pytest
 
 import toolkit
+from tests.loopback import LoopbackHTTPServer
 from toolkit.client._http import env_proxy, tls_context
 from toolkit.sandbox import DEMO, Sandbox
 
@@ -237,7 +238,7 @@ def test_netrc_is_never_read(clean_environment, tmp_path):
     clean_environment.setenv("HOME", str(tmp_path))
     (tmp_path / ".netrc").write_text(netrc.read_text())
     (tmp_path / ".netrc").chmod(0o600)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), JsonRpcHandler)
+    server = LoopbackHTTPServer(("127.0.0.1", 0), JsonRpcHandler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     JsonRpcHandler.authorizations = []
     try:
@@ -256,7 +257,7 @@ def tls_node_server(tmp_path):
     """An HTTPS JSON-RPC server whose certificate only a throwaway CA vouches for."""
     trustme = pytest.importorskip("trustme")
     authority = trustme.CA()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), JsonRpcHandler)
+    server = LoopbackHTTPServer(("127.0.0.1", 0), JsonRpcHandler)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     authority.issue_cert("127.0.0.1").configure_cert(context)
     server.socket = context.wrap_socket(server.socket, server_side=True)

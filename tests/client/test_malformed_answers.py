@@ -9,11 +9,12 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 import toolkit
+from tests.loopback import LoopbackHTTPServer
 
 EVM = "0x" + "ab" * 20
 ONE_TRY = toolkit.RetryPolicy(attempts=1)
@@ -42,7 +43,7 @@ class FakeNode:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = LoopbackHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/KEY0123456789abcdef"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 

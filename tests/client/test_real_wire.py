@@ -8,13 +8,14 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 
 import toolkit
 from tests.fixtures.real_bodies import REAL, real
+from tests.loopback import LoopbackHTTPServer
 from toolkit import frames
 
 KEY = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"  # a made-up access key: it must never be shown
@@ -50,7 +51,7 @@ class Replay:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = LoopbackHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/{KEY}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
