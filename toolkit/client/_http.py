@@ -508,14 +508,16 @@ class AiohttpClient:
         params: dict[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
         max_bytes: int = MAX_ANSWER_BYTES,
+        content: bytes | None = None,
     ) -> Answer:
         """Send, and read the answer decoded (gzip, deflate) to at most `max_bytes` bytes, else
         raise `AnswerTooLarge`: read in chunks, so a bomb is stopped near the bound, not after it
-        has grown whole in memory."""
+        has grown whole in memory. `content`: `json` encoded already, as `_json_bytes` would."""
         body = None
         if json is not None:  # a payload, as aiohttp makes for its own json=: no type lookup
             body = self._aiohttp.payload.BytesPayload(
-                _json_bytes(json), content_type="application/json"
+                _json_bytes(json) if content is None else content,
+                content_type="application/json",
             )
         if params:
             url = str(httpx.URL(url, params=params))  # httpx's encoding (true/false for bools)
@@ -602,10 +604,22 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
 # What httpx sends for json=...: compact, UTF-8, no NaN. One encoder for every request: json.dumps
 # with options builds a new one per call.
 _REQUEST_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+# The same text for a body of ASCII text only (nearly every request: hex, numbers, names),
+# written by the encoder's ASCII mode, which is quicker, and without its circular-reference
+# check, which keeps a set of every list and object it enters. A body with other characters
+# (escaped as \u in that mode) is written again by `_REQUEST_JSON`, and so is a circular one
+# (which ends this one in RecursionError), so that it is refused as before.
+_ASCII_REQUEST_JSON = json.JSONEncoder(separators=(",", ":"), allow_nan=False, check_circular=False)
 
 
 def _json_bytes(value: Any) -> bytes:
-    return _REQUEST_JSON.encode(value).encode()
+    try:
+        text = _ASCII_REQUEST_JSON.encode(value)
+    except RecursionError:
+        text = "\\u"  # written again below, where a circular value raises ValueError
+    if "\\u" in text:
+        text = _REQUEST_JSON.encode(value)
+    return text.encode()
 
 
 def _as_httpx_error(aiohttp: Any, error: BaseException) -> httpx.HTTPError:

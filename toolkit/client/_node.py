@@ -444,14 +444,20 @@ class NodeCore:
         """Send calls as one JSON-RPC batch request."""
         estimates, total = yield from self.price_batch(calls)
         url = url_for(self.endpoint, self.chain, calls[0].bound.method)
+        bounds = list(map(_BOUND_OF, calls))
         wire: list[tuple[str, Any, str | None]] = [
-            (bound.rpc_method, bound.wire_params, bound.method.result)
-            for bound in map(_BOUND_OF, calls)
+            (bound.rpc_method, bound.wire_params, bound.method.result) for bound in bounds
         ]
         receipts = list(map(_RECEIPT_OF, calls))
         return (
             yield from self._exchange_batch(
-                url, wire, estimates, total, receipts, return_exceptions=return_exceptions
+                url,
+                wire,
+                estimates,
+                total,
+                receipts,
+                return_exceptions=return_exceptions,
+                params_texts=list(map(_WIRE_JSON_OF, bounds)),
             )
         )
 
@@ -539,6 +545,7 @@ class NodeCore:
         receipts: list[Receipt],
         *,
         return_exceptions: bool,
+        params_texts: list[str] | None = None,
     ) -> Steps:
         """One batch request through the exchange, billed as one call each (each call's
         receipt set). A refusal (see `BatchRefused`) is not retried; it marks the node as one
@@ -551,6 +558,7 @@ class NodeCore:
             self.headers,
             return_exceptions=return_exceptions,
             node=self.endpoint.label,
+            params_texts=params_texts,
         )
         methods = list(map(_FIRST, wire))
         names = sorted(set(methods))
@@ -695,6 +703,7 @@ class NodeCore:
 _BOUND_OF = attrgetter("bound")
 _METHOD_OF = attrgetter("bound.method")
 _RECEIPT_OF = attrgetter("receipt")
+_WIRE_JSON_OF = attrgetter("wire_json")
 _METHOD_NAME_OF = attrgetter("bound.method.name")
 _FIRST: Callable[[Any], Any] = itemgetter(0)
 _SECOND: Callable[[Any], Any] = itemgetter(1)

@@ -103,6 +103,9 @@ class HTTPRequest(NamedTuple):
     json: Any = None
     params: dict[str, Any] | None = None
     headers: Mapping[str, str] = _NO_HEADERS
+    # `json` as the bytes the aiohttp client would encode it to, when the request's maker has
+    # them at hand (a JSON-RPC batch, from its calls' params texts); None: encoded from `json`.
+    content: bytes | None = None
 
     def __repr__(self) -> str:
         return f"HTTPRequest({self.method} {redact_url(self.url)})"
@@ -643,6 +646,7 @@ async def _send_async(client: Any, step: Send) -> Answer | httpx.HTTPError | Exc
             params=request.params,
             headers=request.headers,
             max_bytes=step.max_bytes,
+            content=request.content,
         )
     elif isinstance(client, httpx.AsyncClient):
         sending = _httpx_async(client, request, step.max_bytes)
