@@ -298,7 +298,10 @@ class Method:
             known = _BOUND.get((id(self), key))
             if known is not None and known.method is self:
                 return known
-        bound = self._bind(args, kwargs)
+        if key is not None and not kwargs and self.surface is Surface.JSONRPC and not self.checks:
+            bound = self._bind_positional(args)  # plain positional arguments
+        else:
+            bound = self._bind(args, kwargs)
         if key is not None:
             _remember(id(self), key, bound)
         return bound
