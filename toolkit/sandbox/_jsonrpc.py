@@ -60,8 +60,25 @@ def load_json(body: bytes) -> Any:
     return load_bounded(body, MAX_DEPTH)
 
 
+# The last body decoded, and what it decoded to: the meter reads a request's calls
+# (`calls_of`) and the server answers them (`answer`) from the same body, which is decoded
+# once. Keyed by the body object itself (held here, so no other takes its identity); neither
+# reader changes what it reads.
+_last_decoded: tuple[bytes, tuple[bool, list[Any]]] | None = None
+
+
 def decode(body: bytes) -> tuple[bool, list[Any]]:
     """(is_batch, entries) of a body; raises RpcError for bad JSON and for an empty batch."""
+    global _last_decoded
+    last = _last_decoded
+    if last is not None and last[0] is body:
+        return last[1]
+    decoded = _decode(body)
+    _last_decoded = (body, decoded)
+    return decoded
+
+
+def _decode(body: bytes) -> tuple[bool, list[Any]]:
     try:
         payload = load_json(body)
     except ValueError as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
