@@ -77,8 +77,12 @@ class Metering:
         for call in calls:
             known = rules.get((call.method, call.inner))
             if known is None:
-                method = CATALOG.get(call.method)
-                rule, names = (method.ru, method.param_names) if method else (None, ())
+                catalog_method = CATALOG.get(call.method)
+                rule, names = (
+                    (catalog_method.ru, catalog_method.param_names)
+                    if catalog_method
+                    else (None, ())
+                )
                 known = rules[(call.method, call.inner)] = (
                     pricer.rule(call.method, rule, call.inner),
                     names,
