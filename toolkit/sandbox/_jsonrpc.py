@@ -40,7 +40,7 @@ class RpcError(Exception):
         return error
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Call:
     """One entry of a request as the meter sees it; `method` is "" when it could not be read."""
 
@@ -48,6 +48,15 @@ class Call:
     params: Any
     id: Any
     inner: str | None = None  # the method a request carries (TON's jsonRPC), for its price
+
+    def __init__(self, method: str, params: Any, id: Any, inner: str | None = None):
+        # Set in the instance's dict: a frozen dataclass's own __init__ sets each field through
+        # object.__setattr__, slower, and the meter makes one per call served.
+        fields = self.__dict__
+        fields["method"] = method
+        fields["params"] = params
+        fields["id"] = id
+        fields["inner"] = inner
 
 
 MAX_DEPTH = 64
