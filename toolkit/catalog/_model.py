@@ -92,6 +92,9 @@ def _check_and_remember(param: Param, value: Any, key: tuple[int, type, Any]) ->
     return known
 
 
+_new_object = object.__new__
+
+
 def _remember(method_id: int, key: tuple[Any, ...], bound: BoundCall) -> None:
     if len(_BOUND) >= _BOUND_MAX:
         _BOUND.clear()
@@ -313,6 +316,8 @@ class Method:
         `bind` would."""
         me, remembered, plain = id(self), _BOUND.get, _PLAIN
         positional = self.surface is Surface.JSONRPC and not self.checks
+        # Each position's values checked so far, by value (a grid repeats its values).
+        seen: list[dict[Any, tuple[Any, ...]]] = [{} for _ in self.params]
         bound = []
         for args, kwargs in calls:
             if kwargs:
@@ -332,43 +337,56 @@ class Method:
                 if kwargs or not positional:
                     known = self._bind(args, kwargs)
                 else:
-                    known = self._bind_positional(args)
-                _remember(me, key, known)
+                    known = self._bind_positional(args, seen)
+                if len(_BOUND) >= _BOUND_MAX:  # `_remember`, inlined
+                    _BOUND.clear()
+                _BOUND[(me, key)] = known
             bound.append(known)
         return bound
 
-    def _bind_positional(self, args: tuple[Any, ...]) -> BoundCall:
+    def _bind_positional(
+        self, args: tuple[Any, ...], seen: list[dict[Any, tuple[Any, ...]]] | None = None
+    ) -> BoundCall:
         """`_bind` for a JSON-RPC call of plain positional arguments, one for each parameter
         and none of them None, on a method without cross-parameter checks (a grid's calls):
         each value checked through `_CHECKED`, and the call's wire params and their JSON text
         made as its arguments are, from the values' remembered texts (a first run reads both
-        for every call). Any other call is bound by `_bind`."""
+        for every call). Any other call is bound by `_bind`. `seen`: each position's entries
+        found so far, by value (plain values of exact types, so equal values are the same
+        argument), for many calls bound in a row."""
         params = self.params
         if len(args) != len(params):
             return self._bind(args, {})
+        if seen is None:
+            seen = [{} for _ in params]
         arguments: dict[str, Any] = {}
         wire: list[Any] = []
         texts: list[str] = []
-        checked = _CHECKED.get
-        for p, value in zip(params, args, strict=True):
-            if value is None:
-                return self._bind(args, {})
-            key = (id(p), type(value), value)
-            known = checked(key)
-            if known is None or known[0] is not p:
-                try:
-                    known = _check_and_remember(p, value, key)
-                except ValidationError as error:
-                    error.method = self.name
-                    raise
-                if known[2] is None:  # a wire value that is not plain: no text for it
+        for p, value, known_values in zip(params, args, seen, strict=True):
+            known = known_values.get(value)
+            if known is None:
+                if value is None:
                     return self._bind(args, {})
+                key = (id(p), type(value), value)
+                known = _CHECKED.get(key)
+                if known is None or known[0] is not p:
+                    try:
+                        known = _check_and_remember(p, value, key)
+                    except ValidationError as error:
+                        error.method = self.name
+                        raise
+                    if known[2] is None:  # a wire value that is not plain: no text for it
+                        return self._bind(args, {})
+                known_values[value] = known
             arguments[p.name] = value = known[1]
             wire.append(value)
             texts.append(known[2])
-        bound = BoundCall(self, arguments)
-        # What `wire_params` and `wire_json` would work out, set as they would store it.
+        bound = _new_object(BoundCall)
+        # What `BoundCall.__init__` sets, and what `wire_params` and `wire_json` would work
+        # out, set as they would store them.
         fields = bound.__dict__
+        fields["method"] = self
+        fields["arguments"] = arguments
         fields["wire_params"] = wire
         fields["wire_json"] = "[" + ",".join(texts) + "]"
         return bound
