@@ -604,22 +604,10 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
 # What httpx sends for json=...: compact, UTF-8, no NaN. One encoder for every request: json.dumps
 # with options builds a new one per call.
 _REQUEST_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-# The same text for a body of ASCII text only (nearly every request: hex, numbers, names),
-# written by the encoder's ASCII mode, which is quicker, and without its circular-reference
-# check, which keeps a set of every list and object it enters. A body with other characters
-# (escaped as \u in that mode) is written again by `_REQUEST_JSON`, and so is a circular one
-# (which ends this one in RecursionError), so that it is refused as before.
-_ASCII_REQUEST_JSON = json.JSONEncoder(separators=(",", ":"), allow_nan=False, check_circular=False)
 
 
 def _json_bytes(value: Any) -> bytes:
-    try:
-        text = _ASCII_REQUEST_JSON.encode(value)
-    except RecursionError:
-        text = "\\u"  # written again below, where a circular value raises ValueError
-    if "\\u" in text:
-        text = _REQUEST_JSON.encode(value)
-    return text.encode()
+    return _REQUEST_JSON.encode(value).encode()
 
 
 def _as_httpx_error(aiohttp: Any, error: BaseException) -> httpx.HTTPError:
