@@ -56,7 +56,9 @@ _PLAIN = frozenset((str, int, type(None)))  # exact types: True is not 1 here, n
 # One parameter's wire value for a plain argument: a workload repeats its arguments (50
 # addresses at 20 blocks are 70 values to check, not 2,000). Keyed by the parameter's id and the
 # value's exact type; the entry keeps its parameter, so a reused id is never mistaken for it.
-_CHECKED: dict[tuple[int, type, Any], tuple[Param, Any]] = {}
+# The entry holds the wire value's JSON text too: a call's params text is then a join of its
+# values' texts (see `Method._bind_positional`).
+_CHECKED: dict[tuple[int, type, Any], tuple[Param, Any, str]] = {}
 _CHECKED_MAX = 100_000
 # JSON as compact as httpx sends it; one encoder, not one per call (json.dumps with options
 # builds a new encoder each time, which costs more than the encoding of a short call).
@@ -73,12 +75,24 @@ def _checked_plain(param: Param, value: Any) -> Any:
     known = _CHECKED.get(key)
     if known is not None and known[0] is param:
         return known[1]
+    return _check_and_remember(param, value, key)[1]
+
+
+def _check_and_remember(param: Param, value: Any, key: tuple[int, type, Any]) -> tuple[Any, ...]:
+    """`_checked` for a plain value, as a `_CHECKED` entry: (param, wire value, its JSON text,
+    or None when the wire value is not plain and the entry is not kept)."""
     wire = _checked(param, value, param.name)
-    if type(wire) in _PLAIN:
-        if len(_CHECKED) >= _CHECKED_MAX:
-            _CHECKED.clear()
-        _CHECKED[key] = (param, wire)
-    return wire
+    kind = type(wire)
+    if kind not in _PLAIN:
+        return (param, wire, None)
+    text = _json_text(wire) if kind is str else "null" if wire is None else int.__repr__(wire)
+    if len(_CHECKED) >= _CHECKED_MAX:
+        _CHECKED.clear()
+    known = _CHECKED[key] = (param, wire, text)
+    return known
+
+
+_new_object = object.__new__
 
 
 def _remember(method_id: int, key: tuple[Any, ...], bound: BoundCall) -> None:
@@ -287,7 +301,10 @@ class Method:
             known = _BOUND.get((id(self), key))
             if known is not None and known.method is self:
                 return known
-        bound = self._bind(args, kwargs)
+        if key is not None and not kwargs and self.surface is Surface.JSONRPC and not self.checks:
+            bound = self._bind_positional(args)  # plain positional arguments
+        else:
+            bound = self._bind(args, kwargs)
         if key is not None:
             _remember(id(self), key, bound)
         return bound
@@ -298,6 +315,9 @@ class Method:
         into `bind` was most of the time of re-planning). Raises on the first bad call, as
         `bind` would."""
         me, remembered, plain = id(self), _BOUND.get, _PLAIN
+        positional = self.surface is Surface.JSONRPC and not self.checks
+        # Each position's values checked so far, by value (a grid repeats its values).
+        seen: list[dict[Any, tuple[Any, ...]]] = [{} for _ in self.params]
         bound = []
         for args, kwargs in calls:
             if kwargs:
@@ -314,9 +334,61 @@ class Method:
             known = remembered((me, key))
             if known is None or known.method is not self:
                 # Bound here, not through `bind`: that would work out the key again.
-                known = self._bind(args, kwargs)
-                _remember(me, key, known)
+                if kwargs or not positional:
+                    known = self._bind(args, kwargs)
+                else:
+                    known = self._bind_positional(args, seen)
+                if len(_BOUND) >= _BOUND_MAX:  # `_remember`, inlined
+                    _BOUND.clear()
+                _BOUND[(me, key)] = known
             bound.append(known)
+        return bound
+
+    def _bind_positional(
+        self, args: tuple[Any, ...], seen: list[dict[Any, tuple[Any, ...]]] | None = None
+    ) -> BoundCall:
+        """`_bind` for a JSON-RPC call of plain positional arguments, one for each parameter
+        and none of them None, on a method without cross-parameter checks (a grid's calls):
+        each value checked through `_CHECKED`, and the call's wire params and their JSON text
+        made as its arguments are, from the values' remembered texts (a first run reads both
+        for every call). Any other call is bound by `_bind`. `seen`: each position's entries
+        found so far, by value (plain values of exact types, so equal values are the same
+        argument), for many calls bound in a row."""
+        params = self.params
+        if len(args) != len(params):
+            return self._bind(args, {})
+        if seen is None:
+            seen = [{} for _ in params]
+        arguments: dict[str, Any] = {}
+        wire: list[Any] = []
+        texts: list[str] = []
+        for p, value, known_values in zip(params, args, seen, strict=True):
+            known = known_values.get(value)
+            if known is None:
+                if value is None:
+                    return self._bind(args, {})
+                key = (id(p), type(value), value)
+                known = _CHECKED.get(key)
+                if known is None or known[0] is not p:
+                    try:
+                        known = _check_and_remember(p, value, key)
+                    except ValidationError as error:
+                        error.method = self.name
+                        raise
+                    if known[2] is None:  # a wire value that is not plain: no text for it
+                        return self._bind(args, {})
+                known_values[value] = known
+            arguments[p.name] = value = known[1]
+            wire.append(value)
+            texts.append(known[2])
+        bound = _new_object(BoundCall)
+        # What `BoundCall.__init__` sets, and what `wire_params` and `wire_json` would work
+        # out, set as they would store them.
+        fields = bound.__dict__
+        fields["method"] = self
+        fields["arguments"] = arguments
+        fields["wire_params"] = wire
+        fields["wire_json"] = "[" + ",".join(texts) + "]"
         return bound
 
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> BoundCall:

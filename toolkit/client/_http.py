@@ -508,14 +508,16 @@ class AiohttpClient:
         params: dict[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
         max_bytes: int = MAX_ANSWER_BYTES,
+        content: bytes | None = None,
     ) -> Answer:
         """Send, and read the answer decoded (gzip, deflate) to at most `max_bytes` bytes, else
         raise `AnswerTooLarge`: read in chunks, so a bomb is stopped near the bound, not after it
-        has grown whole in memory."""
+        has grown whole in memory. `content`: `json` encoded already, as `_json_bytes` would."""
         body = None
         if json is not None:  # a payload, as aiohttp makes for its own json=: no type lookup
             body = self._aiohttp.payload.BytesPayload(
-                _json_bytes(json), content_type="application/json"
+                _json_bytes(json) if content is None else content,
+                content_type="application/json",
             )
         if params:
             url = str(httpx.URL(url, params=params))  # httpx's encoding (true/false for bools)

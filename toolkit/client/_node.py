@@ -444,14 +444,26 @@ class NodeCore:
         """Send calls as one JSON-RPC batch request."""
         estimates, total = yield from self.price_batch(calls)
         url = url_for(self.endpoint, self.chain, calls[0].bound.method)
-        wire: list[tuple[str, Any, str | None]] = [
-            (bound.rpc_method, bound.wire_params, bound.method.result)
-            for bound in map(_BOUND_OF, calls)
-        ]
+        bounds = list(map(_BOUND_OF, calls))
+        method = bounds[0].method
+        wire: list[tuple[str, Any, str | None]]
+        if all(map(is_, map(_METHOD_OF_BOUND, bounds), repeat(method))):
+            # One method (nearly every batch): its name and result kind read once. A batch
+            # holds JSON-RPC calls only, whose `rpc_method` is the method's name.
+            name, kind = method.name, method.result
+            wire = [(name, params, kind) for params in map(_WIRE_PARAMS_OF, bounds)]
+        else:
+            wire = [(bound.rpc_method, bound.wire_params, bound.method.result) for bound in bounds]
         receipts = list(map(_RECEIPT_OF, calls))
         return (
             yield from self._exchange_batch(
-                url, wire, estimates, total, receipts, return_exceptions=return_exceptions
+                url,
+                wire,
+                estimates,
+                total,
+                receipts,
+                return_exceptions=return_exceptions,
+                params_texts=list(map(_WIRE_JSON_OF, bounds)),
             )
         )
 
@@ -539,6 +551,7 @@ class NodeCore:
         receipts: list[Receipt],
         *,
         return_exceptions: bool,
+        params_texts: list[str] | None = None,
     ) -> Steps:
         """One batch request through the exchange, billed as one call each (each call's
         receipt set). A refusal (see `BatchRefused`) is not retried; it marks the node as one
@@ -551,24 +564,24 @@ class NodeCore:
             self.headers,
             return_exceptions=return_exceptions,
             node=self.endpoint.label,
+            params_texts=params_texts,
         )
         methods = list(map(_FIRST, wire))
         names = sorted(set(methods))
         # One part per call; the calls of a batch mostly share a few estimates (one per block
         # class), so each estimate's (low, high, archive) is read once.
-        sides: dict[int, tuple[int, int, bool | None]] = {}
-        for estimate in estimates:
-            if id(estimate) not in sides:
-                sides[id(estimate)] = (estimate.low, estimate.high, estimate.archive)
+        distinct = dict(zip(map(id, estimates), estimates, strict=True))  # a pass in C
+        sides: dict[int, tuple[int, int, bool | None]] = {
+            key: (estimate.low, estimate.high, estimate.archive)
+            for key, estimate in distinct.items()
+        }
         exchange = self.exchange(
             request,
             interpret,
             method=f"batch[{len(wire)}]:" + ",".join(names),
             estimate=total,
             note=f"in a JSON-RPC batch of {len(wire)}",
-            parts=tuple(
-                (method, *sides[id(e)]) for method, e in zip(methods, estimates, strict=True)
-            ),
+            parts=_parts(methods, estimates, sides),
         )
         try:
             results = yield from exchange.run()
@@ -692,9 +705,33 @@ class NodeCore:
         )
 
 
+def _parts(
+    methods: list[str],
+    estimates: list[Estimate],
+    sides: dict[int, tuple[int, int, bool | None]],
+) -> tuple[tuple[str, int, int, bool | None], ...]:
+    """A batch's parts, (method, low, high, archive) per call: calls of one method and one
+    estimate share one part (a part is immutable; a batch has few distinct ones)."""
+    if methods and all(map(is_, methods, repeat(methods[0]))):  # one method: passes in C
+        by_estimate = {key: (methods[0], *side) for key, side in sides.items()}
+        return tuple(map(by_estimate.__getitem__, map(id, estimates)))
+    made: dict[tuple[str, int], tuple[str, int, int, bool | None]] = {}
+    parts = []
+    for method, estimate in zip(methods, estimates, strict=True):
+        key = (method, id(estimate))
+        part = made.get(key)
+        if part is None:
+            part = made[key] = (method, *sides[id(estimate)])
+        parts.append(part)
+    return tuple(parts)
+
+
 _BOUND_OF = attrgetter("bound")
+_METHOD_OF_BOUND = attrgetter("method")
+_WIRE_PARAMS_OF = attrgetter("wire_params")
 _METHOD_OF = attrgetter("bound.method")
 _RECEIPT_OF = attrgetter("receipt")
+_WIRE_JSON_OF = attrgetter("wire_json")
 _METHOD_NAME_OF = attrgetter("bound.method.name")
 _FIRST: Callable[[Any], Any] = itemgetter(0)
 _SECOND: Callable[[Any], Any] = itemgetter(1)

@@ -103,6 +103,9 @@ class HTTPRequest(NamedTuple):
     json: Any = None
     params: dict[str, Any] | None = None
     headers: Mapping[str, str] = _NO_HEADERS
+    # `json` as the bytes the aiohttp client would encode it to, when the request's maker has
+    # them at hand (a JSON-RPC batch, from its calls' params texts); None: encoded from `json`.
+    content: bytes | None = None
 
     def __repr__(self) -> str:
         return f"HTTPRequest({self.method} {redact_url(self.url)})"
@@ -409,6 +412,16 @@ class Exchange:
         made: dict[tuple[Any, ...], Entry] = {}
         entries = []
         statuses = self._statuses(status, result, len(self.parts))
+        if statuses is None and len(recorded) == 1:  # each call as the request went
+            # Calls of one part read alike: an entry per distinct part, found in C per call.
+            by_part = {
+                part: self._entry(part, status, now, latency, retries, sent, recorded[0])
+                for part in dict.fromkeys(self.parts)
+            }
+            self.meter.ledger.record_many(list(map(by_part.__getitem__, self.parts)))
+            return
+        if statuses is None:
+            statuses = [status] * len(self.parts)
         costs = recorded if len(recorded) == len(self.parts) else [recorded[0]] * len(self.parts)
         for part, part_status, cost in zip(self.parts, statuses, costs, strict=True):
             shared = made.get((part, part_status, cost))
@@ -449,11 +462,18 @@ class Exchange:
         )
 
     @staticmethod
-    def _statuses(status: str, result: Any, count: int) -> list[str]:
-        """Each part's status: a batch answer's failed item keeps its own error's name."""
-        if count > 1 and isinstance(result, list) and len(result) == count:
+    def _statuses(status: str, result: Any, count: int) -> list[str] | None:
+        """Each part's status: a batch answer's failed item keeps its own error's name. None
+        when every part's is `status` (no item failed)."""
+        # The results' types, each once: a pass in C, then a look at the few types.
+        if (
+            count > 1
+            and isinstance(result, list)
+            and len(result) == count
+            and any(issubclass(kind, GatewayError) for kind in set(map(type, result)))
+        ):
             return [type(r).__name__ if isinstance(r, GatewayError) else status for r in result]
-        return [status] * count
+        return None
 
     def _read(self, outcome: Answer | Exception) -> Any:
         if not isinstance(outcome, BaseException):  # an answer (most attempts): read it
@@ -643,6 +663,7 @@ async def _send_async(client: Any, step: Send) -> Answer | httpx.HTTPError | Exc
             params=request.params,
             headers=request.headers,
             max_bytes=step.max_bytes,
+            content=request.content,
         )
     elif isinstance(client, httpx.AsyncClient):
         sending = _httpx_async(client, request, step.max_bytes)

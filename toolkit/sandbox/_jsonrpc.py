@@ -40,7 +40,7 @@ class RpcError(Exception):
         return error
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Call:
     """One entry of a request as the meter sees it; `method` is "" when it could not be read."""
 
@@ -48,6 +48,15 @@ class Call:
     params: Any
     id: Any
     inner: str | None = None  # the method a request carries (TON's jsonRPC), for its price
+
+    def __init__(self, method: str, params: Any, id: Any, inner: str | None = None):
+        # Set in the instance's dict: a frozen dataclass's own __init__ sets each field through
+        # object.__setattr__, slower, and the meter makes one per call served.
+        fields = self.__dict__
+        fields["method"] = method
+        fields["params"] = params
+        fields["id"] = id
+        fields["inner"] = inner
 
 
 MAX_DEPTH = 64
@@ -60,8 +69,25 @@ def load_json(body: bytes) -> Any:
     return load_bounded(body, MAX_DEPTH)
 
 
+# The last body decoded, and what it decoded to: the meter reads a request's calls
+# (`calls_of`) and the server answers them (`answer`) from the same body, which is decoded
+# once. Keyed by the body object itself (held here, so no other takes its identity); neither
+# reader changes what it reads.
+_last_decoded: tuple[bytes, tuple[bool, list[Any]]] | None = None
+
+
 def decode(body: bytes) -> tuple[bool, list[Any]]:
     """(is_batch, entries) of a body; raises RpcError for bad JSON and for an empty batch."""
+    global _last_decoded
+    last = _last_decoded
+    if last is not None and last[0] is body:
+        return last[1]
+    decoded = _decode(body)
+    _last_decoded = (body, decoded)
+    return decoded
+
+
+def _decode(body: bytes) -> tuple[bool, list[Any]]:
     try:
         payload = load_json(body)
     except ValueError as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors

@@ -239,6 +239,15 @@ class BulkRun:
 
     def _units(self, items: Sequence[Item]) -> list[list[Item]]:
         """Batches of JSON-RPC calls per node and endpoint, then single calls."""
+        size = self.batch_size
+        if (
+            items
+            and _all_same(list(map(_NODE_OF, items)))
+            and _all_same(list(map(_ITEM_METHOD_OF, items)))
+        ):  # one node and one method (found by passes in C): one group
+            if not self._batchable(items[0]):
+                return [[item] for item in items]
+            return [list(items[i : i + size]) for i in range(0, len(items), size)]
         groups: dict[tuple[int, str], list[Item]] = {}
         singles = []
         # Whether a call goes in a batch, and which, is a matter of its node and method: worked
@@ -257,7 +266,6 @@ class BulkRun:
                 singles.append([item])
             else:
                 group.append(item)
-        size = self.batch_size
         batches = [g[i : i + size] for g in groups.values() for i in range(0, len(g), size)]
         return batches + singles
 
@@ -341,6 +349,12 @@ class BulkRun:
                 verdict.set()
         if failure is not None:
             self._finish(unit, error=failure)
+            return
+        if not any(issubclass(kind, GatewayError) for kind in set(map(type, results))):
+            # Every call answered (the results' types seen in one pass in C): no retries.
+            for item, result in zip(unit, results, strict=True):
+                item.done, item.result = True, result
+            self._done(unit)
             return
         finished: list[Item] = []
         failures, again, wait = 0, [], 0.0
@@ -500,6 +514,7 @@ def row_counts(frame: pd.DataFrame) -> dict[str, int]:
 
 _NODE_OF = attrgetter("node")
 _BOUND_OF = attrgetter("call.bound")
+_ITEM_METHOD_OF = attrgetter("call.bound.method")
 _METHOD_OF = attrgetter("method")
 _RESULT_OF = attrgetter("result")
 _ERROR_OF = attrgetter("error")
