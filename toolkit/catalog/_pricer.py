@@ -12,8 +12,6 @@ caller fetches the head and asks again.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import repeat
-from operator import attrgetter, is_, itemgetter
 from typing import Any, Protocol, cast
 
 from .._errors import ValidationError
@@ -29,10 +27,6 @@ from ._pricing import (
 from .encoding import is_hex_quantity
 
 _BLOCK_TYPES = frozenset((str, int, type(None)))  # block arguments an estimate is kept for
-_NUMBER_OR_TAG = frozenset((str, int))
-_BOUND_OF = attrgetter("bound")
-_METHOD_OF = attrgetter("method")
-_WIRE_PARAMS_OF = attrgetter("wire_params")
 _MEMO_SIZE = 4096
 
 
@@ -119,10 +113,6 @@ class Pricer:
         `estimate` set: the table is read once, each method's rule once (a workload is thousands
         of calls of one method), and the head and its drift once."""
         pricing, by_head = self.table, self._by_head
-        if type(calls) is list and calls:
-            alike = self._price_alike(calls, pricing, fetch=fetch)
-            if alike is not None:
-                return alike
         rules: dict[int, tuple[Any, Rule, int | None, bool]] = {}
         moment: tuple[int | None, int] | None = None
         estimates: list[Estimate | None] = []
@@ -171,46 +161,6 @@ class Pricer:
                     by_block[seen] = estimate
             call.estimate = estimate
             estimates.append(estimate)
-        return estimates
-
-    def _price_alike(
-        self, calls: list[Any], pricing: PricingTable, *, fetch: bool
-    ) -> list[Estimate | None] | None:
-        """`price_calls` for the common batch: calls of one method priced by block (its rule an
-        `ArchiveByBlock` reading a JSON-RPC list at a known position), every block a number or
-        a tag, and every price found (no head to fetch first). Each distinct block is priced
-        once, and the calls read their estimates in passes in C. None for any other batch,
-        which `price_calls` prices call by call, to the same estimates."""
-        bounds = list(map(_BOUND_OF, calls))
-        method = bounds[0].method
-        if not all(map(is_, map(_METHOD_OF, bounds), repeat(method))):
-            return None
-        _, rule, position, logs = _method_pricing(method, pricing)
-        if logs or position is None or type(rule) is not ArchiveByBlock:
-            return None
-        params = list(map(_WIRE_PARAMS_OF, bounds))
-        n = len(params)
-        if list(map(type, params)).count(list) != n or min(map(len, params)) <= position:
-            return None
-        blocks = list(map(itemgetter(position), params))
-        kinds = set(map(type, blocks))
-        if not kinds <= _NUMBER_OR_TAG:
-            return None
-        moment: tuple[int | None, int] | None = None
-        by_block: dict[Any, Estimate] = {}
-        for block in dict.fromkeys(blocks):
-            if not (self._by_head and _is_number(block)):
-                by_block[block] = self._estimate(rule, block, None, 0, pricing)
-                continue
-            if moment is None:  # the head and its drift, read once for all the calls
-                heads = self._heads
-                moment = (None, 0) if heads is None else (heads.for_pricing(), heads.drift())
-            if moment[0] is None and fetch:
-                return None  # the head must be fetched first: priced call by call
-            by_block[block] = self._estimate(rule, block, moment[0], moment[1], pricing)
-        estimates: list[Estimate | None] = list(map(by_block.__getitem__, blocks))
-        for call, estimate in zip(calls, estimates, strict=True):
-            call.estimate = estimate
         return estimates
 
     def price_call(self, call: Any, *, head: int | None = None, fetch: bool = False):
