@@ -4,9 +4,12 @@ what binding each would, remembered calls included."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from tests.strategies import TEXT
 from toolkit import ValidationError
-from toolkit.catalog import CATALOG
+from toolkit.catalog import CATALOG, Surface
 from toolkit.catalog._model import forget_validations
 
 ADDRESSES = [f"0x{index:040x}" for index in range(1, 6)]
@@ -59,3 +62,39 @@ def test_a_bad_call_among_good_ones_is_refused_naming_its_parameter():
     with pytest.raises(ValidationError) as refused:
         method.bind_many([*good, ((ADDRESSES[0], "10"), {})])  # a block number without 0x
     assert refused.value.param == "block"
+
+
+# --- the one-pass binding of plain positional calls, against the general one ----------------
+
+# Every JSON-RPC method a grid's plain positional calls bind in one pass (`_bind_positional`).
+POSITIONAL = [
+    m for m in CATALOG.values() if m.surface is Surface.JSONRPC and not m.checks and m.params
+]
+# Plain arguments (text, ints, None: what `bind` and `bind_many` send that way), as a grid gives
+# them: good and bad addresses, blocks, tags and hashes.
+ARGUMENT = (
+    st.sampled_from([*ADDRESSES, "latest", "pending", "0x10", "0x", "10", "0x" + "ab" * 32])
+    | st.integers(-3, 2**70)
+    | TEXT
+    | st.none()
+)
+
+
+def _outcome(bind):
+    try:
+        bound = bind()
+    except ValidationError as error:
+        return ("refused", str(error), error.param, error.rule)
+    return (bound.arguments, bound.wire_params, bound.wire_json)
+
+
+@settings(max_examples=400, deadline=None)
+@given(data=st.data())
+def test_a_plain_positional_call_is_bound_in_one_pass_as_bind_binds_it(data):
+    method = data.draw(st.sampled_from(POSITIONAL), label="method")
+    args = tuple(data.draw(ARGUMENT, label=p.name) for p in method.params)
+    seen: list[dict] = [{} for _ in method.params]
+    one_pass = _outcome(lambda: method._bind_positional(args, seen))
+    assert one_pass == _outcome(lambda: method._bind(args, {}))
+    # Bound again with the values it remembered: the same call.
+    assert _outcome(lambda: method._bind_positional(args, seen)) == one_pass

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolkit
-from tests.strategies import STRICT_JSON, TEXT, json_values
+from tests.strategies import PYTHON_JSON, STRICT_JSON, TEXT, json_values
 from toolkit.client._answers import parse_json
 from toolkit.client._ledger import Budget
 
@@ -111,3 +111,58 @@ def test_nesting_is_read_up_to_the_limit_and_malformed_beyond(depth, opener, lea
 def test_very_deep_bodies_are_refused_without_recursion(depth):
     with pytest.raises(toolkit.MalformedResponse):
         parse_json(_response(b"[" * depth + b"]" * depth))
+
+
+# --- a JSON-RPC batch's body and answer, by the joined and in-order paths and the general ones --
+
+
+def _batch(calls, texts=None):
+    from toolkit.client._protocol import batch_request
+
+    wire = [(method, params, None) for method, params in calls]
+    return batch_request(
+        wire, "http://node.test/", {}, return_exceptions=True, node="n", params_texts=texts
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(calls=st.lists(st.tuples(TEXT, st.lists(PYTHON_JSON, max_size=3)), min_size=1, max_size=4))
+def test_a_batch_body_joined_from_params_texts_is_the_one_the_encoder_writes(calls):
+    from toolkit._json import COMPACT_JSON
+    from toolkit.client._http import _json_bytes
+
+    request, _ = _batch(calls, [COMPACT_JSON.encode(params) for _, params in calls])
+    try:
+        written = _json_bytes(request.json)
+    except ValueError:  # NaN or an infinity: refused by the encoder, so never joined either
+        written = None
+    assert request.content is None or request.content == written
+
+
+def test_a_batch_of_catalog_calls_is_sent_as_the_joined_body():
+    from toolkit.catalog import CATALOG
+    from toolkit.client._http import _json_bytes
+
+    method = CATALOG["eth_getBalance"]
+    bound = [method.bind(f"0x{i:040x}", block) for i in range(1, 4) for block in (5, "latest")]
+    calls = [(b.rpc_method, b.wire_params) for b in bound]
+    request, _ = _batch(calls, [b.wire_json for b in bound])
+    assert request.content is not None and request.content == _json_bytes(request.json)
+
+
+@settings(max_examples=200, deadline=None)
+@given(results=st.lists(STRICT_JSON, min_size=1, max_size=5), data=st.data())
+def test_a_batch_answer_in_order_reads_as_the_same_answer_in_any_order(results, data):
+    import httpx
+
+    request, interpret = _batch([("eth_call", [])] * len(results))
+    answers = [
+        {"jsonrpc": "2.0", "id": entry["id"], "result": result}
+        for entry, result in zip(request.json, results, strict=True)
+    ]
+    shuffled = data.draw(st.permutations(answers))
+
+    def read(body):
+        return interpret(httpx.Response(200, content=json.dumps(body).encode()))
+
+    assert read(answers) == read(shuffled) == results
