@@ -168,6 +168,8 @@ def test_a_replaced_table_applies_at_once():
     assert priced.price(*args, head=HEAD).ru == 2
     source.pricing = DEFAULT_PRICING.with_rule("eth_getBalance", Fixed(5, "mine"))
     assert priced.price(*args, head=HEAD).ru == 5
+    source.pricing = DEFAULT_PRICING  # the rules it remembers are each table's own
+    assert priced.price(*args, head=HEAD).ru == 2
 
 
 @pytest.mark.parametrize(

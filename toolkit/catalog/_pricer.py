@@ -45,7 +45,7 @@ class Pricer:
     """Prices calls by the table of `source`; `by_head`: whether a block number is priced
     against the chain head (EVM chains; elsewhere no rule reads a head)."""
 
-    __slots__ = ("_by_head", "_estimates", "_heads", "_source")
+    __slots__ = ("_by_head", "_estimates", "_heads", "_rules", "_source")
 
     def __init__(self, source: HasPricing, heads: Heads | None = None, *, by_head: bool = True):
         self._source = source
@@ -55,6 +55,9 @@ class Pricer:
         # blocks, and each call twice (the preview, then the send). Entries keep their table
         # and rule, so an id reused by a new one is never mistaken.
         self._estimates: dict[tuple[Any, ...], tuple[Any, Rule, Estimate]] = {}
+        # Rules by (method, catalog rule, inner method), for the sandbox's meter, which prices
+        # every call it serves by its name; entries keep their table and catalog rule, as above.
+        self._rules: dict[tuple[Any, ...], tuple[Any, Rule | None, Rule]] = {}
 
     @property
     def table(self) -> PricingTable:
@@ -64,8 +67,18 @@ class Pricer:
         """The rule a call of `method` is priced by: the table's override, else the catalog
         entry's, else the table's pattern (else its highest price). `inner`: the method a
         request carries (TON's jsonRPC)."""
-        rule = self.table.rule_for(method, catalog_rule)
-        return rule.resolve(inner) if isinstance(rule, ByInnerMethod) else rule
+        table = self.table
+        key = (method, id(catalog_rule), inner)
+        known = self._rules.get(key)
+        if known is not None and known[0] is table and known[1] is catalog_rule:
+            return known[2]
+        rule = table.rule_for(method, catalog_rule)
+        if isinstance(rule, ByInnerMethod):
+            rule = rule.resolve(inner)
+        if len(self._rules) >= _MEMO_SIZE:
+            self._rules.clear()
+        self._rules[key] = (table, catalog_rule, rule)
+        return rule
 
     def needs_head(self, rule: Rule, block: Any) -> bool:
         """Whether pricing by `rule` at `block` reads the chain head (a block number)."""

@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalog import CATALOG, DEFAULT_PRICING, Pricer, PricingTable, block_argument
+from ..catalog import CATALOG, DEFAULT_PRICING, Pricer, PricingTable
 from ._jsonrpc import Call
 
 PLATFORM = "platform"
@@ -69,28 +69,7 @@ class Metering:
         return estimate.ru
 
     def record(self, name: str, calls: list[Call], head: int | None) -> None:
-        # `price` for each call, each method's rule looked up once per request (a batch is
-        # mostly calls of one method).
-        rules: dict[tuple[str, str | None], tuple[Any, tuple[str, ...]]] = {}
-        priced = []
-        pricer = self._pricer
-        for call in calls:
-            known = rules.get((call.method, call.inner))
-            if known is None:
-                catalog_method = CATALOG.get(call.method)
-                rule, names = (
-                    (catalog_method.ru, catalog_method.param_names)
-                    if catalog_method
-                    else (None, ())
-                )
-                known = rules[(call.method, call.inner)] = (
-                    pricer.rule(call.method, rule, call.inner),
-                    names,
-                )
-            rule, names = known
-            estimate = pricer.price_by(rule, block_argument(rule, call.params, names), head=head)
-            assert estimate is not None  # only a price asked to fetch the head can be None
-            priced.append((call.method, estimate.ru))
+        priced = [(call.method, self.price(call, head)) for call in calls]
         with self._lock:
             usage = self._usage[name]
             usage.requests += 1
