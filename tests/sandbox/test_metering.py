@@ -130,3 +130,20 @@ def test_metering_over_http(meter, http, info, auth, rpc, nodes):
     cleared = http.post(url + "/reset", headers=auth).json()
     assert cleared["tron-mainnet"]["ru"] == 1
     assert http.get(url, headers=auth).json()["tron-mainnet"]["requests"] == 0
+
+
+def test_a_batch_is_read_once_for_the_meter_and_the_answer(meter, nodes, demo, monkeypatch):
+    from toolkit.sandbox import _jsonrpc
+
+    reads = []
+    decode = _jsonrpc.decode
+    monkeypatch.setattr(_jsonrpc, "decode", lambda body: reads.append(body) or decode(body))
+    alice = demo.evm.accounts["alice"]
+    batch = [
+        {"jsonrpc": "2.0", "id": i, "method": "eth_getBalance", "params": [alice, "latest"]}
+        for i in range(3)
+    ]
+    answers = httpx.post(nodes["ethereum-mainnet"], json=batch).json()
+    assert [a["id"] for a in answers] == [0, 1, 2] and all("result" in a for a in answers)
+    assert len(reads) == 1
+    assert usage(meter, "ethereum-mainnet")["calls"] == 3

@@ -187,10 +187,12 @@ class SandboxApp:
             return too_large.answer().to_response()
         self.world.clock.tick()
         head = self.world.head(node.chain)
-        calls = _calls(endpoint, path, body)
+        # A JSON-RPC body is read once, for the meter and for the answer.
+        decoded = jsonrpc.read(body) if endpoint is not None and endpoint.jsonrpc else None
+        calls = _calls(endpoint, path, decoded)
 
         async def answer() -> Reply:
-            return await self._answer(node, endpoint, path, request, body, head)
+            return await self._answer(node, endpoint, path, request, body, decoded, head)
 
         batch = endpoint is not None and endpoint.jsonrpc and body.lstrip().startswith(b"[")
         return await self._serve(request, node.name, calls, head, answer, batch)
@@ -202,6 +204,7 @@ class SandboxApp:
         path: str,
         request: Request,
         body: bytes,
+        decoded: jsonrpc.Decoded | None,
         head: int | None,
     ) -> Reply:
         if endpoint is None:
@@ -220,9 +223,10 @@ class SandboxApp:
         beyond = self.beyond.get(node.chain) if evm else None
         dispatch = self._dispatcher(endpoint, self.handlers[node.chain], head, beyond)
         style = jsonrpc.TONCENTER if endpoint.named else jsonrpc.JSONRPC
+        assert decoded is not None  # read for every JSON-RPC endpoint (`node_request`)
         if getattr(service, "blocking", False):
-            return Reply(await run_in_threadpool(jsonrpc.answer, body, dispatch, style))
-        return Reply(jsonrpc.answer(body, dispatch, style))
+            return Reply(await run_in_threadpool(jsonrpc.answer, decoded, dispatch, style))
+        return Reply(jsonrpc.answer(decoded, dispatch, style))
 
     def _dispatcher(
         self,
@@ -346,13 +350,13 @@ def _bind(method: Method, args: Any, kwargs: dict[str, Any]) -> BoundCall:
         raise RpcError(jsonrpc.INVALID_PARAMS, f"Invalid params: {error.detail}", data) from None
 
 
-def _calls(endpoint: NodePath | None, path: str, body: bytes) -> list[Call]:
-    """The calls of a request, as the meter counts them."""
+def _calls(endpoint: NodePath | None, path: str, decoded: jsonrpc.Decoded | None) -> list[Call]:
+    """The calls of a request, as the meter counts them (`decoded`: a JSON-RPC body, read)."""
     if endpoint is None:
         return [Call(path.lstrip("/"), None, None)]
-    if not endpoint.jsonrpc:
+    if decoded is None:
         return [Call(endpoint.only_method.name, None, None)]
-    calls = jsonrpc.calls_of(body)
+    calls = jsonrpc.calls_of(decoded)
     if endpoint.named:  # priced and counted as the catalog's method, whatever the inner one
         return [Call(endpoint.only_method.name, c.params, c.id, c.method) for c in calls]
     return calls

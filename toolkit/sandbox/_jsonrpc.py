@@ -69,25 +69,20 @@ def load_json(body: bytes) -> Any:
     return load_bounded(body, MAX_DEPTH)
 
 
-# The last body decoded, and what it decoded to: the meter reads a request's calls
-# (`calls_of`) and the server answers them (`answer`) from the same body, which is decoded
-# once. Keyed by the body object itself (held here, so no other takes its identity); neither
-# reader changes what it reads.
-_last_decoded: tuple[bytes, tuple[bool, list[Any]]] | None = None
+Decoded = tuple[bool, list[Any]] | RpcError
+"""A request body read once (`read`): (is_batch, entries), or the error that answers it."""
+
+
+def read(body: bytes) -> Decoded:
+    """`decode`, its error returned rather than raised: the server reads a body once, for the
+    meter (`calls_of`) and for the answer (`answer`)."""
+    try:
+        return decode(body)
+    except RpcError as error:
+        return error
 
 
 def decode(body: bytes) -> tuple[bool, list[Any]]:
-    """(is_batch, entries) of a body; raises RpcError for bad JSON and for an empty batch."""
-    global _last_decoded
-    last = _last_decoded
-    if last is not None and last[0] is body:
-        return last[1]
-    decoded = _decode(body)
-    _last_decoded = (body, decoded)
-    return decoded
-
-
-def _decode(body: bytes) -> tuple[bool, list[Any]]:
     try:
         payload = load_json(body)
     except ValueError as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
@@ -100,12 +95,11 @@ def _decode(body: bytes) -> tuple[bool, list[Any]]:
     return False, [payload]
 
 
-def calls_of(body: bytes) -> list[Call]:
+def calls_of(decoded: Decoded) -> list[Call]:
     """The calls a body asks for, one per envelope; a body that cannot be read is one call."""
-    try:
-        _, entries = decode(body)
-    except RpcError:
+    if isinstance(decoded, RpcError):
         return [Call("", None, None)]
+    _, entries = decoded
     calls = []
     for entry in entries:
         fields = entry if isinstance(entry, dict) else {}
@@ -181,12 +175,12 @@ Dispatch = Callable[[str, Any], Any]
 """(method, params) -> result; raises RpcError."""
 
 
-def answer(body: bytes, dispatch: Dispatch, style: Style = JSONRPC) -> Any:
-    """The response payload for a request body: one response, or an array for a batch."""
-    try:
-        is_batch, entries = decode(body)
-    except RpcError as error:
-        return style.failure(None, error)
+def answer(decoded: Decoded, dispatch: Dispatch, style: Style = JSONRPC) -> Any:
+    """The response payload for a request body (`read`): one response, or an array for a
+    batch."""
+    if isinstance(decoded, RpcError):
+        return style.failure(None, decoded)
+    is_batch, entries = decoded
     responses = [_answer_one(entry, dispatch, style) for entry in entries]
     return responses if is_batch else responses[0]
 
