@@ -83,6 +83,7 @@ def read(body: bytes) -> Decoded:
 
 
 def decode(body: bytes) -> tuple[bool, list[Any]]:
+    """(is_batch, entries) of a body; raises RpcError for bad JSON and for an empty batch."""
     try:
         payload = load_json(body)
     except ValueError as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
