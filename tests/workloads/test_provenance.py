@@ -114,3 +114,20 @@ def test_a_runs_summary_and_dataset_record_count_the_heads_it_fetched(
     assert summary["ru"] + summary["heads_ru"] == metered == 3 * 2 + 3 * 1 + 1
     [record] = toolkit.read_dataset(tmp_path / "balances").attrs["runs"]
     assert record["summary"]["heads_ru"] == 1 and record["summary"]["ru"] == 9
+
+
+def test_a_run_reads_only_the_ledger_entries_it_added(make_gateway, monkeypatch, tmp_path):
+    """A session's ledger grows with every call: a run that copied it whole for its summary
+    would take longer with each run of the session."""
+    gateway = make_gateway()
+    eth = gateway.node("ethereum-mainnet")
+    head = eth.head()
+    eth.forget_head()
+
+    def whole_ledger(ledger):
+        raise AssertionError("the run copied the whole ledger")
+
+    monkeypatch.setattr(toolkit.Ledger, "entries", property(whole_ledger))
+    work = Workload().grid(eth, "eth_getBalance", ADDRESSES[:2], [head - 500])
+    summary = work.run(progress=False, dataset=tmp_path / "balances").attrs["summary"]
+    assert (summary["calls"], summary["heads"]) == (2, 1)

@@ -534,7 +534,7 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
             seconds = time.perf_counter() - started
             frame = recipe.frame(work, self.results)
             figure = recipe.plot(frame)[0]
-            caption = provenance(self.gw, entries=ledger.entries[before:]).caption()
+            caption = provenance(self.gw, entries=ledger.since(before)).caption()
             plots.add_caption(figure, caption)
             headline = _headline(self.client.name, self.results, self.preview, seconds)
             self.result.show(headline, Presentation(((recipe.caption, frame),), figure))

@@ -265,7 +265,7 @@ class MethodExplorer(widgets.VBox):
         try:
             yield added
         finally:
-            added.extend(ledger.entries[before:])
+            added.extend(ledger.since(before))
             self._show_status()
             if added:
                 for callback in self._ledger_callbacks:

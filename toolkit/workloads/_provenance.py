@@ -149,7 +149,7 @@ def _ru(billed: int, unconfirmed: int, *, long: bool = False) -> str:
 
 def provenance(gateway: Gateway, *, entries: Sequence[Entry] | None = None) -> Provenance:
     """The provenance of everything done through `gateway` so far (no request is sent), or of
-    the ledger `entries` given (``gw.ledger.entries[before:]``: what one run did)."""
+    the ledger `entries` given (``gw.ledger.since(before)``: what one run did)."""
     entries = gateway.ledger.entries if entries is None else list(entries)
     uses = []
     for name in dict.fromkeys(entry.node for entry in entries):

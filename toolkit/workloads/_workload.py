@@ -631,7 +631,7 @@ def _finish(
 def _seconds(started: float, ledgers: list[tuple[Ledger, int]] | None) -> float:
     """How long the run took: since `started`; replaying a tape, as long as it took when it was
     recorded (the span of its calls' recorded times), so that a replay shows the same."""
-    entries = [entry for ledger, start in ledgers or () for entry in ledger.entries[start:]]
+    entries = [entry for ledger, start in ledgers or () for entry in ledger.since(start)]
     if entries and all(entry.replayed for entry in entries):
         span = max(entry.time for entry in entries) - min(entry.time for entry in entries)
         return span.total_seconds() + max(entry.latency_s for entry in entries)
@@ -667,7 +667,7 @@ def _heads_since(ledgers: list[tuple[Ledger, int]]) -> dict[str, int]:
     heads = [
         entry
         for ledger, start in ledgers
-        for entry in ledger.entries[start:]
+        for entry in ledger.since(start)
         if entry.note in HEAD_NOTES
     ]
     return {
@@ -800,7 +800,7 @@ def _run_time(calls: list[PlannedCall], ledgers: list[tuple[Ledger, int]]) -> da
     tape = calls[0].node.settings.tape
     if tape is None or not tape.replaying:
         return calls[0].node.meter.clock()
-    replayed = [e.time for ledger, start in ledgers for e in ledger.entries[start:] if e.replayed]
+    replayed = [e.time for ledger, start in ledgers for e in ledger.since(start) if e.replayed]
     return max(replayed) if replayed else tape.clock
 
 
