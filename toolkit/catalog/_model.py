@@ -50,8 +50,11 @@ class _once:
         return value
 
 
-_BOUND: dict[tuple[int, tuple[Any, ...]], BoundCall] = {}
-_BOUND_MAX = 200_000
+# Each method's calls bound so far, by their arguments (`_memo_key`): one dict per method, found
+# once per `bind_many`, so a call's key is its own arguments tuple and no key is made for it.
+# Keyed by the method's id; the entry holds the method, so a reused id is never mistaken for it.
+_BOUND: dict[int, tuple[Method, dict[tuple[Any, ...], BoundCall]]] = {}
+_BOUND_MAX = 200_000  # calls remembered per method
 _PLAIN = frozenset((str, int, type(None)))  # exact types: True is not 1 here, nor 1.0
 # One parameter's wire value for a plain argument: a workload repeats its arguments (50
 # addresses at 20 blocks are 70 values to check, not 2,000). Keyed by the parameter's id and the
@@ -95,10 +98,20 @@ def _check_and_remember(param: Param, value: Any, key: tuple[int, type, Any]) ->
 _new_object = object.__new__
 
 
-def _remember(method_id: int, key: tuple[Any, ...], bound: BoundCall) -> None:
-    if len(_BOUND) >= _BOUND_MAX:
-        _BOUND.clear()
-    _BOUND[(method_id, key)] = bound
+def _memo_of(method: Method) -> dict[tuple[Any, ...], BoundCall]:
+    """The calls of `method` bound so far, by `_memo_key`."""
+    entry = _BOUND.get(id(method))
+    if entry is None or entry[0] is not method:
+        entry = _BOUND[id(method)] = (method, {})
+    return entry[1]
+
+
+def _remember(
+    memo: dict[tuple[Any, ...], BoundCall], key: tuple[Any, ...], bound: BoundCall
+) -> None:
+    if len(memo) >= _BOUND_MAX:
+        memo.clear()
+    memo[key] = bound
 
 
 def forget_validations() -> None:
@@ -110,12 +123,14 @@ def forget_validations() -> None:
 
 def _memo_key(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
     """A key that tells calls apart exactly (types included), or None when an argument is not
-    plain text, an int or None (a list, a dict, a bool, a float: validated every time)."""
+    plain text, an int or None (a list, a dict, a bool, a float: validated every time). Plain
+    positional arguments are their own key: no such tuple holds a tuple, as the key of a call
+    with keywords does, so the two kinds of key never meet."""
     for value in args:
         if type(value) not in _PLAIN:
             return None
     if not kwargs:
-        return (args,)
+        return args
     for value in kwargs.values():
         if type(value) not in _PLAIN:
             return None
@@ -298,15 +313,16 @@ class Method:
         """
         key = _memo_key(args, kwargs)
         if key is not None:
-            known = _BOUND.get((id(self), key))
-            if known is not None and known.method is self:
+            memo = _memo_of(self)
+            known = memo.get(key)
+            if known is not None:
                 return known
         if key is not None and not kwargs and self.surface is Surface.JSONRPC and not self.checks:
             bound = self._bind_positional(args)  # plain positional arguments
         else:
             bound = self._bind(args, kwargs)
         if key is not None:
-            _remember(id(self), key, bound)
+            _remember(memo, key, bound)
         return bound
 
     def bind_many(self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]]) -> list[BoundCall]:
@@ -314,7 +330,8 @@ class Method:
         finds its calls remembered without a call to `bind` for each (unpacking the arguments
         into `bind` was most of the time of re-planning). Raises on the first bad call, as
         `bind` would."""
-        me, remembered, plain = id(self), _BOUND.get, _PLAIN
+        memo, plain = _memo_of(self), _PLAIN
+        remembered = memo.get
         positional = self.surface is Surface.JSONRPC and not self.checks
         # Each position's values checked so far, by value (a grid repeats its values).
         seen: list[dict[Any, tuple[Any, ...]]] = [{} for _ in self.params]
@@ -323,7 +340,7 @@ class Method:
             if kwargs:
                 key = _memo_key(args, kwargs)
             else:  # positional arguments (a grid): `_memo_key` inlined, a call less per call
-                key = (args,)
+                key = args
                 for value in args:
                     if type(value) not in plain:
                         key = None
@@ -331,16 +348,16 @@ class Method:
             if key is None:
                 bound.append(self._bind(args, kwargs))
                 continue
-            known = remembered((me, key))
-            if known is None or known.method is not self:
+            known = remembered(key)
+            if known is None:
                 # Bound here, not through `bind`: that would work out the key again.
                 if kwargs or not positional:
                     known = self._bind(args, kwargs)
                 else:
                     known = self._bind_positional(args, seen)
-                if len(_BOUND) >= _BOUND_MAX:  # `_remember`, inlined
-                    _BOUND.clear()
-                _BOUND[(me, key)] = known
+                if len(memo) >= _BOUND_MAX:  # `_remember`, inlined
+                    memo.clear()
+                memo[key] = known
             bound.append(known)
         return bound
 
