@@ -1,0 +1,53 @@
+"""The sandbox's quicker paths through a request, held equal to the general ones on generated
+batches (hypothesis)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.strategies import STRICT_JSON, TEXT
+from toolkit.sandbox import DEMO
+from toolkit.sandbox import _jsonrpc as jsonrpc
+
+# Addresses with balances that differ (so a call answered with another's binding shows), and
+# text that is no address; blocks as tags, numbers around an archive head, and wrong values.
+ADDRESSES = st.sampled_from(list(DEMO.evm.accounts.values())) | st.sampled_from(
+    ["0x" + "00" * 20, "0x" + "ab" * 20, DEMO.evm.token]
+)
+BLOCKS = st.sampled_from(["latest", "earliest", "pending", "0x0", "0x"]) | st.integers(
+    0, 30_000_000
+).map(hex)
+VALUES = ADDRESSES | BLOCKS | TEXT | st.integers() | st.none() | st.booleans() | STRICT_JSON
+PARAMS = (
+    st.tuples(ADDRESSES, BLOCKS).map(list)
+    | st.tuples(ADDRESSES, st.sampled_from(["0x0", "0x2", "0x3"]), BLOCKS).map(list)
+    | st.lists(VALUES, max_size=4)
+    | st.dictionaries(st.text(max_size=5), VALUES, max_size=2)
+)
+METHODS = st.sampled_from(
+    ["eth_getBalance", "eth_getStorageAt", "eth_blockNumber", "eth_chainId", "eth_nope", ""]
+)
+IDS = st.integers() | st.text(max_size=5) | st.floats(allow_nan=False) | st.none() | st.booleans()
+ENVELOPES = st.fixed_dictionaries(
+    {"jsonrpc": st.just("2.0"), "id": IDS, "method": METHODS, "params": PARAMS}
+)
+# Mostly good envelopes of one or two methods (a workload's batches), and anything else.
+BATCHES = st.lists(ENVELOPES | STRICT_JSON, min_size=2, max_size=30) | st.lists(
+    st.fixed_dictionaries(
+        {
+            "jsonrpc": st.just("2.0"),
+            "id": st.integers(0, 10**6),
+            "method": st.sampled_from(["eth_getBalance", "eth_getStorageAt"]),
+            "params": PARAMS,
+        }
+    ),
+    min_size=2,
+    max_size=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(entries=st.lists(ENVELOPES | STRICT_JSON, min_size=1, max_size=20))
+def test_the_calls_of_a_body_are_read_as_each_envelope_alone(entries):
+    assert jsonrpc.calls_of((True, entries)) == [jsonrpc._call_of(entry) for entry in entries]
