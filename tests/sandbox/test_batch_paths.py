@@ -3,12 +3,30 @@ batches (hypothesis)."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.strategies import STRICT_JSON, TEXT
 from toolkit.sandbox import DEMO
 from toolkit.sandbox import _jsonrpc as jsonrpc
+from toolkit.sandbox._app import SandboxApp, _bound_in_batch
+from toolkit.sandbox._world import World
+
+NODE = "ethereum-mainnet"
+
+
+@pytest.fixture(scope="module")
+def gateway() -> SandboxApp:
+    return SandboxApp(World(0, head_pace=0), None, None)
+
+
+@pytest.fixture(scope="module")
+def head(gateway: SandboxApp) -> int:
+    head = gateway.world.head("ethereum")
+    assert head is not None
+    return head
+
 
 # Addresses with balances that differ (so a call answered with another's binding shows), and
 # text that is no address; blocks as tags, numbers around an archive head, and wrong values.
@@ -45,6 +63,45 @@ BATCHES = st.lists(ENVELOPES | STRICT_JSON, min_size=2, max_size=30) | st.lists(
     min_size=2,
     max_size=30,
 )
+
+
+@settings(max_examples=300, deadline=None)
+@given(entries=BATCHES)
+def test_a_batch_bound_together_answers_as_each_call_bound_alone(gateway, head, entries):
+    endpoint = gateway.endpoints[NODE][("POST", "")]
+    handlers = gateway.handlers["ethereum"]
+    beyond = gateway.beyond["ethereum"]
+    decoded = (True, entries)
+    bound = _bound_in_batch(endpoint, decoded)
+    together = jsonrpc.answer(decoded, gateway._dispatcher(endpoint, handlers, head, beyond, bound))
+    alone = jsonrpc.answer(decoded, gateway._dispatcher(endpoint, handlers, head, beyond))
+    assert together == alone
+    # And each call alone in a request of its own, as the general path answers it.
+    singly = [
+        jsonrpc.answer((False, [entry]), gateway._dispatcher(endpoint, handlers, head, beyond))
+        for entry in entries
+    ]
+    assert together == singly
+
+
+def test_the_calls_of_a_good_batch_are_bound_ahead_and_a_bad_one_is_left_to_each_call(
+    gateway, head
+):
+    endpoint = gateway.endpoints[NODE][("POST", "")]
+    method = endpoint.methods["eth_getBalance"]
+    alice, bob = DEMO.evm.accounts["alice"], DEMO.evm.accounts["bob"]
+    good = [
+        {"jsonrpc": "2.0", "id": i, "method": "eth_getBalance", "params": [who, hex(head - i)]}
+        for i, who in enumerate([alice, bob, alice])
+    ]
+    bound = _bound_in_batch(endpoint, (True, good))
+    for entry in good:
+        params, call = bound[id(entry["params"])]
+        assert params is entry["params"]
+        assert call.arguments == method.bind(*params).arguments
+    bad = [*good, {"jsonrpc": "2.0", "id": 9, "method": "eth_getBalance", "params": ["0xZZ"]}]
+    assert _bound_in_batch(endpoint, (True, bad)) == {}
+    assert _bound_in_batch(endpoint, (False, good[:1])) == {}  # one call: nothing to share
 
 
 @settings(max_examples=300, deadline=None)
