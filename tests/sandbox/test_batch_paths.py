@@ -11,6 +11,8 @@ from tests.strategies import STRICT_JSON, TEXT
 from toolkit.sandbox import DEMO
 from toolkit.sandbox import _jsonrpc as jsonrpc
 from toolkit.sandbox._app import SandboxApp, _bound_in_batch
+from toolkit.sandbox._jsonrpc import Call
+from toolkit.sandbox._metering import Metering
 from toolkit.sandbox._world import World
 
 NODE = "ethereum-mainnet"
@@ -108,3 +110,23 @@ def test_the_calls_of_a_good_batch_are_bound_ahead_and_a_bad_one_is_left_to_each
 @given(entries=st.lists(ENVELOPES | STRICT_JSON, min_size=1, max_size=20))
 def test_the_calls_of_a_body_are_read_as_each_envelope_alone(entries):
     assert jsonrpc.calls_of((True, entries)) == [jsonrpc._call_of(entry) for entry in entries]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    calls=st.lists(
+        st.tuples(st.sampled_from(["eth_getBalance", "eth_blockNumber", "", "nope"]), PARAMS),
+        min_size=1,
+        max_size=20,
+    ),
+    head=st.integers(128, 30_000_000),
+)
+def test_a_request_is_metered_as_its_calls_one_by_one(calls, head):
+    together, one_by_one = Metering([NODE]), Metering([NODE])
+    batch = [Call(method, params, i) for i, (method, params) in enumerate(calls)]
+    together.record(NODE, batch, head)
+    for call in batch:
+        one_by_one.record(NODE, [call], head)
+    used, expected = together.snapshot()[NODE], one_by_one.snapshot()[NODE]
+    assert used["requests"] == 1 and expected["requests"] == len(batch)
+    assert {**used, "requests": 0} == {**expected, "requests": 0}
