@@ -3,6 +3,8 @@ batches (hypothesis)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,6 +15,7 @@ from toolkit.sandbox import _jsonrpc as jsonrpc
 from toolkit.sandbox._app import SandboxApp, _bound_in_batch
 from toolkit.sandbox._jsonrpc import Call
 from toolkit.sandbox._metering import Metering
+from toolkit.sandbox._response import json_bytes
 from toolkit.sandbox._world import World
 
 NODE = "ethereum-mainnet"
@@ -130,3 +133,16 @@ def test_a_request_is_metered_as_its_calls_one_by_one(calls, head):
     used, expected = together.snapshot()[NODE], one_by_one.snapshot()[NODE]
     assert used["requests"] == 1 and expected["requests"] == len(batch)
     assert {**used, "requests": 0} == {**expected, "requests": 0}
+
+
+SUCCESSES = st.fixed_dictionaries(
+    {"jsonrpc": st.just("2.0"), "id": IDS, "result": st.text(max_size=20) | STRICT_JSON}
+)
+REORDERED = SUCCESSES.map(lambda item: dict(reversed(item.items())))
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=st.lists(SUCCESSES | REORDERED | STRICT_JSON, max_size=20) | STRICT_JSON)
+def test_an_answer_is_written_as_the_encoder_writes_it(body):
+    expected = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+    assert json_bytes(body) == expected
