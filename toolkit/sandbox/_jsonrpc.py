@@ -103,12 +103,21 @@ def calls_of(decoded: Decoded) -> list[Call]:
     _, entries = decoded
     calls = []
     for entry in entries:
-        fields = entry if isinstance(entry, dict) else {}
-        method = fields.get("method")
-        calls.append(
-            Call(method if isinstance(method, str) else "", fields.get("params"), _id_of(fields))
-        )
+        if type(entry) is dict:
+            method, id_ = entry.get("method"), entry.get("id")
+            # Most envelopes: a text method and an int or text id, read as they are.
+            if type(method) is str and (type(id_) is int or type(id_) is str):
+                calls.append(Call(method, entry.get("params"), id_))
+                continue
+        calls.append(_call_of(entry))
     return calls
+
+
+def _call_of(entry: Any) -> Call:
+    """One envelope as the meter sees it, whatever it holds (`calls_of`)."""
+    fields = entry if isinstance(entry, dict) else {}
+    method = fields.get("method")
+    return Call(method if isinstance(method, str) else "", fields.get("params"), _id_of(fields))
 
 
 def _id_of(entry: dict[str, Any]) -> Any:
@@ -124,7 +133,8 @@ def _check_envelope(entry: Any) -> tuple[Any, str, Any]:
         raise RpcError(INVALID_REQUEST, "Invalid Request: an envelope must be a JSON object")
     if entry.get("jsonrpc") != "2.0":
         raise RpcError(INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"')
-    if "id" not in entry or _id_of(entry) is None:
+    id_ = entry.get("id")  # an int or text id (most envelopes) needs no further look
+    if type(id_) is not int and type(id_) is not str and _id_of(entry) is None:
         raise RpcError(INVALID_REQUEST, 'Invalid Request: "id" must be a number or a string')
     method = entry.get("method")
     if not isinstance(method, str) or not method:
@@ -132,7 +142,7 @@ def _check_envelope(entry: Any) -> tuple[Any, str, Any]:
     params = entry.get("params", [])
     if not isinstance(params, list | dict):
         raise RpcError(INVALID_REQUEST, 'Invalid Request: "params" must be an array or object')
-    return entry["id"], method, params
+    return id_, method, params
 
 
 class Style:

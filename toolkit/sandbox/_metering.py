@@ -27,6 +27,7 @@ two agree to the unit:
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -69,16 +70,25 @@ class Metering:
         return estimate.ru
 
     def record(self, name: str, calls: list[Call], head: int | None) -> None:
-        priced = [(call.method, self.price(call, head)) for call in calls]
+        prices = [self.price(call, head) for call in calls]
+        methods = [call.method for call in calls]
+        # The request's calls and RU by method, then added to the node's usage at once.
+        calls_by = Counter(methods)
+        if len(calls_by) == 1:  # a request of one method (most batches)
+            ru_by = {methods[0]: sum(prices)}
+        else:
+            ru_by = dict.fromkeys(calls_by, 0)
+            for method, ru in zip(methods, prices, strict=True):
+                ru_by[method] += ru
         with self._lock:
             usage = self._usage[name]
             usage.requests += 1
-            for method, ru in priced:
-                usage.calls += 1
-                usage.ru += ru
+            usage.calls += len(calls)
+            usage.ru += sum(prices)
+            for method, count in calls_by.items():
                 counts = usage.by_method.setdefault(method, {"calls": 0, "ru": 0})
-                counts["calls"] += 1
-                counts["ru"] += ru
+                counts["calls"] += count
+                counts["ru"] += ru_by[method]
 
     def snapshot(self) -> dict[str, dict[str, Any]]:
         with self._lock:
