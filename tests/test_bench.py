@@ -47,6 +47,7 @@ def test_every_benchmark_runs_at_its_smoke_size_and_prints_its_targets():
         "ours / lower bound:",
         "cached re-run / lower bound's time:",
         "the toolkit's own CPU per fresh call",
+        "the same calls run on columns at the least",
         "ours / raw aiohttp:",
         "| toolkit `tron_transaction_infos` |",
         "| toolkit `tron_transaction_infos` + `toolkit.to_parquet` |",
