@@ -343,15 +343,27 @@ def _scrub_text(array: pa.Array) -> tuple[pa.Array, bool]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    found = False
-    for secret in _secrets():
-        hit = pc.match_substring(array, secret)
-        if pc.any(hit).as_py():
-            found = True
+    secrets = _secrets()
+    # One pass looks for any of them (a session registers a secret per node); the text is
+    # rewritten only where one is found, which is rare.
+    found = bool(secrets) and bool(
+        pc.any(pc.match_substring_regex(array, _any_of(secrets))).as_py()
+    )
+    if found:
+        for secret in secrets:  # a secret inside another is gone once the other is replaced
             array = pc.replace_substring(array, secret, REDACTED)
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     return array, found
+
+
+def _any_of(texts: list[str]) -> str:
+    """A regular expression (RE2, Arrow's) that matches any of `texts` literally: every ASCII
+    character but a letter or a digit written as its code, which RE2 reads as itself."""
+    return "|".join(
+        "".join(c if c.isalnum() or not c.isascii() else f"\\x{ord(c):02x}" for c in text)
+        for text in texts
+    )
 
 
 def _secrets() -> list[str]:
