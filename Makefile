@@ -17,6 +17,14 @@ OTHER_PYTHON := $(shell for v in 3.13 3.12; do [ "$$v" = "$(DEFAULT_MINOR)" ] &&
 endif
 OTHER_VENV := .venv-other
 
+# Python writes each module's bytecode once (__pycache__, ignored by git and by the tests' tree
+# check) and every later process reads it back, even where the environment says not to: uv
+# installs without bytecode, and `make test` starts well over a hundred Python processes (two
+# workers, a kernel per notebook run, JupyterLab, Voila, the benchmarks' scripts, the subsets),
+# each of which would otherwise compile pandas, matplotlib, Jupyter and the toolkit from source
+# again, and pytest would rewrite every test module's asserts again in each worker.
+unexport PYTHONDONTWRITEBYTECODE
+
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...)")'
 	$(PYTHON) -m venv $(VENV)
