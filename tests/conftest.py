@@ -128,7 +128,7 @@ def xdist_group_of(item: pytest.Item) -> str | None:
     info = getattr(item, "_fixtureinfo", None)
     if info is None:
         return None
-    if "executed" in info.names_closure:
+    if {"executed", "executed_again"} & set(info.names_closure):
         return "kernels"
     for definitions in info.name2fixturedefs.values():
         if any(definition.scope == "module" for definition in definitions):
@@ -176,6 +176,44 @@ def carry_xdist_group(item: pytest.Item, group: str) -> None:
             f"cannot give {item.nodeid} its xdist group {group!r} on this pytest: "
             "run the tests in one process (TEST_WORKERS=0)"
         )
+
+
+# --- notebooks run in real kernels, once per session ---------------------------------------------
+# Here, not in tests/notebooks, since tests of other folders read a notebook's run too.
+
+
+@pytest.fixture(scope="session")
+def executed():
+    """`executed(path)`: the notebook run once this session against the sandbox, shared by every
+    test that reads its outputs (do not change it)."""
+    from tests.notebooks.kernel import execute
+
+    runs = {}
+
+    def get(path):
+        if path not in runs:
+            runs[path] = execute(path)
+        return runs[path]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def executed_again():
+    """`executed_again(path)`: the notebook's second run this session, against a new sandbox,
+    followed by its cells in `AFTER_RUN_ALL` (tests/notebooks/kernel.py); shared by the test
+    that compares it with the first run and the tests that read what those cells show (do not
+    change it)."""
+    from tests.notebooks.kernel import AFTER_RUN_ALL, execute
+
+    runs = {}
+
+    def get(path):
+        if path not in runs:
+            runs[path] = execute(path, extra_cells=AFTER_RUN_ALL.get(path.name, ()))
+        return runs[path]
+
+    return get
 
 
 @pytest.fixture
