@@ -119,13 +119,15 @@ docs: $(VENV)/.dev-installed
 #   time is spent waiting on other processes (notebook kernels, JupyterLab, Chromium, Voila,
 #   the benchmark script) or on sleeps, so a second worker keeps the second core busy.
 #   `--dist loadgroup` keeps some tests on one worker, in order (tests/conftest.py groups
-#   them): the notebook and kernel tests are one group ("kernels", about 4 to 6 minutes), the
+#   them): the notebook and kernel tests are one group ("kernels", 4 to 7 minutes), the
 #   JupyterLab and Voila tests in Chromium another ("browser", 2 to 3), each run one test at a
 #   time as in a serial run, the two side by side; a module with a module-scoped fixture
 #   builds it once. Any other test goes to whichever worker is free, the long ones (the
 #   benchmarks' smoke run, the type checkers) first, so the two workers end within a minute
-#   of each other. TEST_WORKERS=0 runs it in one process, in collection order (to debug a
-#   test). The type checkers' test reads the cache `make typecheck` leaves, so it runs after it.
+#   of each other: 11 minutes on this 2-core machine with other heavy work on it (18 with
+#   the one "kernels" group of old and no bytecode written). TEST_WORKERS=0 runs it in one
+#   process, in collection order (to debug a test). The type checkers' test reads the cache
+#   `make typecheck` leaves, so it runs after it.
 #   pytest 9.2 ignores the node id by which xdist 3.8 passes a test's group to its scheduler
 #   (pytest-xdist#1386): tests/conftest.py sets it itself, and stops the run if it cannot.
 #   Notebook 06 once showed other output on its second run under two workers: a view drawn
