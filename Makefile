@@ -17,6 +17,14 @@ OTHER_PYTHON := $(shell for v in 3.13 3.12; do [ "$$v" = "$(DEFAULT_MINOR)" ] &&
 endif
 OTHER_VENV := .venv-other
 
+# Python writes each module's bytecode once (__pycache__, ignored by git and by the tests' tree
+# check) and every later process reads it back, even where the environment says not to: uv
+# installs without bytecode, and `make test` starts well over a hundred Python processes (two
+# workers, a kernel per notebook run, JupyterLab, Voila, the benchmarks' scripts, the subsets),
+# each of which would otherwise compile pandas, matplotlib, Jupyter and the toolkit from source
+# again, and pytest would rewrite every test module's asserts again in each worker.
+unexport PYTHONDONTWRITEBYTECODE
+
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...)")'
 	$(PYTHON) -m venv $(VENV)
@@ -111,12 +119,15 @@ docs: $(VENV)/.dev-installed
 #   time is spent waiting on other processes (notebook kernels, JupyterLab, Chromium, Voila,
 #   the benchmark script) or on sleeps, so a second worker keeps the second core busy.
 #   `--dist loadgroup` keeps some tests on one worker, in order (tests/conftest.py groups
-#   them): the notebook, kernel and browser tests, whose outputs depend on the machine keeping
-#   up, are one group ("kernels", 8 to 9 minutes), run one at a time as in a serial run while
-#   the other worker runs the in-process tests; a module with a module-scoped fixture builds it
-#   once. Any other test goes to whichever worker is free, the long ones (the benchmarks' smoke
-#   run, the type checkers) first, so the two workers end within a minute of each other: 8
-#   minutes on this 2-core machine with other work on it, against 15 to 23 in one process. TEST_WORKERS=0 runs it in one process, in collection order (to debug a test).
+#   them): the notebook and kernel tests are one group ("kernels", 4 to 7 minutes), the
+#   JupyterLab and Voila tests in Chromium another ("browser", 2 to 3), each run one test at a
+#   time as in a serial run, the two side by side; a module with a module-scoped fixture
+#   builds it once. Any other test goes to whichever worker is free, the long ones (the
+#   benchmarks' smoke run, the type checkers) first, so the two workers end within a minute
+#   of each other: 11 minutes on this 2-core machine with other heavy work on it (18 with
+#   the one "kernels" group of old and no bytecode written). TEST_WORKERS=0 runs it in one
+#   process, in collection order (to debug a test). The type checkers' test reads the cache
+#   `make typecheck` leaves, so it runs after it.
 #   pytest 9.2 ignores the node id by which xdist 3.8 passes a test's group to its scheduler
 #   (pytest-xdist#1386): tests/conftest.py sets it itself, and stops the run if it cannot.
 #   Notebook 06 once showed other output on its second run under two workers: a view drawn

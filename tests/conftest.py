@@ -105,30 +105,36 @@ def pytest_sessionfinish(session, exitstatus):
 # Each xdist worker is a process of its own, with its own session and module fixtures. Under
 # `--dist loadgroup` the tests of one group run on one worker, one after another, in collection
 # order; every other test goes to whichever worker is free.
-# - The tests that run notebooks in real kernels, JupyterLab or Voilà in Chromium (the
-#   `notebooks` and `browser` marks) are one group, "kernels": what they show depends on the
-#   machine keeping up (a replay's chunks of output, a dashboard usable within seconds, Dask's
-#   workers stopping in time), so at most one of them runs at a time, as in a serial run, while
-#   the other worker runs the in-process tests. This also keeps each notebook's session run
-#   (`executed`) to one per run, and the browser module's one JupyterLab and page in order.
+# - The tests that run notebooks in real kernels (the `notebooks` mark) are one group,
+#   "kernels", and those that drive JupyterLab or Voila in Chromium (the `browser` mark) another,
+#   "browser": within each, one test at a time, as in a serial run. This keeps each notebook's
+#   session runs (`executed`, `executed_again`) to one per run, and the browser module's one
+#   JupyterLab and page in order. The two groups may run side by side: what the notebooks show
+#   no longer depends on the machine keeping up (stream chunks are joined before comparing,
+#   heads age by requests, not wall time; notebook 06's second-run difference was pandas'
+#   process-wide display option, fixed), and the dashboard's 10 s holds beside a notebook
+#   kernel as beside the in-process tests it used to run next to. A second run that differs
+#   prints its line diff.
 # - A module with a module-scoped fixture is a group of its own: the fixture is built once (a
 #   build, a Dask cluster, Anvil's node), and its tests keep their order.
-# - xdist hands out the groups first (the most tests first: "kernels", on one worker, is about
-#   as long as all the rest), then the other tests in collection order. The long tests of no
-#   group (the benchmarks' smoke run, about 2 to 4 minutes, and the type checkers) are moved
-#   to the front of those, so that a worker starts them early rather than ending the run on
-#   one of them while the other worker sits idle.
+# - xdist hands out the groups first, the most tests first ("kernels" to one worker, then the
+#   module groups and "browser" to the other), then the other tests in collection order. The
+#   long tests of no group (the benchmarks' smoke run, one to three minutes, and the type
+#   checkers) are moved to the front of those, so that a worker starts them early rather than
+#   ending the run on one of them while the other worker sits idle.
 LONG_ONES_FIRST = ("tests/test_bench.py", "tests/test_types.py")
 
 
 def xdist_group_of(item: pytest.Item) -> str | None:
     """The xdist group `item` must share a worker with, or None."""
-    if item.get_closest_marker("notebooks") or item.get_closest_marker("browser"):
+    if item.get_closest_marker("browser"):
+        return "browser"
+    if item.get_closest_marker("notebooks"):
         return "kernels"
     info = getattr(item, "_fixtureinfo", None)
     if info is None:
         return None
-    if "executed" in info.names_closure:
+    if {"executed", "executed_again"} & set(info.names_closure):
         return "kernels"
     for definitions in info.name2fixturedefs.values():
         if any(definition.scope == "module" for definition in definitions):
@@ -176,6 +182,44 @@ def carry_xdist_group(item: pytest.Item, group: str) -> None:
             f"cannot give {item.nodeid} its xdist group {group!r} on this pytest: "
             "run the tests in one process (TEST_WORKERS=0)"
         )
+
+
+# --- notebooks run in real kernels, once per session ---------------------------------------------
+# Here, not in tests/notebooks, since tests of other folders read a notebook's run too.
+
+
+@pytest.fixture(scope="session")
+def executed():
+    """`executed(path)`: the notebook run once this session against the sandbox, shared by every
+    test that reads its outputs (do not change it)."""
+    from tests.notebooks.kernel import execute
+
+    runs = {}
+
+    def get(path):
+        if path not in runs:
+            runs[path] = execute(path)
+        return runs[path]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def executed_again():
+    """`executed_again(path)`: the notebook's second run this session, against a new sandbox,
+    followed by its cells in `AFTER_RUN_ALL` (tests/notebooks/kernel.py); shared by the test
+    that compares it with the first run and the tests that read what those cells show (do not
+    change it)."""
+    from tests.notebooks.kernel import AFTER_RUN_ALL, execute
+
+    runs = {}
+
+    def get(path):
+        if path not in runs:
+            runs[path] = execute(path, extra_cells=AFTER_RUN_ALL.get(path.name, ()))
+        return runs[path]
+
+    return get
 
 
 @pytest.fixture

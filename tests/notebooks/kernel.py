@@ -18,6 +18,44 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 TAPES = ROOT / "notebooks" / "tapes"  # each notebook's tape, recorded from the sandbox
 SECONDS_PER_NOTEBOOK = 240
 
+# Cells typed after Run All on a notebook's second run against the sandbox (`executed_again`),
+# for the tests that read a notebook's state once it has run: they run after every cell of the
+# notebook, so its own cells show what they show on any run (the second-run test compares them
+# all with the first run's), and they save those tests a run of the notebook of their own.
+# - notebook 06: what its explorer and workload builders are left showing (test_demo_state.py);
+SHOWN = """
+def shown(b):
+    return {
+        "method": b.method_picker.value,
+        "can_run": b.workload is not None and not b.run_button.disabled,
+        "problems": b.problems,
+        "has_result": b.frame is not None and len(b.frame) > 0,
+        "has_figure": b.figure is not None,
+        "error": None if b.error is None else type(b.error).__name__,
+    }
+"""
+STATE = """
+import json
+m = explorer.methods
+print(json.dumps({
+    "method": m.method.name if m.method else None,
+    "can_run": m.bound is not None and not m.run_button.disabled,
+    "has_result": m.frame is not None and len(m.frame) > 0,
+    "error": None if m.error is None else type(m.error).__name__,
+    "builder": shown(builder),
+    "fees": shown(fees),
+    "ledger_budget": None if ledger.meter.budget is None else ledger.meter.budget.limit,
+    "ledger_spent": ledger.meter.ledger.total_ru,
+}))
+"""
+# - notebook 08: its `work.run()` cell run again once the budget is spent
+#   (tests/workloads/test_in_a_kernel.py).
+RUN_AGAIN = "results = work.run()\nresults.attrs['summary']"
+AFTER_RUN_ALL = {
+    "06_interactive_explorer.ipynb": [SHOWN, STATE],
+    "08_budgeting_a_research_workload.ipynb": [RUN_AGAIN],
+}
+
 
 def execute(
     path: Path, *, extra_cells: Iterable[str] = (), tape_mode: str | None = None
