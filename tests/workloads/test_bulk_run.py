@@ -68,7 +68,11 @@ def test_faults_at_a_rate_lose_nothing_and_the_ledger_equals_the_metering(make_g
                 sandbox.faults.set(
                     kind=kind, node=node, rate=0.08, retry_after=0, try_again_in="5ms"
                 )
-    frame = work.run(progress=False, batch_size=20, concurrency=16)
+    # About 39 % of the EVM requests meet a fault, so a batch fails all 4 attempts now and then
+    # (2.4 %) and loses its calls together: batches of 10, so that one such batch is 10 calls
+    # of the 39 the assertion below allows (in batches of 20, two such batches in one run, about
+    # one run in 150, failed it).
+    frame = work.run(progress=False, batch_size=10, concurrency=16)
     assert len(frame) == len(work) == 240
     answered = frame["error"].isna()
     assert (answered | frame["message"].notna()).all()  # a result or a reported failure
