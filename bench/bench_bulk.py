@@ -306,8 +306,9 @@ def evm_rows(url: str, addresses: list[str], blocks: list[int], repeats: int, wo
         f"best of {repeats} rounds"
     )
     own_cpu = own_cpu_per_call(lambda: ours(node=uncached), cold_start, n, max(repeats, 3))
-    sketch = columnar_sketch(url, addresses, blocks)
+    sketch, close_sketch = columnar_sketch(url, addresses, blocks)
     sketch_cpu = own_cpu_per_call(sketch, lambda: None, n, max(repeats, 3))
+    close_sketch()
     text = table(title, rows, reference=web3_gather)
     text += (
         "\n\n| ratio | measured | target |\n|---|---|---|\n"
@@ -401,13 +402,15 @@ def cache_table_row(
     )
 
 
-def columnar_sketch(url: str, addresses: list[str], blocks: list[int]) -> Callable[[], None]:
+def columnar_sketch(
+    url: str, addresses: list[str], blocks: list[int]
+) -> tuple[Callable[[], None], Callable[[], None]]:
     """The least a run of the grid's calls costs when it works on columns rather than on an
     object per call: each distinct value checked and written as JSON once, one params text per
     call, batch bodies of 100 joined from them, sent by aiohttp (32 in flight at most), the
     answers decoded and put in id order, the values typed, and a frame of the run's main columns.
     Not a client: nothing is priced, budgeted or written to a ledger. It runs on the toolkit's
-    background loop, its connections kept between runs as ours are."""
+    background loop, its connections kept between runs as ours are. Returns (run, close)."""
     import aiohttp
     import numpy as np
     import pandas as pd
@@ -451,7 +454,11 @@ def columnar_sketch(url: str, addresses: list[str], blocks: list[int]) -> Callab
         )
         assert len(frame) == len(addresses) * len(blocks)
 
-    return lambda: run_sync(run())
+    async def close() -> None:
+        if session:
+            await session.pop().close()
+
+    return lambda: run_sync(run()), lambda: run_sync(close())
 
 
 def aiohttp_session():
