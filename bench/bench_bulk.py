@@ -37,11 +37,12 @@ import sys
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import pandas as pd
 
 import toolkit
 from toolkit.workloads._workload import Workload
@@ -54,6 +55,9 @@ OURS_EVM = "ours: Workload.run (async engine, batches of 100, cache off)"
 OURS_EVM_CACHE = "ours: the same, the response cache on (emptied first)"
 WEB3_GATHER = "web3.py AsyncWeb3 + asyncio.gather"
 LOWER_BOUND = "raw kept-alive httpx.Client, one batch of all (lower bound)"
+LEAST_ON_COLUMNS = "the least run on columns (`columnar_sketch`: no pricing, budget or ledger)"
+GRID_AGAIN = "the grid planned again (its validations remembered)"
+FRAME_ALONE = "the run's frame alone, made from its ready columns"
 OURS_TRON = "ours: Workload.run (async engine, 32 in flight, cache off)"
 OURS_TRON_CACHE = "ours: the same, the response cache on (emptied first)"
 RAW_AIOHTTP = "raw aiohttp, 32 in flight"
@@ -195,10 +199,11 @@ def evm_rows(url: str, addresses: list[str], blocks: list[int], repeats: int, wo
     eth = toolkit.node(url, chain="ethereum", name="anvil", cache=cache_file)
     w3 = Web3(HTTPProvider(url))
 
-    def ours(batch_size: int = 100, node: toolkit.Node | None = None) -> None:
+    def ours(batch_size: int = 100, node: toolkit.Node | None = None) -> pd.DataFrame:
         work = Workload().grid(node or eth, "eth_getBalance", addresses, blocks)
         frame = work.run(progress=False, batch_size=batch_size, concurrency=CONCURRENCY)
         assert frame["error"].isna().all(), frame["message"].dropna().head()
+        return frame
 
     def web3_sync() -> None:
         for address, block in pairs:
@@ -264,6 +269,8 @@ def evm_rows(url: str, addresses: list[str], blocks: list[int], repeats: int, wo
         uncached.forget_head()
         forget_validations()
 
+    sketch, close_sketch = columnar_sketch(url, addresses, blocks)
+
     measured = measure(
         [
             Contender(OURS_EVM, lambda: ours(node=uncached), cold_start),
@@ -277,6 +284,7 @@ def evm_rows(url: str, addresses: list[str], blocks: list[int], repeats: int, wo
             ),
             Contender("web3.py sync", web3_sync),
             Contender(WEB3_GATHER, web3_async),
+            Contender(LEAST_ON_COLUMNS, sketch),
             Contender(LOWER_BOUND, raw_batch),
         ],
         n,
@@ -284,49 +292,64 @@ def evm_rows(url: str, addresses: list[str], blocks: list[int], repeats: int, wo
     )
     rows = list(measured.values())
     first, web3_gather, bound = measured[OURS_EVM], measured[WEB3_GATHER], measured[LOWER_BOUND]
+    least = measured[LEAST_ON_COLUMNS]
     with_cache = measured[OURS_EVM_CACHE]
     clear_cache()
     ru_before = eth.ledger.total_ru
-    ours()  # a clean first run fills the cache for section 3
+    frame = ours()  # a clean first run fills the cache for section 3
     spent_first = eth.ledger.total_ru - ru_before
     ru_before = eth.ledger.total_ru
+    # What any re-run of these calls makes, whatever it does between: the calls a workload
+    # holds (a `PlannedCall` each, public) and the frame pandas builds of its columns.
+    columns = {name: frame[name].array for name in frame.columns}
+    grid = (addresses, blocks)
     # The re-runs take a few ms: they take turns with the lower bound in rounds of their own,
     # more of them, so that both sides of the ratio are measured alike, side by side.
-    cached, from_disk, spent_from_disk, rerun_bound = cached_reruns(
+    cached, from_disk, spent_from_disk, references = cached_reruns(
         ours,
         lambda cache: toolkit.node(url, chain="ethereum", name="anvil", cache=cache),
         n,
         max(repeats, RERUN_ROUNDS),
         cache_file,
-        reference=Contender(LOWER_BOUND, raw_batch),
+        references=[
+            Contender(LOWER_BOUND, raw_batch),
+            Contender(GRID_AGAIN, lambda: Workload().grid(eth, "eth_getBalance", *grid)),
+            Contender(FRAME_ALONE, lambda: pd.DataFrame(columns, copy=False)),
+        ],
     )
+    rerun_bound = references[LOWER_BOUND]
+    rerun_floor = references[GRID_AGAIN].seconds + references[FRAME_ALONE].seconds
     spent_again = eth.ledger.total_ru - ru_before + spent_from_disk
     title = (
         f"1. {n:,} eth_getBalance on Anvil ({len(addresses)} addresses x {len(blocks)} blocks), "
         f"best of {repeats} rounds"
     )
     own_cpu = own_cpu_per_call(lambda: ours(node=uncached), cold_start, n, max(repeats, 3))
-    sketch, close_sketch = columnar_sketch(url, addresses, blocks)
     sketch_cpu = own_cpu_per_call(sketch, lambda: None, n, max(repeats, 3))
     close_sketch()
     text = table(title, rows, reference=web3_gather)
+    # Three of issue 28's targets were dropped, for the floors printed beside them (see
+    # docs/benchmarks.md, "Targets dropped"): each stays measured, side by side with its floor.
     text += (
-        "\n\n| ratio | measured | target |\n|---|---|---|\n"
+        "\n\n| ratio | measured | the least it can be here | target |\n|---|---|---|---|\n"
         f"| fresh {n:,}-call Workload / kept-alive raw one-batch client (rate) | "
-        f"{first.rate / bound.rate:.2f}x | >= 1.0x |\n"
+        f"{first.rate / bound.rate:.2f}x | {least.rate / bound.rate:.2f}x (the least run on "
+        "columns) | dropped (was >= 1.0x) |\n"
         f"| cached re-run / kept-alive raw one-batch client (time) | "
-        f"{cached.seconds / rerun_bound.seconds:.2f}x | <= 0.1x |\n"
+        f"{cached.seconds / rerun_bound.seconds:.2f}x | {rerun_floor / rerun_bound.seconds:.2f}x "
+        f"(the grid planned again, {references[GRID_AGAIN].seconds * 1000:.2f} ms, and its frame "
+        f"alone, {references[FRAME_ALONE].seconds * 1000:.2f} ms) | dropped (was <= 0.1x) |\n"
         f"| the toolkit's own CPU per fresh call (this process's CPU time, Anvil's not in it; "
-        f"best of {max(repeats, 3)}) | {own_cpu * 1e6:.1f} µs | <= 15 µs |\n"
-        f"| the same calls run on columns at the least (a sketch: no pricing, budget or ledger; "
-        f"see `columnar_sketch`), its CPU per call | {sketch_cpu * 1e6:.1f} µs | (reference) |"
+        f"best of {max(repeats, 3)}) | {own_cpu * 1e6:.1f} µs | {sketch_cpu * 1e6:.1f} µs (the "
+        "same calls run on columns at the least, `columnar_sketch`) | dropped (was <= 15 µs) |"
     )
     text += (
-        f"\n\nours / lower bound: {first.rate / bound.rate:.2f} (target 1.0; "
-        f"{with_cache.rate / bound.rate:.2f} with the cache on); "
+        f"\n\nours / lower bound: {first.rate / bound.rate:.2f} "
+        f"({with_cache.rate / bound.rate:.2f} with the cache on; the least run on columns "
+        f"{least.rate / bound.rate:.2f}); "
         f"ours / AsyncWeb3+gather: {first.rate / web3_gather.rate:.1f}x (target 10x); "
         f"cached re-run / lower bound's time: {cached.seconds / rerun_bound.seconds:.2f} "
-        f"(target 0.25 or less; {from_disk.seconds / rerun_bound.seconds:.2f} through a new "
+        f"({from_disk.seconds / rerun_bound.seconds:.2f} through a new "
         f"handle on the file; best of {max(repeats, RERUN_ROUNDS)} rounds each, the lower bound "
         f"{rerun_bound.seconds * 1000:.1f} ms in them)"
     )
@@ -357,17 +380,17 @@ def own_cpu_per_call(
 
 
 def cached_reruns(
-    run: Callable[..., None],
+    run: Callable[..., object],
     open_node: Callable[[object], toolkit.Node],
     n: int,
     repeats: int,
     cache_file: Path,
-    reference: Contender | None = None,
-) -> tuple[Row, Row, int, Row | None]:
+    references: Sequence[Contender] = (),
+) -> tuple[Row, Row, int, dict[str, Row]]:
     """The cached re-run in this process (answers in memory), and through a new handle on the
     same cache file each round (every answer read from SQLite, as in a new kernel), taking turns
-    with `reference` if given; the RU the second kind spent (the first's is in its node's
-    ledger); and the reference's row."""
+    with `references`; the RU the second kind spent (the first's is in its node's ledger); and
+    the references' rows by name."""
     from toolkit.client._cache import ResponseCache
 
     handles: list[toolkit.Node] = []
@@ -379,7 +402,7 @@ def cached_reruns(
         [
             Contender("cached", run),
             Contender("from disk", lambda: run(node=handles[-1]), new_handle),
-            *([reference] if reference else []),
+            *references,
         ],
         n,
         repeats,
@@ -388,8 +411,7 @@ def cached_reruns(
     for handle in handles:
         handle.cache.close()
         handle.close()
-    bound = rows[reference.name] if reference else None
-    return rows["cached"], rows["from disk"], spent, bound
+    return rows["cached"], rows["from disk"], spent, {c.name: rows[c.name] for c in references}
 
 
 def cache_table_row(
