@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import gzip
 import json
+import pickle
 import socket
 
 import pandas as pd
@@ -14,6 +15,7 @@ import pytest
 
 import toolkit
 from toolkit._redact import register_secret
+from toolkit.client import _tape
 from toolkit.workloads._workload import Workload
 
 ADDRESSES = [f"0x{index:040x}" for index in range(1, 9)]
@@ -252,3 +254,35 @@ def test_a_folder_of_tapes_gives_each_notebook_its_own(recorded, monkeypatch):
         gateway = toolkit.connect(tape=folder, tape_mode="replay")
         assert gateway.tape.path.name == "session.tape.gz"
         assert gateway.node("ethereum-mainnet").head() == seen["head"]
+
+
+def test_copies_of_a_replayed_tape_parse_its_file_once_each_replaying_from_the_start(
+    recorded, monkeypatch
+):
+    """Dask unpickles a replayed tape for every partition's task, on the scheduler and on the
+    worker: the file is parsed once in a process, not once per copy (nor once per call), and
+    each copy still gives a call's recorded answers from the first. A file written anew is read
+    anew."""
+    path, _, _ = recorded
+    parsed = []
+    parse = _tape._parse
+    monkeypatch.setattr(
+        _tape, "_parse", lambda data, where: parsed.append(where) or parse(data, where)
+    )
+    _tape._calls_of.cache_clear()  # an earlier test may have replayed a tape of the same bytes
+    tape = _tape.Tape(path, "replay")
+    copies = [pickle.loads(pickle.dumps(tape)) for _ in range(8)]
+    assert parsed == [tape.path]
+    key = max(tape._calls, key=lambda call: len(tape._calls[call]["answers"]))
+    answers = tape._calls[key]["answers"]
+    served = [copies[0].answer([key])[0] for _ in range(len(answers) + 1)]
+    assert served == [*answers, answers[-1]]  # in order, then the last again
+    assert [copy.answer([key])[0] for copy in copies[1:]] == [answers[0]] * 7
+    assert parsed == [tape.path]
+
+    lines = gzip.decompress(path.read_bytes()).decode().splitlines()
+    header = json.loads(lines[0])
+    header["recorded"] = "2020-01-02T03:04:05+00:00"
+    path.write_bytes(gzip.compress("\n".join([json.dumps(header), *lines[1:]]).encode()))
+    assert _tape.Tape(path, "replay").recorded_at.year == 2020
+    assert parsed == [tape.path, tape.path]

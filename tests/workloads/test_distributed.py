@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 import toolkit
+from toolkit.client import _tape
 from toolkit.workloads._workload import Workload
 
 distributed = pytest.importorskip("distributed")
@@ -379,6 +380,12 @@ def test_the_workers_share_the_rate_limit(make_gateway, sandbox, dask_client, tm
     assert elapsed >= (calls - 2) / rate
 
 
+def tape_parses() -> tuple[int, int]:
+    """In a worker: how many replayed tapes it has made, and how many files it parsed."""
+    info = _tape._calls_of.cache_info()
+    return info.hits + info.misses, info.misses
+
+
 def test_workers_replay_a_tape_recorded_in_one_process(sandbox, dask_client, tmp_path):
     info = sandbox.info
     tape = tmp_path / "run.tape.gz"
@@ -389,10 +396,17 @@ def test_workers_replay_a_tape_recorded_in_one_process(sandbox, dask_client, tmp
     recorder.close()
     sandbox.reset_metering()
     replay = toolkit.connect(tape=tape, tape_mode="replay")
-    frame = workload(replay).run(
-        progress=False, dataset=tmp_path / "ds", client=dask_client, partition_size=20
-    )
+    work = workload(replay)
+    before = dask_client.run(tape_parses)
+    frame = work.run(progress=False, dataset=tmp_path / "ds", client=dask_client, partition_size=20)
     assert metered_ru(sandbox) == 0  # nothing reached the gateway: the workers read the tape
+    # Each partition's task brought a copy of the tape; each worker parsed the file once.
+    done = {
+        worker: [a - b for a, b in zip(now, before[worker], strict=True)]
+        for worker, now in dask_client.run(tape_parses).items()
+    }
+    assert sum(copies for copies, _ in done.values()) >= -(-len(work) // 20) > len(done)
+    assert all(parses <= 1 for _, parses in done.values()), done
     columns = ["node", "method", "params", "result", "value", "error"]
     pd.testing.assert_frame_equal(frame[columns], recorded[columns])
     assert frame["ru"].sum() == 0 and replay.ledger.total_ru == 0

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import gzip
 import json
 import os
@@ -254,12 +255,9 @@ class Tape:
     # --- replaying ---
 
     def _load(self) -> dict[str, Any]:
-        header, records = _read(self.path)
-        for record in records:
-            key = (record["node"], record["chain"], record["call"], record["params"])
-            self._calls[key] = record
+        header, self._calls = _calls_of(_bytes_of(self.path), self.path)  # shared: never written
         self._nodes = dict(header.get("nodes", {}))
-        return header
+        return dict(header)
 
     def _merge_parts(self) -> None:
         """Take in what the Dask workers of a recorded run recorded (see `__reduce__`): their
@@ -316,8 +314,29 @@ class Tape:
 
 def _read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A tape file's header and call records; `TapeError` for a file that is not one."""
+    return _parse(_bytes_of(path), path)
+
+
+def _bytes_of(path: Path) -> bytes:
     try:
-        text = gzip.decompress(path.read_bytes()).decode()
+        return path.read_bytes()
+    except OSError as error:
+        raise TapeError(f"{path} is not a tape that can be read ({error})") from None
+
+
+@functools.lru_cache(maxsize=4)
+def _calls_of(data: bytes, path: Path) -> tuple[dict[str, Any], dict[Key, dict[str, Any]]]:
+    """A replayed tape's header and records by call identity, parsed once per process for the
+    same bytes: Dask unpickles a replayed tape for each partition (on the scheduler, then on
+    the worker), and every copy shares what was parsed, read-only, each at its own place in it."""
+    header, records = _parse(data, path)
+    calls = {(r["node"], r["chain"], r["call"], r["params"]): r for r in records}
+    return header, calls
+
+
+def _parse(data: bytes, path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    try:
+        text = gzip.decompress(data).decode()
         lines = [json.loads(line) for line in text.splitlines() if line.strip()]
     except (OSError, EOFError, ValueError) as error:  # gzip's BadGzipFile is an OSError
         raise TapeError(f"{path} is not a tape that can be read ({error})") from None
