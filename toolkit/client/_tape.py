@@ -324,11 +324,12 @@ def _bytes_of(path: Path) -> bytes:
         raise TapeError(f"{path} is not a tape that can be read ({error})") from None
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=2)
 def _calls_of(data: bytes, path: Path) -> tuple[dict[str, Any], dict[Key, dict[str, Any]]]:
     """A replayed tape's header and records by call identity, parsed once per process for the
     same bytes: Dask unpickles a replayed tape for each partition (on the scheduler, then on
-    the worker), and every copy shares what was parsed, read-only, each at its own place in it."""
+    the worker), and every copy shares what was parsed, read-only, each at its own place in it.
+    Two kept at most: a parsed tape outlives its gateway here, and a large one is large."""
     header, records = _parse(data, path)
     calls = {(r["node"], r["chain"], r["call"], r["params"]): r for r in records}
     return header, calls
