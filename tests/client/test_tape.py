@@ -198,6 +198,28 @@ def test_keys_in_paths_queries_headers_and_answers_never_reach_the_tape(tmp_path
     assert_no_fragment(text, [path_key, query_key, echoed])
 
 
+def test_credentials_of_platform_records_never_reach_the_tape(tmp_path, loopback_server):
+    """The platform's v1 record as Chainstack publishes it carries `auth_username`,
+    `auth_password` and `auth_key`: the tape records the answer before the client reads it,
+    and keeps none of them; a replay gets the record with them hidden."""
+    from tests.fixtures.real_bodies import real
+
+    record = real("platform_v1_node_chainstack_docs.json")
+    credentials = [record["details"][f] for f in ("auth_key", "auth_password", "auth_username")]
+    page = {"count": 1, "next": None, "previous": None, "results": [record]}
+    server = loopback_server(lambda request: (200, {}, json.dumps(page).encode()))
+    tape = tmp_path / "platform.tape.gz"
+    for mode in ("record", "replay"):
+        gateway = toolkit.connect(
+            platform_url=server.url, api_key="platform-key-0a1b2c3d4e", tape=tape, tape_mode=mode
+        )
+        (listed,) = gateway.nodes()
+        gateway.close()
+        assert listed["name"] == record["name"]
+    assert listed["details"]["auth_key"] == "***"
+    assert_no_fragment(gzip.decompress(tape.read_bytes()).decode(), credentials)
+
+
 @pytest.mark.anvil
 def test_a_recording_from_anvil_replays_identical_frames_offline(anvil, tmp_path, monkeypatch):
     anvil.rpc("anvil_mine", hex(20))

@@ -46,7 +46,7 @@ from urllib.parse import urlsplit
 
 from .._errors import TapeError, TapeMiss, ValidationError
 from .._files import write_atomically
-from .._redact import redact_key_material, scrub
+from .._redact import CREDENTIAL_FIELDS, REDACTED, redact_key_material, scrub
 from .._version import __version__
 from ..catalog import charge
 from ._http import Answer, LazyModule, Replayed
@@ -75,7 +75,9 @@ def _canonical(value: Any) -> str:
 
 def _clean(value: Any) -> Any:
     """A JSON value as a tape may hold it: URLs without their key material (the platform's node
-    list holds endpoint URLs with keys the toolkit was never told of), registered keys scrubbed."""
+    list holds endpoint URLs with keys the toolkit was never told of), the values of credential
+    fields (a node record's ``auth_password``: recorded before the client reads the record and
+    registers them) hidden, registered keys scrubbed."""
     if isinstance(value, str):
         if value.startswith(("http://", "https://", "ws://", "wss://")):
             return redact_key_material(value)
@@ -83,7 +85,12 @@ def _clean(value: Any) -> Any:
     if isinstance(value, list):
         return [_clean(item) for item in value]
     if isinstance(value, dict):
-        return {scrub(str(key)): _clean(item) for key, item in value.items()}
+        return {
+            scrub(str(key)): REDACTED
+            if key in CREDENTIAL_FIELDS and isinstance(item, str) and item
+            else _clean(item)
+            for key, item in value.items()
+        }
     return value
 
 
