@@ -280,6 +280,28 @@ def redact_key_material(url: str) -> str:
     return scrub(cleaned)
 
 
+_URL_SCHEMES = ("http://", "https://", "ws://", "wss://")
+
+
+def redact_answer(value: Any) -> Any:
+    """A JSON value from a gateway (an answer, or a part of one) as it may be kept or quoted:
+    URLs without their key material (`redact_key_material`: the platform's node list holds
+    endpoint URLs with keys the toolkit was never told of), the values of credential fields
+    (`CREDENTIAL_FIELDS`) hidden, registered secrets scrubbed."""
+    if isinstance(value, str):
+        return redact_key_material(value) if value.startswith(_URL_SCHEMES) else scrub(value)
+    if isinstance(value, list):
+        return [redact_answer(item) for item in value]
+    if isinstance(value, dict):
+        return {
+            scrub(str(key)): REDACTED
+            if key in CREDENTIAL_FIELDS and isinstance(item, str) and item
+            else redact_answer(item)
+            for key, item in value.items()
+        }
+    return value
+
+
 # --- log records ------------------------------------------------------------------------------
 # The toolkit's own loggers and those of the libraries it drives carry its URLs: httpx logs each
 # request URL at INFO, httpcore headers and redirect targets at DEBUG, uvicorn the paths the

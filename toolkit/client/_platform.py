@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any, Unpack
 
 from .._errors import MalformedResponse, PlatformError, ValidationError
-from .._redact import clip, hide_credentials
+from .._redact import clip, hide_credentials, redact_answer
 from ..catalog import CHAINS
 from ._http import LazyModule
 from ._node import AsyncNode, Node, NodeCore
@@ -60,7 +60,7 @@ def bad_record(record: Any, position: int, field: str, problem: str) -> Platform
 
 
 def _kind(value: Any) -> str:
-    return f"{type(value).__name__} {clip(repr(value), 40)}"
+    return f"{type(value).__name__} {clip(repr(redact_answer(value)), 40)}"
 
 
 def check_node_record(record: Any, position: int) -> None:
@@ -79,8 +79,9 @@ def check_node_record(record: Any, position: int) -> None:
     details = record.get("details")
     if details is None:
         return
-    if not isinstance(details, dict):
-        raise bad_record(record, position, "details", f"is {_kind(details)}; expected an object")
+    if not isinstance(details, dict):  # not quoted: it holds the credentials (as JSON text, say)
+        kind = type(details).__name__
+        raise bad_record(record, position, "details", f"is {kind}; expected an object")
     for field in _ENDPOINT_FIELDS:
         value = details.get(field)
         if value is not None and not isinstance(value, str):

@@ -46,7 +46,7 @@ from urllib.parse import urlsplit
 
 from .._errors import TapeError, TapeMiss, ValidationError
 from .._files import write_atomically
-from .._redact import CREDENTIAL_FIELDS, REDACTED, redact_key_material, scrub
+from .._redact import redact_answer, scrub
 from .._version import __version__
 from ..catalog import charge
 from ._http import Answer, LazyModule, Replayed
@@ -71,27 +71,6 @@ Key = tuple[str, str, str, str]  # node, chain, call, params
 
 def _canonical(value: Any) -> str:
     return scrub(json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
-
-
-def _clean(value: Any) -> Any:
-    """A JSON value as a tape may hold it: URLs without their key material (the platform's node
-    list holds endpoint URLs with keys the toolkit was never told of), the values of credential
-    fields (a node record's ``auth_password``: recorded before the client reads the record and
-    registers them) hidden, registered keys scrubbed."""
-    if isinstance(value, str):
-        if value.startswith(("http://", "https://", "ws://", "wss://")):
-            return redact_key_material(value)
-        return scrub(value)
-    if isinstance(value, list):
-        return [_clean(item) for item in value]
-    if isinstance(value, dict):
-        return {
-            scrub(str(key)): REDACTED
-            if key in CREDENTIAL_FIELDS and isinstance(item, str) and item
-            else _clean(item)
-            for key, item in value.items()
-        }
-    return value
 
 
 class Tape:
@@ -534,7 +513,7 @@ def _split(answer: Any, ids: list[Any] | None, count: int) -> list[dict[str, Any
         "status": answer.status_code,
         "type": answer.headers.get("content-type"),
         "retry_after": answer.headers.get("retry-after"),
-        "body": _clean(body)
+        "body": redact_answer(body)
         if body is not None
         else {"text": scrub(content.decode("utf-8", "replace"))},
     }
@@ -542,7 +521,9 @@ def _split(answer: Any, ids: list[Any] | None, count: int) -> list[dict[str, Any
 
 
 def _item(item: dict[str, Any]) -> dict[str, Any]:
-    return {key: _clean(value) for key, value in item.items() if key not in ("id", "jsonrpc")}
+    return {
+        key: redact_answer(value) for key, value in item.items() if key not in ("id", "jsonrpc")
+    }
 
 
 _open: weakref.WeakValueDictionary[Path, Tape] = weakref.WeakValueDictionary()
