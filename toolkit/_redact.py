@@ -20,7 +20,7 @@ import threading
 import traceback
 import warnings
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit, urlunsplit
+from urllib.parse import SplitResult, quote, unquote, urlsplit, urlunsplit
 
 REDACTED = "***"
 
@@ -166,6 +166,15 @@ def warn(message: str, category: type[Warning] = UserWarning, stacklevel: int = 
     warnings.warn(scrub(message), category, stacklevel=stacklevel + 1)
 
 
+def _split(url: str) -> SplitResult | None:
+    """`url`'s parts, or None for text that does not parse as a URL (an IPv6 bracket left open
+    in a gateway's answer): such text is hidden whole, never a ValueError."""
+    try:
+        return urlsplit(url)
+    except ValueError:
+        return None
+
+
 def redact_url(url: str | None) -> str | None:
     """Show a node URL without its path: ``https://host/***``.
 
@@ -174,8 +183,8 @@ def redact_url(url: str | None) -> str | None:
     """
     if url is None:
         return None
-    parts = urlsplit(url)
-    if not parts.netloc:
+    parts = _split(url)
+    if parts is None or not parts.netloc:
         return REDACTED
     host = parts.netloc.rsplit("@", 1)[-1]  # user:password@ is a secret too
     if parts.path.strip("/") or parts.query:
@@ -244,7 +253,9 @@ def key_material(url: str) -> list[str]:
     ``v2``) are never secrets. A key too short or too plain to be told from a word (see
     `looks_like_key`) is not found by it: labels hide a node URL's whole path anyway
     (`redact_url`)."""
-    parts = urlsplit(url)
+    parts = _split(url)
+    if parts is None:
+        return []
     pieces = [segment for segment in parts.path.split("/") if looks_like_key(unquote(segment))]
     for pair in parts.query.split("&") if parts.query else ():
         name, equals, value = pair.partition("=")
@@ -264,7 +275,9 @@ def redact_key_material(url: str) -> str:
     scrubbed. Scheme, host, port, the words of the path and the other query parameters stay:
     a link (a page's ``next``) keeps working. Not for display: `redact_url` shows a node URL
     without its path at all."""
-    parts = urlsplit(url)
+    parts = _split(url)
+    if parts is None:
+        return REDACTED
     path = "/".join(
         REDACTED if looks_like_key(unquote(segment)) else segment
         for segment in parts.path.split("/")

@@ -198,6 +198,23 @@ def test_keys_in_paths_queries_headers_and_answers_never_reach_the_tape(tmp_path
     assert_no_fragment(text, [path_key, query_key, echoed])
 
 
+def test_an_answer_with_text_that_starts_like_a_url_but_is_none_is_recorded(
+    tmp_path, loopback_server
+):
+    """``http://[`` (an IPv6 bracket left open) does not parse: the recording keeps it hidden
+    instead of failing the call whose answer was paid for."""
+
+    def answer(request):
+        body = {"jsonrpc": "2.0", "id": json.loads(request[3])["id"], "result": "http://[::1/x"}
+        return 200, {}, json.dumps(body).encode()
+
+    tape = tmp_path / "odd.tape.gz"
+    url = f"{loopback_server(answer).url}/a1b2c3d4e5f6a7b8c9d0"
+    with toolkit.node(url, chain="ethereum", tape=tape, tape_mode="record") as node:
+        assert node.client_version() == "http://[::1/x"
+    assert '"result":"***"' in gzip.decompress(tape.read_bytes()).decode().replace(" ", "")
+
+
 def test_credentials_of_platform_records_never_reach_the_tape(tmp_path, loopback_server):
     """The platform's v1 record as Chainstack publishes it carries `auth_username`,
     `auth_password` and `auth_key`: the tape records the answer before the client reads it,
