@@ -367,6 +367,8 @@ def _scrub_record(record: logging.LogRecord) -> None:
         text = "".join(traceback.format_exception(*record.exc_info)).rstrip("\n")
         if holds_secret(text):
             record.exc_text = scrub(text)
+    elif record.exc_text and holds_secret(record.exc_text):  # kept by an earlier handler's
+        record.exc_text = scrub(record.exc_text)  # formatter, which the next one writes as is
     if record.stack_info and holds_secret(record.stack_info):
         record.stack_info = scrub(record.stack_info)
 
