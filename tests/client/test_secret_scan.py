@@ -322,3 +322,21 @@ def test_scrub_is_applied_before_a_snippet_is_cut():
     text = "a" * 150 + key
     assert clip(text, 160) == "a" * 150 + "***"
     assert scrub(text[:160]) == text[:160]  # what cutting first would have shown
+
+
+def test_no_exception_chained_to_an_error_carries_the_body(loopback_server):
+    """``raise ... from None`` hides the decoder's error from tracebacks but keeps it as
+    `__context__`, and a `JSONDecodeError` keeps the whole body (`doc`), here an HTML page that
+    quotes the key: nothing chained to the error carries it."""
+    key = "ChainedContextKey0a1b2c3d4e5f"
+    page = f"<html><body>{'p' * 200} no route for /{key}</body></html>".encode()
+    server = loopback_server(lambda request: (200, {"Content-Type": "text/html"}, page))
+    eth = toolkit.node(f"{server.url}/{key}", chain="ethereum", cache=False, retry=NO_RETRY)
+    with pytest.raises(toolkit.MalformedResponse) as caught:
+        eth.block_number()
+    eth.close()
+    chained, error = [], caught.value
+    while error is not None:
+        chained += _texts(error)
+        error = error.__cause__ or error.__context__
+    assert not _leaks(chained, [key]), _leaks(chained, [key])

@@ -68,15 +68,17 @@ def parse_json(response: Answer, max_depth: int = MAX_DEPTH) -> Any:
         )
         raise MalformedResponse(message, status=response.status_code) from None
     except ValueError:
-        kind = response.headers.get("content-type", "no content type")
-        what = "an empty body" if not response.content else f"{kind}: {_snippet(response)!r}"
-        truncated = response.content[:1] in (b"{", b"[")
-        reason = "truncated or invalid JSON" if truncated else "not JSON"
-        raise MalformedResponse(
-            f"HTTP {response.status_code} with {reason} ({what})",
-            status=response.status_code,
-            retryable=True,  # a proxy's page or a cut body may pass next time
-        ) from None
+        pass  # raised below, out of the handler: `from None` would still keep the decoder's
+        # error as the context, and its `doc` is the whole body (which may quote the key)
+    kind = response.headers.get("content-type", "no content type")
+    what = "an empty body" if not response.content else f"{kind}: {_snippet(response)!r}"
+    truncated = response.content[:1] in (b"{", b"[")
+    reason = "truncated or invalid JSON" if truncated else "not JSON"
+    raise MalformedResponse(
+        f"HTTP {response.status_code} with {reason} ({what})",
+        status=response.status_code,
+        retryable=True,  # a proxy's page or a cut body may pass next time
+    )
 
 
 def _error_body(response: Answer) -> Any:
