@@ -75,6 +75,9 @@ CREDENTIAL_FIELDS = frozenset(
 )
 
 
+_URL_SCHEMES = ("http://", "https://", "ws://", "wss://")
+
+
 class Secret(str):
     """A credential that works as its text (compare, format, send it) but whose repr is ``'***'``,
     so a record holding it can be printed, displayed or logged without showing it."""
@@ -85,9 +88,25 @@ class Secret(str):
         return repr(REDACTED)
 
 
+class SecretURL(Secret):
+    """A URL that carries key material (a node's endpoint in the platform's list): it works as
+    its text, and its repr shows it without the key (`redact_key_material`)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return repr(redact_key_material(self))
+
+
 def hide_credentials(record: Any) -> Any:
     """`record` (a node record, a page of them, or any JSON) with every credential field's value
-    registered as a secret and wrapped in `Secret`; other values are left as they are."""
+    registered as a secret and wrapped in `Secret`, and every URL that carries key material
+    registered (`register_url`) and wrapped in `SecretURL`; other values are left as they are."""
+    if isinstance(record, str):
+        if record.startswith(_URL_SCHEMES) and key_material(record):
+            register_url(record)
+            return SecretURL(record)
+        return record
     if isinstance(record, list):
         return [hide_credentials(item) for item in record]
     if not isinstance(record, dict):
@@ -291,9 +310,6 @@ def redact_key_material(url: str) -> str:
     host = parts.netloc.rsplit("@", 1)[-1]  # user:password@ is a secret too
     cleaned = urlunsplit((parts.scheme, host, path, "&".join(pairs), parts.fragment))
     return scrub(cleaned)
-
-
-_URL_SCHEMES = ("http://", "https://", "ws://", "wss://")
 
 
 def redact_answer(value: Any) -> Any:

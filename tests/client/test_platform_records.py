@@ -165,3 +165,22 @@ def test_a_page_of_the_wrong_shape_is_malformed_and_quotes_no_key(loopback_serve
         gateway.nodes()
     assert UNTOLD[:8] not in str(caught.value)
     gateway.close()
+
+
+def test_endpoint_keys_of_listed_records_show_in_no_repr_and_still_work(loopback_server):
+    """`gw.nodes()` typed in a cell shows its records: their endpoints' keys, which the toolkit
+    was not told of before the listing, are kept usable but shown as ``***`` (and scrubbed
+    wherever else they show); an endpoint without a key shows as it is."""
+    key = "8e6c4a2f0d1b3e5c7a9f8e6c4a2f0d1b"
+    keyed = f"https://nd-7.example.com/{key}"
+    records = [
+        _record(7, "eth-a", details={"https_endpoint": keyed, "wss_endpoint": "wss://ws.example"}),
+    ]
+    gateway = _gateway(_platform(loopback_server, records))
+    (listed,) = gateway.nodes()
+    assert listed["details"]["https_endpoint"] == keyed  # the value works as its text
+    assert "'https_endpoint': 'https://nd-7.example.com/***'" in repr(listed)
+    assert "'wss://ws.example'" in repr(listed) and key not in repr(gateway.nodes())
+    assert key not in str(toolkit.GatewayError(f"refused {keyed}"))
+    assert gateway.node("eth-a").chain.name == "ethereum"
+    gateway.close()
