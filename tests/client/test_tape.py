@@ -151,6 +151,49 @@ def test_a_tape_of_another_version_or_no_tape_is_a_clear_error(tmp_path):
         toolkit.connect(tape=garbage, tape_mode="replay")
 
 
+def _first_answers(records):
+    return [answer for record in records for answer in record["answers"]]
+
+
+DAMAGES = {
+    "a record that is not an object": lambda header, records: records.insert(0, [1, 2]),
+    "a record without its node": lambda header, records: records[0].pop("node"),
+    "no list of answers": lambda header, records: records[0].update(answers="a text"),
+    "an answer without its time": lambda h, records: _first_answers(records)[0].pop("at"),
+    "an answer at no time": lambda h, records: _first_answers(records)[0].update(at="later"),
+    "a header without its time": lambda header, records: header.pop("recorded"),
+    "an answer without its cost": lambda h, records: _first_answers(records)[0].pop("ru"),
+    "an answer neither item nor body": lambda h, records: [
+        answer.pop("item", None) for answer in _first_answers(records)
+    ],
+    "an item that is not an object": lambda h, records: [
+        answer.update(item=5) for answer in _first_answers(records) if "item" in answer
+    ],
+    "a text body that is not text": lambda h, records: [
+        answer.update(body={"text": 5}) for answer in _first_answers(records) if "body" in answer
+    ],
+    "nodes that are not an object": lambda header, records: header.update(nodes=[1]),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGES))
+def test_a_tape_damaged_inside_is_a_tape_error_not_a_key_error(tmp_path, damage):
+    """A tape is JSON lines anyone can edit after ``gunzip``: one damaged inside (a field gone,
+    of another type) is refused when opened, naming its line, never a KeyError in a call."""
+    tape = tmp_path / "session.tape.gz"
+    with toolkit.connect(tape=tape, tape_mode="record", sandbox=True) as gateway:
+        gateway.node("ethereum-mainnet").block_number()
+        gateway.node("tron-mainnet").call("wallet/getnowblock")  # kept as a whole body
+    header, *records = map(json.loads, gzip.decompress(tape.read_bytes()).splitlines())
+    DAMAGES[damage](header, records)
+    lines = "\n".join(json.dumps(line) for line in [header, *records])
+    tape.write_bytes(gzip.compress(lines.encode()))
+    with pytest.raises(toolkit.TapeError, match="session.tape.gz"):
+        with toolkit.connect(tape=tape, tape_mode="replay") as gateway:
+            gateway.node("ethereum-mainnet").block_number()
+            gateway.node("tron-mainnet").call("wallet/getnowblock")
+
+
 def test_a_tape_is_readable_json_lines_and_holds_no_key(recorded):
     tape, _, _ = recorded
     text = gzip.decompress(tape.read_bytes()).decode()

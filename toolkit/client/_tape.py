@@ -315,7 +315,49 @@ def _read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
             f"{path} is a tape of version {header.get('version')!r}; this toolkit "
             f"({__version__}) reads version {VERSION}: record it again, or upgrade"
         )
+    if not isinstance(header.get("nodes", {}), dict) or not _is_time(header.get("recorded")):
+        raise TapeError(f"{path} is damaged: its header lacks its nodes or when it was recorded")
+    for number, record in enumerate(lines[1:], start=2):
+        problem = _damage(record)
+        if problem is not None:  # edited by hand, say: refused now, not a KeyError in a call
+            raise TapeError(f"{path} is damaged: line {number} {problem}; record it again")
     return header, lines[1:]
+
+
+def _is_time(text: Any) -> bool:
+    try:
+        datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _damage(record: Any) -> str | None:
+    """What a replay could not read in a call record (see `TapeClient._replay`), or None."""
+    if not isinstance(record, dict):
+        return "is not an object"
+    if not all(isinstance(record.get(field), str) for field in ("node", "chain", "call", "params")):
+        return "lacks the node, chain, call or params of its call"
+    if not all(isinstance(record.get(cost), int) for cost in ("ru", "unconfirmed_ru")):
+        return "lacks what its call cost"
+    answers = record.get("answers")
+    if not isinstance(answers, list):
+        return "has no list of answers"
+    for answer in answers:
+        if not isinstance(answer, dict) or not _is_time(answer.get("at")):
+            return "has an answer without the time it was recorded"
+        if not all(isinstance(answer.get(cost), int) for cost in ("ru", "unconfirmed_ru")):
+            return "has an answer without what it cost"
+        if "item" in answer:
+            if not isinstance(answer["item"], dict):
+                return "has a JSON-RPC answer that is not an object"
+        elif not isinstance(answer.get("status"), int) or "body" not in answer:
+            return "has an answer without its status and body"
+        elif isinstance(answer["body"], dict) and not isinstance(
+            answer["body"].get("text", ""), str
+        ):
+            return "has a text body that is not text"
+    return None
 
 
 def _file_of(path: Path) -> Path:
