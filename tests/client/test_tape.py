@@ -173,6 +173,8 @@ DAMAGES = {
         answer.update(body={"text": 5}) for answer in _first_answers(records) if "body" in answer
     ],
     "nodes that are not an object": lambda header, records: header.update(nodes=[1]),
+    "a node without its chain": lambda header, records: header["nodes"]["tron-mainnet"].clear(),
+    "known nodes that are a list": lambda header, records: header.update(known_nodes=[1]),
 }
 
 

@@ -315,13 +315,29 @@ def _read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
             f"{path} is a tape of version {header.get('version')!r}; this toolkit "
             f"({__version__}) reads version {VERSION}: record it again, or upgrade"
         )
-    if not isinstance(header.get("nodes", {}), dict) or not _is_time(header.get("recorded")):
+    if not _header_whole(header):
         raise TapeError(f"{path} is damaged: its header lacks its nodes or when it was recorded")
     for number, record in enumerate(lines[1:], start=2):
         problem = _damage(record)
         if problem is not None:  # edited by hand, say: refused now, not a KeyError in a call
             raise TapeError(f"{path} is damaged: line {number} {problem}; record it again")
     return header, lines[1:]
+
+
+def _header_whole(header: dict[str, Any]) -> bool:
+    """Whether a replay can read the header: when it was recorded, the nodes by name (each with
+    its chain and host) and the hosts of the nodes the gateway knew."""
+    nodes, known = header.get("nodes", {}), header.get("known_nodes") or {}
+    return (
+        _is_time(header.get("recorded"))
+        and isinstance(nodes, dict)
+        and all(
+            isinstance(info, dict) and all(isinstance(info.get(f), str) for f in ("chain", "host"))
+            for info in nodes.values()
+        )
+        and isinstance(known, dict)
+        and all(isinstance(host, str) for host in known.values())
+    )
 
 
 def _is_time(text: Any) -> bool:
