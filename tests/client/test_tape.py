@@ -169,6 +169,9 @@ DAMAGES = {
     "an item that is not an object": lambda h, records: [
         answer.update(item=5) for answer in _first_answers(records) if "item" in answer
     ],
+    "a header that is not text": lambda h, records: [
+        answer.update(retry_after=[1]) for answer in _first_answers(records) if "body" in answer
+    ],
     "a text body that is not text": lambda h, records: [
         answer.update(body={"text": 5}) for answer in _first_answers(records) if "body" in answer
     ],

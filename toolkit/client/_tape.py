@@ -369,6 +369,8 @@ def _damage(record: Any) -> str | None:
                 return "has a JSON-RPC answer that is not an object"
         elif not isinstance(answer.get("status"), int) or "body" not in answer:
             return "has an answer without its status and body"
+        elif not all(isinstance(answer.get(h), str | None) for h in ("type", "retry_after")):
+            return "has an answer whose headers are not text"
         elif isinstance(answer["body"], dict) and not isinstance(
             answer["body"].get("text", ""), str
         ):
