@@ -20,7 +20,7 @@ import threading
 import traceback
 import warnings
 from typing import Any
-from urllib.parse import SplitResult, quote, unquote, urlsplit, urlunsplit
+from urllib.parse import SplitResult, quote, unquote, unquote_plus, urlsplit, urlunsplit
 
 REDACTED = "***"
 
@@ -53,8 +53,8 @@ def register_secret(value: str | None) -> None:
 
 
 def register_url(url: str) -> None:
-    """Register the key material of a node URL (see `key_material`), as written and
-    percent-encoded.
+    """Register the key material of a node URL (see `key_material`), as written,
+    percent-decoded (a ``+`` read as a space too, as a server reads a query) and percent-encoded.
 
     Only the key material: scheme, host, port and the words of the path or query (``polygon`` in
     Ankr's ``/polygon/<key>``, ``ethereum`` in dRPC's ``?network=ethereum&dkey=<key>``) are what
@@ -64,7 +64,7 @@ def register_url(url: str) -> None:
     if not isinstance(url, str):
         return
     for piece in key_material(url.strip()):
-        for form in {piece, unquote(piece), quote(unquote(piece), safe="")}:
+        for form in {piece, unquote(piece), unquote_plus(piece), quote(unquote(piece), safe="")}:
             register_secret(form)
 
 

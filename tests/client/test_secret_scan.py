@@ -340,3 +340,24 @@ def test_no_exception_chained_to_an_error_carries_the_body(loopback_server):
         chained += _texts(error)
         error = error.__cause__ or error.__context__
     assert not _leaks(chained, [key]), _leaks(chained, [key])
+
+
+def test_a_query_key_a_server_decodes_as_a_form_is_scrubbed_as_decoded(loopback_server):
+    """A server reads a query as a form: ``+`` is a space there. A base64 token it quotes back
+    (``Ab3 xYz9/...``) is the key still, and scrubbed."""
+    from urllib.parse import parse_qs, urlsplit
+
+    token = "Ab3+xYz9/Qw7+Lm2Np5Rt8=="
+
+    def answer(request):
+        given = parse_qs(urlsplit(request[1]).query)["token"][0]
+        error = {"code": -32000, "message": f"token {given} is not valid"}
+        body = {"jsonrpc": "2.0", "id": json.loads(request[3])["id"], "error": error}
+        return 200, {"Content-Type": "application/json"}, json.dumps(body).encode()
+
+    url = f"{loopback_server(answer).url}/rpc?token={token}"
+    eth = toolkit.node(url, chain="ethereum", cache=False, retry=NO_RETRY)
+    with pytest.raises(toolkit.RPCError) as caught:
+        eth.block_number()
+    eth.close()
+    assert "token *** is not valid" in str(caught.value)
