@@ -265,7 +265,9 @@ def test_most_random_short_tokens_are_found():
         assert found >= 0.9, (alphabet, found)
 
 
-@pytest.mark.parametrize("url", ["http://[::1/x", "https://[nd-1.example.com]/k3yT0k9x", "wss://]/"])
+@pytest.mark.parametrize(
+    "url", ["http://[::1/x", "https://[nd-1.example.com]/k3yT0k9x", "wss://]/"]
+)
 def test_a_url_that_does_not_parse_is_hidden_not_an_error(url):
     """Answers are the gateway's to write: text that starts like a URL but is none (an IPv6
     bracket left open) is shown as ``***``, never a ValueError out of the code that hides it."""

@@ -144,8 +144,9 @@ def short_label(text: Any, *, keep: int = 4) -> str:
 
 def safe_text(text: str) -> str:
     """`text` as a label shows it: registered secrets scrubbed and any URL in it reduced to
-    scheme and host (labels must never leak access keys), and every ``$`` escaped, so that matplotlib does not read a node named
-    ``eth$$main`` as mathtext (an error at drawing time, after the run was paid for)."""
+    scheme and host (labels must never leak access keys), and every ``$`` escaped, so that
+    matplotlib does not read a node named ``eth$$main`` as mathtext (an error at drawing time,
+    after the run was paid for)."""
     return _literal(_redacted(text))
 
 
