@@ -14,6 +14,7 @@ own handlers, on request.
 
 from __future__ import annotations
 
+import base64
 import logging
 import re
 import threading
@@ -54,7 +55,8 @@ def register_secret(value: str | None) -> None:
 
 def register_url(url: str) -> None:
     """Register the key material of a node URL (see `key_material`), as written,
-    percent-decoded (a ``+`` read as a space too, as a server reads a query) and percent-encoded.
+    percent-decoded (a ``+`` read as a space too, as a server reads a query) and percent-encoded;
+    and a ``user:password@``'s Basic Authorization header, in which it is sent.
 
     Only the key material: scheme, host, port and the words of the path or query (``polygon`` in
     Ankr's ``/polygon/<key>``, ``ethereum`` in dRPC's ``?network=ethereum&dkey=<key>``) are what
@@ -66,6 +68,10 @@ def register_url(url: str) -> None:
     for piece in key_material(url.strip()):
         for form in {piece, unquote(piece), unquote_plus(piece), quote(unquote(piece), safe="")}:
             register_secret(form)
+    parts = _split(url.strip())
+    if parts is not None and (parts.username or parts.password):  # sent as its Basic header
+        pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
+        register_secret(base64.b64encode(pair.encode()).decode())
 
 
 # Fields of platform node records that hold credentials: the v1 API shows a node's
@@ -265,7 +271,8 @@ def _is_key_parameter(name: str, value: str) -> bool:
 def key_material(url: str) -> list[str]:
     """The pieces of `url` that are key material, as written in it: path segments that look like
     keys (`looks_like_key`), values of key-like query parameters (``dkey``, ``apikey``,
-    ``token``, ``auth``) or that look like keys, and the password of ``user:password@``.
+    ``token``, ``auth``) or that look like keys, the password of ``user:password@`` and a user
+    name that looks like a key (a token as the user name).
 
     This is the one rule: `register_url` registers these pieces as secrets and
     `redact_key_material` replaces them, so a URL's ordinary words (``polygon``, ``ethereum``,
@@ -286,6 +293,8 @@ def key_material(url: str) -> list[str]:
         password = None
     if password:
         pieces.append(password)
+    if parts.username and looks_like_key(unquote(parts.username)):  # a token as the user name
+        pieces.append(parts.username)
     return pieces
 
 

@@ -361,3 +361,28 @@ def test_a_query_key_a_server_decodes_as_a_form_is_scrubbed_as_decoded(loopback_
         eth.block_number()
     eth.close()
     assert "token *** is not valid" in str(caught.value)
+
+
+def test_a_key_in_a_urls_user_info_shows_neither_as_written_nor_as_its_basic_header(
+    loopback_server, all_debug_logs
+):
+    """A token as the URL's user name (``https://<token>@host/``), or as its password: httpx
+    logs the URL with its user name, and sends both as ``Authorization: Basic <base64>``,
+    which a server may quote back."""
+    import base64
+
+    token = "7d1e5b3f9a2c4e6b8d0f1a3c5e7b9d2f"
+
+    def answer(request):
+        said = request[2].get("Authorization")
+        return 500, {"Content-Type": "text/plain"}, f"no such user: {said}".encode()
+
+    host = loopback_server(answer).url.removeprefix("http://")
+    basic = base64.b64encode(f"{token}:".encode()).decode()
+    eth = toolkit.node(f"http://{token}@{host}/", chain="ethereum", cache=False, retry=NO_RETRY)
+    with pytest.raises(toolkit.HTTPStatusError) as caught:
+        eth.block_number()
+    eth.close()
+    assert "no such user: Basic ***" in str(caught.value)
+    shown = [*_texts(caught.value), *all_debug_logs.lines]
+    assert not _leaks(shown, [token, basic]), _leaks(shown, [token, basic])
