@@ -28,7 +28,7 @@ from .._errors import (
     TronError,
 )
 from .._json import MAX_DEPTH, NestedTooDeep, NotJSONNumber, load_bounded
-from .._redact import redact_url, scrub
+from .._redact import clip, redact_url, scrub
 from ._http import Answer
 
 # --- interpreting answers ---------------------------------------------------------------------
@@ -257,7 +257,8 @@ def explain_platform(body: Any, status: int) -> None:
 
 def _rpc_error(error: Any, status: int) -> ResponseError:
     if not isinstance(error, dict):
-        return MalformedResponse(f"JSON-RPC error is not an object: {error!r}", status=status)
+        shown = clip(repr(error), 80)
+        return MalformedResponse(f"JSON-RPC error is not an object: {shown}", status=status)
     quota = quota_error(error, status)
     if quota is not None:
         return quota
@@ -288,7 +289,8 @@ def interpret_rpc(body: Any, request_id: int | str | None, status: int) -> Any:
         raise _rpc_error(body["error"], status)
     if request_id is not None and id_key(body.get("id")) != id_key(request_id):
         raise MalformedResponse(
-            f"JSON-RPC id {body.get('id')!r} does not echo the request id {request_id!r}",
+            f"JSON-RPC id {clip(repr(body.get('id')), 40)} does not echo the request id "
+            f"{request_id!r}",
             status=status,
         )
     if "result" not in body:
