@@ -147,8 +147,16 @@ def platform_core(platform_url: str, api_key: str, shared: Shared) -> NodeCore:
     platform_url = check_platform_url(
         platform_url, allow_insecure_http=shared.settings.allow_insecure_http
     )
-    if not api_key:
+    if not isinstance(api_key, str) or not api_key.strip():
         raise ValidationError("an API key is needed for the platform API", param="api_key")
+    if any(c.isspace() or not c.isprintable() or not c.isascii() for c in api_key.strip()):
+        # Never quoted: httpx would raise a bare error, or one quoting the header, key and all.
+        raise ValidationError(
+            "has whitespace, a control character or a character that is not ASCII inside; a "
+            "key has none (a zero-width space or a line break may come with a pasted key)",
+            param="api_key",
+            rule="key",
+        )
     return NodeCore(
         platform_url,
         CHAINS["platform"],
