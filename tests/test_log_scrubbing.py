@@ -131,3 +131,32 @@ def test_scrub_logging_takes_handlers_once_each():
     assert [type(f) for f in handler.filters] == [ScrubSecrets]
     with pytest.raises(TypeError, match="handlers, not Logger"):
         toolkit.scrub_logging(logging.getLogger("myapp"))
+
+
+def test_a_scrubbed_handler_after_one_that_formatted_the_traceback_still_scrubs_it():
+    """A formatter keeps the traceback it wrote on the record (`exc_text`), and the next
+    handler writes that text: a handler given to `scrub_logging` after an unscrubbed one must
+    scrub it there too."""
+    import io
+
+    from toolkit._redact import register_secret
+
+    key = "TracebackKey0a1b2c3d4e5f"
+    register_secret(key)
+    logger = logging.getLogger("myapp.traceback")
+    logger.propagate = False
+    mine, scrubbed = io.StringIO(), io.StringIO()
+    handlers = [logging.StreamHandler(mine), logging.StreamHandler(scrubbed)]
+    toolkit.scrub_logging(handlers[1])
+    for handler in handlers:
+        logger.addHandler(handler)
+    try:
+        raise ValueError(f"refused {key}")
+    except ValueError:
+        logger.exception("failed")
+    finally:
+        for handler in handlers:
+            logger.removeHandler(handler)
+        logger.propagate = True
+    assert f"refused {key}" in mine.getvalue()  # the user's own handler: untouched
+    assert "ValueError: refused ***" in scrubbed.getvalue() and key not in scrubbed.getvalue()

@@ -263,3 +263,16 @@ def test_most_random_short_tokens_are_found():
         tokens = ["".join(rng.choice(alphabet) for _ in range(10)) for _ in range(2000)]
         found = sum(map(looks_like_key, tokens)) / len(tokens)
         assert found >= 0.9, (alphabet, found)
+
+
+@pytest.mark.parametrize(
+    "url", ["http://[::1/x", "https://[nd-1.example.com]/k3yT0k9x", "wss://]/"]
+)
+def test_a_url_that_does_not_parse_is_hidden_not_an_error(url):
+    """Answers are the gateway's to write: text that starts like a URL but is none (an IPv6
+    bracket left open) is shown as ``***``, never a ValueError out of the code that hides it."""
+    from toolkit._redact import key_material, redact_answer, redact_key_material
+
+    assert redact_url(url) == "***" and redact_key_material(url) == "***"
+    assert redact_answer({"link": [url]}) == {"link": ["***"]}
+    assert key_material(url) == []

@@ -14,13 +14,14 @@ own handlers, on request.
 
 from __future__ import annotations
 
+import base64
 import logging
 import re
 import threading
 import traceback
 import warnings
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit, urlunsplit
+from urllib.parse import SplitResult, quote, unquote, unquote_plus, urlsplit, urlunsplit
 
 REDACTED = "***"
 
@@ -53,8 +54,9 @@ def register_secret(value: str | None) -> None:
 
 
 def register_url(url: str) -> None:
-    """Register the key material of a node URL (see `key_material`), as written and
-    percent-encoded.
+    """Register the key material of a node URL (see `key_material`), as written,
+    percent-decoded (a ``+`` read as a space too, as a server reads a query) and percent-encoded;
+    and a ``user:password@``'s Basic Authorization header, in which it is sent.
 
     Only the key material: scheme, host, port and the words of the path or query (``polygon`` in
     Ankr's ``/polygon/<key>``, ``ethereum`` in dRPC's ``?network=ethereum&dkey=<key>``) are what
@@ -64,8 +66,12 @@ def register_url(url: str) -> None:
     if not isinstance(url, str):
         return
     for piece in key_material(url.strip()):
-        for form in {piece, unquote(piece), quote(unquote(piece), safe="")}:
+        for form in {piece, unquote(piece), unquote_plus(piece), quote(unquote(piece), safe="")}:
             register_secret(form)
+    parts = _split(url.strip())
+    if parts is not None and (parts.username or parts.password):  # sent as its Basic header
+        pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
+        register_secret(base64.b64encode(pair.encode()).decode())
 
 
 # Fields of platform node records that hold credentials: the v1 API shows a node's
@@ -73,6 +79,9 @@ def register_url(url: str) -> None:
 CREDENTIAL_FIELDS = frozenset(
     {"auth_key", "auth_password", "auth_username", "api_key", "access_key", "password", "secret"}
 )
+
+
+_URL_SCHEMES = ("http://", "https://", "ws://", "wss://")
 
 
 class Secret(str):
@@ -85,9 +94,25 @@ class Secret(str):
         return repr(REDACTED)
 
 
+class SecretURL(Secret):
+    """A URL that carries key material (a node's endpoint in the platform's list): it works as
+    its text, and its repr shows it without the key (`redact_key_material`)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return repr(redact_key_material(self))
+
+
 def hide_credentials(record: Any) -> Any:
     """`record` (a node record, a page of them, or any JSON) with every credential field's value
-    registered as a secret and wrapped in `Secret`; other values are left as they are."""
+    registered as a secret and wrapped in `Secret`, and every URL that carries key material
+    registered (`register_url`) and wrapped in `SecretURL`; other values are left as they are."""
+    if isinstance(record, str):
+        if record.startswith(_URL_SCHEMES) and key_material(record):
+            register_url(record)
+            return SecretURL(record)
+        return record
     if isinstance(record, list):
         return [hide_credentials(item) for item in record]
     if not isinstance(record, dict):
@@ -166,6 +191,15 @@ def warn(message: str, category: type[Warning] = UserWarning, stacklevel: int = 
     warnings.warn(scrub(message), category, stacklevel=stacklevel + 1)
 
 
+def _split(url: str) -> SplitResult | None:
+    """`url`'s parts, or None for text that does not parse as a URL (an IPv6 bracket left open
+    in a gateway's answer): such text is hidden whole, never a ValueError."""
+    try:
+        return urlsplit(url)
+    except ValueError:
+        return None
+
+
 def redact_url(url: str | None) -> str | None:
     """Show a node URL without its path: ``https://host/***``.
 
@@ -174,8 +208,8 @@ def redact_url(url: str | None) -> str | None:
     """
     if url is None:
         return None
-    parts = urlsplit(url)
-    if not parts.netloc:
+    parts = _split(url)
+    if parts is None or not parts.netloc:
         return REDACTED
     host = parts.netloc.rsplit("@", 1)[-1]  # user:password@ is a secret too
     if parts.path.strip("/") or parts.query:
@@ -237,14 +271,17 @@ def _is_key_parameter(name: str, value: str) -> bool:
 def key_material(url: str) -> list[str]:
     """The pieces of `url` that are key material, as written in it: path segments that look like
     keys (`looks_like_key`), values of key-like query parameters (``dkey``, ``apikey``,
-    ``token``, ``auth``) or that look like keys, and the password of ``user:password@``.
+    ``token``, ``auth``) or that look like keys, the password of ``user:password@`` and a user
+    name that looks like a key (a token as the user name).
 
     This is the one rule: `register_url` registers these pieces as secrets and
     `redact_key_material` replaces them, so a URL's ordinary words (``polygon``, ``ethereum``,
     ``v2``) are never secrets. A key too short or too plain to be told from a word (see
     `looks_like_key`) is not found by it: labels hide a node URL's whole path anyway
     (`redact_url`)."""
-    parts = urlsplit(url)
+    parts = _split(url)
+    if parts is None:
+        return []
     pieces = [segment for segment in parts.path.split("/") if looks_like_key(unquote(segment))]
     for pair in parts.query.split("&") if parts.query else ():
         name, equals, value = pair.partition("=")
@@ -256,6 +293,8 @@ def key_material(url: str) -> list[str]:
         password = None
     if password:
         pieces.append(password)
+    if parts.username and looks_like_key(unquote(parts.username)):  # a token as the user name
+        pieces.append(parts.username)
     return pieces
 
 
@@ -264,7 +303,9 @@ def redact_key_material(url: str) -> str:
     scrubbed. Scheme, host, port, the words of the path and the other query parameters stay:
     a link (a page's ``next``) keeps working. Not for display: `redact_url` shows a node URL
     without its path at all."""
-    parts = urlsplit(url)
+    parts = _split(url)
+    if parts is None:
+        return REDACTED
     path = "/".join(
         REDACTED if looks_like_key(unquote(segment)) else segment
         for segment in parts.path.split("/")
@@ -278,6 +319,25 @@ def redact_key_material(url: str) -> str:
     host = parts.netloc.rsplit("@", 1)[-1]  # user:password@ is a secret too
     cleaned = urlunsplit((parts.scheme, host, path, "&".join(pairs), parts.fragment))
     return scrub(cleaned)
+
+
+def redact_answer(value: Any) -> Any:
+    """A JSON value from a gateway (an answer, or a part of one) as it may be kept or quoted:
+    URLs without their key material (`redact_key_material`: the platform's node list holds
+    endpoint URLs with keys the toolkit was never told of), the values of credential fields
+    (`CREDENTIAL_FIELDS`) hidden, registered secrets scrubbed."""
+    if isinstance(value, str):
+        return redact_key_material(value) if value.startswith(_URL_SCHEMES) else scrub(value)
+    if isinstance(value, list):
+        return [redact_answer(item) for item in value]
+    if isinstance(value, dict):
+        return {
+            scrub(str(key)): REDACTED
+            if key in CREDENTIAL_FIELDS and isinstance(item, str) and item
+            else redact_answer(item)
+            for key, item in value.items()
+        }
+    return value
 
 
 # --- log records ------------------------------------------------------------------------------
@@ -332,6 +392,8 @@ def _scrub_record(record: logging.LogRecord) -> None:
         text = "".join(traceback.format_exception(*record.exc_info)).rstrip("\n")
         if holds_secret(text):
             record.exc_text = scrub(text)
+    elif record.exc_text and holds_secret(record.exc_text):  # kept by an earlier handler's
+        record.exc_text = scrub(record.exc_text)  # formatter, which the next one writes as is
     if record.stack_info and holds_secret(record.stack_info):
         record.stack_info = scrub(record.stack_info)
 

@@ -157,6 +157,31 @@ def test_the_file_holds_no_access_key(make_gateway, sandbox, cache_path):
     assert sandbox.info["api_key"].encode() not in stored
 
 
+def test_a_final_answer_that_quotes_a_key_is_not_cached(loopback_server, cache_path):
+    """A node may quote the request's path (its key) inside an answer worth caching: the file
+    never holds the key, and the answer is not kept scrubbed either (it would be served as the
+    node's answer): the next call asks the node again."""
+    key = "EchoedCacheKey0a1b2c3d4e5f"
+
+    def answer(request):
+        call = json.loads(request[3])
+        block = {"number": "0x1", "transactions": [], "extraNote": request[1]}
+        result = "0x100000" if call["method"] == "eth_blockNumber" else block
+        body = {"jsonrpc": "2.0", "id": call["id"], "result": result}
+        return 200, {"Content-Type": "application/json"}, json.dumps(body).encode()
+
+    server = loopback_server(answer)
+    cache = ResponseCache(cache_path)
+    eth = toolkit.node(f"{server.url}/{key}", chain="ethereum", cache=cache)
+    for _ in range(2):
+        assert eth.call("eth_getBlockByNumber", "0x1", False)["extraNote"] == f"/{key}"
+    assert len(cache) == 0 and [e.cache_hit for e in eth.ledger.entries][-1] is False
+    cache.close()
+    stored = b"".join(p.read_bytes() for p in cache_path.parent.glob(cache_path.name + "*"))
+    assert key.encode() not in stored
+    eth.close()
+
+
 def test_clear_and_disable(make_gateway, sandbox, cache_path):
     gateway = make_gateway(cache=cache_path)
     work = research(gateway)

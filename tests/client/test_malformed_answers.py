@@ -247,3 +247,24 @@ def test_the_async_batch_refuses_two_different_answers_too(batch_node):
     assert first == "0xab"
     assert isinstance(second, toolkit.MalformedResponse) and "they differ" in str(second)
     eth.close()
+
+
+@pytest.mark.parametrize(
+    "envelope",
+    [{"error": "x" * 100_000}, {"id": "x" * 100_000, "result": "0x1"}, {"error": [[1] * 50_000]}],
+    ids=["error not an object", "id not the request's", "error a long list"],
+)
+def test_a_huge_malformed_envelope_is_quoted_in_short(loopback_server, envelope):
+    """What a MalformedResponse quotes of the answer is cut, as everywhere else: a megabyte of
+    it would otherwise be the message printed under a notebook cell."""
+
+    def answer(request):
+        body = {"jsonrpc": "2.0", "id": json.loads(request[3])["id"], **envelope}
+        return 200, {"Content-Type": "application/json"}, json.dumps(body).encode()
+
+    url = loopback_server(answer).url + "/KEY0123456789abcdef"
+    eth = toolkit.node(url, chain="ethereum", cache=False, retry=ONE_TRY)
+    with pytest.raises(toolkit.MalformedResponse, match="JSON-RPC") as caught:
+        eth.block_number()
+    eth.close()
+    assert len(str(caught.value)) < 300

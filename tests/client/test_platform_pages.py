@@ -86,3 +86,27 @@ def test_an_endless_chain_of_new_pages_stops_at_the_bound(loopback_server, monke
 def test_a_finite_listing_is_read_whole(loopback_server):
     server = _lister(loopback_server, lambda n: n + 1 if n < 4 else None)
     assert [r["name"] for r in _gateway(server).nodes()] == [f"node-{n}" for n in range(1, 5)]
+
+
+@pytest.mark.parametrize(
+    "link",
+    ["http://[::1/x", "http://127.0.0.1:x/", "::", "/v2/nodes/\n?page=2", "/v2/nodes/?page=\ud800"],
+    ids=["open bracket", "bad port", "colons", "newline", "lone surrogate"],
+)
+def test_a_next_link_that_is_not_a_url_is_malformed(loopback_server, link):
+    """httpx refuses these (`InvalidURL`, or `UnicodeEncodeError` for a lone surrogate, which
+    JSON's ``\\ud800`` writes): a typed error, sync and async, not httpx's own."""
+    import asyncio
+
+    def answer(request):
+        following = link if link.startswith(("http", ":")) else server.url + link
+        page = {"count": 2, "next": following, "results": [{"name": "node-1"}]}
+        return 200, {"Content-Type": "application/json"}, json.dumps(page).encode()
+
+    server = loopback_server(answer)
+    gw = _gateway(server)
+    with pytest.raises(toolkit.MalformedResponse, match="linked to an address that is not a URL"):
+        gw.nodes()
+    with pytest.raises(toolkit.MalformedResponse, match="not a URL"):
+        asyncio.run(gw.platform.aio.list_nodes())
+    gw.close()

@@ -8,6 +8,10 @@ import pytest
 import toolkit
 
 KEY = "3c6e0b8a9c15224a8228b9a98ca1531d"
+# A key only ever in answers of the wrong shape: the toolkit is never told of it (KEY is
+# registered as a secret once a test makes a node from a record).
+UNTOLD = "5b7d9f1e3c2a4b6d8f0e1c3a5b7d9f1e"
+UNTOLD_DETAILS = {"https_endpoint": f"https://nd-1.example.com/{UNTOLD}"}
 
 
 def _record(number: int, name: str, **fields):
@@ -56,6 +60,18 @@ def _gateway(server):
         ({"protocol": ["ethereum"]}, "protocol", "expected text"),
         ({"status": {"state": "running"}}, "status", "expected text"),
         ({"id": 3.5}, "id", "expected text"),
+        # What the wrong type holds may be a key: an endpoint URL, or credentials in JSON text.
+        (
+            {"details": {"https_endpoint": [f"https://nd-2.example.com/{UNTOLD}"]}},
+            "details.https_endpoint",
+            "expected a URL as text",
+        ),
+        (
+            {"details": {"wss_endpoint": {"url": f"wss://nd-2.example.com/{UNTOLD}"}}},
+            "details.wss_endpoint",
+            "expected a URL",
+        ),
+        ({"details": json.dumps({"auth_key": UNTOLD})}, "details", "expected an object"),
     ],
 )
 def test_a_record_of_the_wrong_shape_is_a_platform_error_naming_record_and_field(
@@ -69,7 +85,7 @@ def test_a_record_of_the_wrong_shape_is_a_platform_error_naming_record_and_field
         assert caught.value.field == field
         assert caught.value.record.startswith("node record #2 (name 'eth-b'")
         assert f"{field} " in str(caught.value) and problem in str(caught.value)
-        assert KEY not in str(caught.value)
+        assert KEY not in str(caught.value) and UNTOLD[:8] not in str(caught.value)
     gateway.close()
 
 
@@ -128,3 +144,43 @@ def test_a_well_formed_record_still_gives_its_node(loopback_server):
     assert plain.node("eth-a").chain.name == "ethereum"
     for gateway in (no_endpoint, unread_fields, plain):
         gateway.close()
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        {"details": {"auth_key": UNTOLD, "https_endpoint": "https://nd-1.example.com"}},  # a record
+        [{"details": UNTOLD_DETAILS, "name": "eth-a"}],  # the records without their page
+        {"results": {"details": UNTOLD_DETAILS, "name": "eth-a"}},  # one record, not a list
+    ],
+    ids=["a v1 record", "a bare list", "results a record"],
+)
+def test_a_page_of_the_wrong_shape_is_malformed_and_quotes_no_key(loopback_server, page):
+    """What the error quotes of the answer hides credentials and the keys of endpoint URLs, which
+    the toolkit was never told of."""
+    body = json.dumps(page).encode()
+    server = loopback_server(lambda request: (200, {"Content-Type": "application/json"}, body))
+    gateway = _gateway(server)
+    with pytest.raises(toolkit.MalformedResponse, match="expected a node list page") as caught:
+        gateway.nodes()
+    assert UNTOLD[:8] not in str(caught.value)
+    gateway.close()
+
+
+def test_endpoint_keys_of_listed_records_show_in_no_repr_and_still_work(loopback_server):
+    """`gw.nodes()` typed in a cell shows its records: their endpoints' keys, which the toolkit
+    was not told of before the listing, are kept usable but shown as ``***`` (and scrubbed
+    wherever else they show); an endpoint without a key shows as it is."""
+    key = "8e6c4a2f0d1b3e5c7a9f8e6c4a2f0d1b"
+    keyed = f"https://nd-7.example.com/{key}"
+    records = [
+        _record(7, "eth-a", details={"https_endpoint": keyed, "wss_endpoint": "wss://ws.example"}),
+    ]
+    gateway = _gateway(_platform(loopback_server, records))
+    (listed,) = gateway.nodes()
+    assert listed["details"]["https_endpoint"] == keyed  # the value works as its text
+    assert "'https_endpoint': 'https://nd-7.example.com/***'" in repr(listed)
+    assert "'wss://ws.example'" in repr(listed) and key not in repr(gateway.nodes())
+    assert key not in str(toolkit.GatewayError(f"refused {keyed}"))
+    assert gateway.node("eth-a").chain.name == "ethereum"
+    gateway.close()

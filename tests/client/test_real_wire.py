@@ -296,6 +296,22 @@ def test_a_toncenter_5xx_is_retried_like_an_evm_5xx(replay):
     assert caught.value.status == 404 and len(replay.requests) == 1
 
 
+def test_a_tron_5xx_is_retried_like_an_evm_5xx(replay):
+    """TronGrid answers a client over its per-second limit with HTTP 503 and a TRON error body
+    (its rate-limit page): the server's trouble, retried as an EVM or TON 5xx is. The same body
+    with 403 (its 30 s penalty for callers without a key) is not retried."""
+    limited = real("tron_503_frequency_limit_trongrid_docs.json")
+    block = real("tron_getnowblock_nile.jsonc")
+    answers = iter([(503, limited), (200, block)])
+    replay.reply = lambda request: next(answers)
+    assert replay.node("tron").get_now_block() == block and len(replay.requests) == 2
+    replay.requests.clear()
+    replay.reply = lambda request: (403, limited)
+    with pytest.raises(toolkit.TronError, match="frequency limit") as caught:
+        replay.node("tron").get_now_block()
+    assert caught.value.status == 403 and len(replay.requests) == 1
+
+
 def test_platform_v1_credentials_in_raw_records_never_show(replay, caplog):
     from toolkit.client import platform
 

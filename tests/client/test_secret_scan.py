@@ -322,3 +322,67 @@ def test_scrub_is_applied_before_a_snippet_is_cut():
     text = "a" * 150 + key
     assert clip(text, 160) == "a" * 150 + "***"
     assert scrub(text[:160]) == text[:160]  # what cutting first would have shown
+
+
+def test_no_exception_chained_to_an_error_carries_the_body(loopback_server):
+    """``raise ... from None`` hides the decoder's error from tracebacks but keeps it as
+    `__context__`, and a `JSONDecodeError` keeps the whole body (`doc`), here an HTML page that
+    quotes the key: nothing chained to the error carries it."""
+    key = "ChainedContextKey0a1b2c3d4e5f"
+    page = f"<html><body>{'p' * 200} no route for /{key}</body></html>".encode()
+    server = loopback_server(lambda request: (200, {"Content-Type": "text/html"}, page))
+    eth = toolkit.node(f"{server.url}/{key}", chain="ethereum", cache=False, retry=NO_RETRY)
+    with pytest.raises(toolkit.MalformedResponse) as caught:
+        eth.block_number()
+    eth.close()
+    chained, error = [], caught.value
+    while error is not None:
+        chained += _texts(error)
+        error = error.__cause__ or error.__context__
+    assert not _leaks(chained, [key]), _leaks(chained, [key])
+
+
+def test_a_query_key_a_server_decodes_as_a_form_is_scrubbed_as_decoded(loopback_server):
+    """A server reads a query as a form: ``+`` is a space there. A base64 token it quotes back
+    (``Ab3 xYz9/...``) is the key still, and scrubbed."""
+    from urllib.parse import parse_qs, urlsplit
+
+    token = "Ab3+xYz9/Qw7+Lm2Np5Rt8=="
+
+    def answer(request):
+        given = parse_qs(urlsplit(request[1]).query)["token"][0]
+        error = {"code": -32000, "message": f"token {given} is not valid"}
+        body = {"jsonrpc": "2.0", "id": json.loads(request[3])["id"], "error": error}
+        return 200, {"Content-Type": "application/json"}, json.dumps(body).encode()
+
+    url = f"{loopback_server(answer).url}/rpc?token={token}"
+    eth = toolkit.node(url, chain="ethereum", cache=False, retry=NO_RETRY)
+    with pytest.raises(toolkit.RPCError) as caught:
+        eth.block_number()
+    eth.close()
+    assert "token *** is not valid" in str(caught.value)
+
+
+def test_a_key_in_a_urls_user_info_shows_neither_as_written_nor_as_its_basic_header(
+    loopback_server, all_debug_logs
+):
+    """A token as the URL's user name (``https://<token>@host/``), or as its password: httpx
+    logs the URL with its user name, and sends both as ``Authorization: Basic <base64>``,
+    which a server may quote back."""
+    import base64
+
+    token = "7d1e5b3f9a2c4e6b8d0f1a3c5e7b9d2f"
+
+    def answer(request):
+        said = request[2].get("Authorization")
+        return 500, {"Content-Type": "text/plain"}, f"no such user: {said}".encode()
+
+    host = loopback_server(answer).url.removeprefix("http://")
+    basic = base64.b64encode(f"{token}:".encode()).decode()
+    eth = toolkit.node(f"http://{token}@{host}/", chain="ethereum", cache=False, retry=NO_RETRY)
+    with pytest.raises(toolkit.HTTPStatusError) as caught:
+        eth.block_number()
+    eth.close()
+    assert "no such user: Basic ***" in str(caught.value)
+    shown = [*_texts(caught.value), *all_debug_logs.lines]
+    assert not _leaks(shown, [token, basic]), _leaks(shown, [token, basic])

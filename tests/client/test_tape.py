@@ -153,6 +153,54 @@ def test_a_tape_of_another_version_or_no_tape_is_a_clear_error(tmp_path):
         toolkit.connect(tape=garbage, tape_mode="replay")
 
 
+def _first_answers(records):
+    return [answer for record in records for answer in record["answers"]]
+
+
+DAMAGES = {
+    "a record that is not an object": lambda header, records: records.insert(0, [1, 2]),
+    "a record without its node": lambda header, records: records[0].pop("node"),
+    "no list of answers": lambda header, records: records[0].update(answers="a text"),
+    "an answer without its time": lambda h, records: _first_answers(records)[0].pop("at"),
+    "an answer at no time": lambda h, records: _first_answers(records)[0].update(at="later"),
+    "a header without its time": lambda header, records: header.pop("recorded"),
+    "an answer without its cost": lambda h, records: _first_answers(records)[0].pop("ru"),
+    "an answer neither item nor body": lambda h, records: [
+        answer.pop("item", None) for answer in _first_answers(records)
+    ],
+    "an item that is not an object": lambda h, records: [
+        answer.update(item=5) for answer in _first_answers(records) if "item" in answer
+    ],
+    "a header that is not text": lambda h, records: [
+        answer.update(retry_after=[1]) for answer in _first_answers(records) if "body" in answer
+    ],
+    "a text body that is not text": lambda h, records: [
+        answer.update(body={"text": 5}) for answer in _first_answers(records) if "body" in answer
+    ],
+    "nodes that are not an object": lambda header, records: header.update(nodes=[1]),
+    "a node without its chain": lambda header, records: header["nodes"]["tron-mainnet"].clear(),
+    "known nodes that are a list": lambda header, records: header.update(known_nodes=[1]),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGES))
+def test_a_tape_damaged_inside_is_a_tape_error_not_a_key_error(tmp_path, damage):
+    """A tape is JSON lines anyone can edit after ``gunzip``: one damaged inside (a field gone,
+    of another type) is refused when opened, naming its line, never a KeyError in a call."""
+    tape = tmp_path / "session.tape.gz"
+    with toolkit.connect(tape=tape, tape_mode="record", sandbox=True) as gateway:
+        gateway.node("ethereum-mainnet").block_number()
+        gateway.node("tron-mainnet").call("wallet/getnowblock")  # kept as a whole body
+    header, *records = map(json.loads, gzip.decompress(tape.read_bytes()).splitlines())
+    DAMAGES[damage](header, records)
+    lines = "\n".join(json.dumps(line) for line in [header, *records])
+    tape.write_bytes(gzip.compress(lines.encode()))
+    replaying = pytest.raises(toolkit.TapeError, match=r"session\.tape\.gz is damaged")
+    with replaying, toolkit.connect(tape=tape, tape_mode="replay") as gateway:
+        gateway.node("ethereum-mainnet").block_number()
+        gateway.node("tron-mainnet").call("wallet/getnowblock")
+
+
 def test_a_tape_is_readable_json_lines_and_holds_no_key(recorded):
     tape, _, _ = recorded
     text = gzip.decompress(tape.read_bytes()).decode()
@@ -198,6 +246,45 @@ def test_keys_in_paths_queries_headers_and_answers_never_reach_the_tape(tmp_path
     text = gzip.decompress(tape.read_bytes()).decode()
     assert "web3_clientVersion" in text
     assert_no_fragment(text, [path_key, query_key, echoed])
+
+
+def test_an_answer_with_text_that_starts_like_a_url_but_is_none_is_recorded(
+    tmp_path, loopback_server
+):
+    """``http://[`` (an IPv6 bracket left open) does not parse: the recording keeps it hidden
+    instead of failing the call whose answer was paid for."""
+
+    def answer(request):
+        body = {"jsonrpc": "2.0", "id": json.loads(request[3])["id"], "result": "http://[::1/x"}
+        return 200, {}, json.dumps(body).encode()
+
+    tape = tmp_path / "odd.tape.gz"
+    url = f"{loopback_server(answer).url}/a1b2c3d4e5f6a7b8c9d0"
+    with toolkit.node(url, chain="ethereum", tape=tape, tape_mode="record") as node:
+        assert node.client_version() == "http://[::1/x"
+    assert '"result":"***"' in gzip.decompress(tape.read_bytes()).decode().replace(" ", "")
+
+
+def test_credentials_of_platform_records_never_reach_the_tape(tmp_path, loopback_server):
+    """The platform's v1 record as Chainstack publishes it carries `auth_username`,
+    `auth_password` and `auth_key`: the tape records the answer before the client reads it,
+    and keeps none of them; a replay gets the record with them hidden."""
+    from tests.fixtures.real_bodies import real
+
+    record = real("platform_v1_node_chainstack_docs.json")
+    credentials = [record["details"][f] for f in ("auth_key", "auth_password", "auth_username")]
+    page = {"count": 1, "next": None, "previous": None, "results": [record]}
+    server = loopback_server(lambda request: (200, {}, json.dumps(page).encode()))
+    tape = tmp_path / "platform.tape.gz"
+    for mode in ("record", "replay"):
+        gateway = toolkit.connect(
+            platform_url=server.url, api_key="platform-key-0a1b2c3d4e", tape=tape, tape_mode=mode
+        )
+        (listed,) = gateway.nodes()
+        gateway.close()
+        assert listed["name"] == record["name"]
+    assert listed["details"]["auth_key"] == "***"
+    assert_no_fragment(gzip.decompress(tape.read_bytes()).decode(), credentials)
 
 
 @pytest.mark.anvil

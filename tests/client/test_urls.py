@@ -239,6 +239,34 @@ def test_whitespace_or_a_control_character_inside_a_url_is_refused_clearly(url):
     assert "0123456789" not in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    "key",
+    [
+        "0123456789abcdef\n0123456789",  # pasted across two lines
+        "0123456789abcdef\x000123456789",
+        "0123456789abcdef\u200b0123456789",  # a zero-width space, pasted from a web page
+        "0123456789abcdéf0123456789",
+    ],
+)
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+def test_an_api_key_with_a_character_no_header_can_carry_is_refused_clearly(
+    loopback_server, key, flavour
+):
+    """httpx and aiohttp refuse such a header each in its own way (a bare ValueError or
+    UnicodeEncodeError; a TransportError quoting the header, key and all): refused before."""
+    import asyncio
+
+    server = loopback_server(lambda request: (200, {}, b'{"results": [], "next": null}'))
+    with pytest.raises(toolkit.ValidationError, match="api_key: has") as caught:
+        platform = toolkit.client.platform(server.url, key)
+        if flavour == "sync":
+            platform.list_nodes()
+        else:
+            asyncio.run(platform.aio.list_nodes())
+    assert (caught.value.param, caught.value.rule) == ("api_key", "key")
+    assert "0123456789" not in str(caught.value) and not server.requests
+
+
 def test_an_environment_url_with_whitespace_inside_names_the_variable(monkeypatch):
     monkeypatch.setenv("NODE_GATEWAY_NODE_ETHEREUM_MAINNET", "https://nd-1.example.com/K EY0123")
     gateway = toolkit.connect("https://api.gateway.example", "k" * 32, cache=False)

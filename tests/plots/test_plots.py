@@ -348,3 +348,16 @@ def test_a_cell_ending_in_a_plot_call_shows_exactly_one_image():
     assert _images(unpacked) == 0
     assert _images(inline) == 1
     assert _images(on_pyplot) == 1
+
+
+def test_labels_drawn_from_data_hide_registered_keys_whole():
+    """A key the toolkit knows of (a node's, echoed by it into an answer) is hidden from every
+    label, not only inside a URL; scrubbed before a long label is cut to its ends."""
+    from toolkit._redact import register_secret
+
+    key = "5f1e9d3c7b2a4f6e8d0c1b3a5f7e9d2c"
+    register_secret(key)
+    assert short_label(key) == "***" and safe_text(f"echo {key}") == "echo ***"
+    nodes = pd.DataFrame({"provider": [f"echo {key}", "aws"], "status": ["running", "running"]})
+    fig, _ax = plots.plot_node_counts(nodes, by="provider")
+    assert "echo ***" in _texts(fig) and not [t for t in _texts(fig) if key[:6] in t]

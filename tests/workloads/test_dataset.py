@@ -255,3 +255,36 @@ def test_bad_dataset_arguments_are_refused(tmp_path, make_gateway):
     with pytest.raises(toolkit.ValidationError, match="rows_per_file"):
         work.run(progress=False, dataset=tmp_path / "ds", rows_per_file=0)
     assert json.loads(work.run(progress=False)["params"][0]) == []
+
+
+def test_the_journal_holds_no_key_a_node_quotes_in_its_answers(tmp_path, monkeypatch):
+    """The journal is what a crash leaves of a run (here it is kept, as after a crash): a key
+    that a node quoted in a result is scrubbed there as in the part files."""
+    from tests.client.conftest import LoopbackServer
+    from toolkit.workloads._dataset import Journal
+
+    key = "JournalEchoKey0a1b2c3d4e5f"
+
+    def answer(request):
+        calls = json.loads(request[3])
+        answers = []
+        for call in calls if isinstance(calls, list) else [calls]:
+            block = {"number": "0x1", "transactions": [], "extraNote": request[1]}
+            result = "0x100" if call["method"] == "eth_blockNumber" else block
+            answers.append({"jsonrpc": "2.0", "id": call["id"], "result": result})
+        body = answers if isinstance(calls, list) else answers[0]
+        return 200, {"Content-Type": "application/json"}, json.dumps(body).encode()
+
+    server = LoopbackServer(answer)
+    monkeypatch.setattr(Journal, "discard", Journal.close)
+    eth = toolkit.node(f"{server.url}/{key}", chain="ethereum", cache=False)
+    work = Workload().each(eth, "eth_getBlockByNumber", [1, 2], param="block")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the part files' own "written as ***"
+        frame = work.run(progress=False, dataset=tmp_path / "ds")
+    eth.close()
+    server.close()
+    assert frame["error"].isna().all()
+    (journal,) = (tmp_path / "ds").glob("_journal/*.jsonl")
+    assert '"extraNote":"/***"' in journal.read_text()
+    assert key not in journal.read_text()

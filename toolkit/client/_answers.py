@@ -28,7 +28,7 @@ from .._errors import (
     TronError,
 )
 from .._json import MAX_DEPTH, NestedTooDeep, NotJSONNumber, load_bounded
-from .._redact import redact_url, scrub
+from .._redact import clip, redact_url, scrub
 from ._http import Answer
 
 # --- interpreting answers ---------------------------------------------------------------------
@@ -68,15 +68,17 @@ def parse_json(response: Answer, max_depth: int = MAX_DEPTH) -> Any:
         )
         raise MalformedResponse(message, status=response.status_code) from None
     except ValueError:
-        kind = response.headers.get("content-type", "no content type")
-        what = "an empty body" if not response.content else f"{kind}: {_snippet(response)!r}"
-        truncated = response.content[:1] in (b"{", b"[")
-        reason = "truncated or invalid JSON" if truncated else "not JSON"
-        raise MalformedResponse(
-            f"HTTP {response.status_code} with {reason} ({what})",
-            status=response.status_code,
-            retryable=True,  # a proxy's page or a cut body may pass next time
-        ) from None
+        pass  # raised below, out of the handler: `from None` would still keep the decoder's
+        # error as the context, and its `doc` is the whole body (which may quote the key)
+    kind = response.headers.get("content-type", "no content type")
+    what = "an empty body" if not response.content else f"{kind}: {_snippet(response)!r}"
+    truncated = response.content[:1] in (b"{", b"[")
+    reason = "truncated or invalid JSON" if truncated else "not JSON"
+    raise MalformedResponse(
+        f"HTTP {response.status_code} with {reason} ({what})",
+        status=response.status_code,
+        retryable=True,  # a proxy's page or a cut body may pass next time
+    )
 
 
 def _error_body(response: Answer) -> Any:
@@ -255,7 +257,8 @@ def explain_platform(body: Any, status: int) -> None:
 
 def _rpc_error(error: Any, status: int) -> ResponseError:
     if not isinstance(error, dict):
-        return MalformedResponse(f"JSON-RPC error is not an object: {error!r}", status=status)
+        shown = clip(repr(error), 80)
+        return MalformedResponse(f"JSON-RPC error is not an object: {shown}", status=status)
     quota = quota_error(error, status)
     if quota is not None:
         return quota
@@ -286,7 +289,8 @@ def interpret_rpc(body: Any, request_id: int | str | None, status: int) -> Any:
         raise _rpc_error(body["error"], status)
     if request_id is not None and id_key(body.get("id")) != id_key(request_id):
         raise MalformedResponse(
-            f"JSON-RPC id {body.get('id')!r} does not echo the request id {request_id!r}",
+            f"JSON-RPC id {clip(repr(body.get('id')), 40)} does not echo the request id "
+            f"{request_id!r}",
             status=status,
         )
     if "result" not in body:

@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from .._errors import ValidationError
 from .._json import COMPACT_JSON
-from .._redact import warn
+from .._redact import holds_secret, warn
 from ..catalog import ALWAYS, CATALOG, RESULT_KINDS
 from ..catalog.encoding import is_hex_quantity
 from ._identity import gateway_identity
@@ -456,8 +456,10 @@ class ResponseCache:
     def store(self, answers: Iterable[tuple[Any, ...]]) -> None:
         """Keep answers, given as ``(key, node label, method, result)``, or with the result's
         JSON text as a fifth item (the answer's own body: kept as it is, not encoded again; None
-        to have it encoded). Never raises for the cache's own trouble: the answers are the
-        caller's, paid for, whatever happens here."""
+        to have it encoded). An answer that holds a registered secret (a node that quotes the
+        request's key) is not kept: the file holds no key, and scrubbed it would no longer be
+        the answer. Never raises for the cache's own trouble: the answers are the caller's, paid
+        for, whatever happens here."""
         if self._db is None:
             return
         now = time.time()
@@ -466,6 +468,8 @@ class ResponseCache:
                 self._pending_since = time.monotonic()
             for key, node, method, result, *known in answers:
                 text = known[0] if known and known[0] is not None else COMPACT_JSON.encode(result)
+                if holds_secret(text):  # a node quoted a key in it: see the docstring
+                    continue
                 self._pending[key] = (key, node, method, text, now, len(text) + len(key))
             due = time.monotonic() - self._pending_since > WRITE_AFTER_S
             if len(self._pending) >= WRITE_BATCH or (self._pending and due):

@@ -384,7 +384,13 @@ class NodeCore:
 
     def follow(self, url: str, method: str) -> Steps:
         """GET a link the API gave (a page's `next`), only on the API's own origin."""
-        own, link = httpx.URL(self.endpoint.url), httpx.URL(url)
+        own = httpx.URL(self.endpoint.url)
+        try:
+            link = httpx.URL(url)
+        except (httpx.InvalidURL, UnicodeError):  # a bad port, a control character, a surrogate
+            raise MalformedResponse(
+                "the API linked to an address that is not a URL; not followed", method=method
+            ) from None
         if (link.scheme, link.host, link.port) != (own.scheme, own.host, own.port):
             raise MalformedResponse(
                 f"the API linked to another origin ({link.scheme}://{link.host}); not followed, "

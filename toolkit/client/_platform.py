@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any, Unpack
 
 from .._errors import MalformedResponse, PlatformError, ValidationError
-from .._redact import clip, hide_credentials
+from .._redact import clip, hide_credentials, redact_answer
 from ..catalog import CHAINS
 from ._http import LazyModule
 from ._node import AsyncNode, Node, NodeCore
@@ -60,7 +60,7 @@ def bad_record(record: Any, position: int, field: str, problem: str) -> Platform
 
 
 def _kind(value: Any) -> str:
-    return f"{type(value).__name__} {clip(repr(value), 40)}"
+    return f"{type(value).__name__} {clip(repr(redact_answer(value)), 40)}"
 
 
 def check_node_record(record: Any, position: int) -> None:
@@ -79,8 +79,9 @@ def check_node_record(record: Any, position: int) -> None:
     details = record.get("details")
     if details is None:
         return
-    if not isinstance(details, dict):
-        raise bad_record(record, position, "details", f"is {_kind(details)}; expected an object")
+    if not isinstance(details, dict):  # not quoted: it holds the credentials (as JSON text, say)
+        kind = type(details).__name__
+        raise bad_record(record, position, "details", f"is {kind}; expected an object")
     for field in _ENDPOINT_FIELDS:
         value = details.get(field)
         if value is not None and not isinstance(value, str):
@@ -146,8 +147,16 @@ def platform_core(platform_url: str, api_key: str, shared: Shared) -> NodeCore:
     platform_url = check_platform_url(
         platform_url, allow_insecure_http=shared.settings.allow_insecure_http
     )
-    if not api_key:
+    if not isinstance(api_key, str) or not api_key.strip():
         raise ValidationError("an API key is needed for the platform API", param="api_key")
+    if any(c.isspace() or not c.isprintable() or not c.isascii() for c in api_key.strip()):
+        # Never quoted: httpx would raise a bare error, or one quoting the header, key and all.
+        raise ValidationError(
+            "has whitespace, a control character or a character that is not ASCII inside; a "
+            "key has none (a zero-width space or a line break may come with a pasted key)",
+            param="api_key",
+            rule="key",
+        )
     return NodeCore(
         platform_url,
         CHAINS["platform"],

@@ -14,7 +14,7 @@ from itertools import repeat
 from typing import Any
 
 from .._errors import BatchRefused, GatewayError, MalformedResponse, QuotaExceeded, RateLimited
-from .._redact import clip
+from .._redact import clip, redact_answer
 from ..catalog import RESULT_KINDS, BoundCall, Chain, Method, Surface
 from ._answers import (
     check_status,
@@ -89,7 +89,8 @@ def checked_result(result: Any, kind: str | None) -> Any:
     is a MalformedResponse that asking again would not cure (not retried)."""
     if kind is not None and not RESULT_KINDS[kind].check(result):
         expected = RESULT_KINDS[kind].expected
-        raise MalformedResponse(f"expected {expected}, got {clip(str(result), 80)!r}")
+        shown = clip(str(redact_answer(result)), 80)  # a node record's credentials, say
+        raise MalformedResponse(f"expected {expected}, got {shown!r}")
     return result
 
 

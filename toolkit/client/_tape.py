@@ -47,7 +47,7 @@ from urllib.parse import urlsplit
 
 from .._errors import TapeError, TapeMiss, ValidationError
 from .._files import write_atomically
-from .._redact import redact_key_material, scrub
+from .._redact import redact_answer, scrub
 from .._version import __version__
 from ..catalog import charge
 from ._http import Answer, LazyModule, Replayed
@@ -72,20 +72,6 @@ Key = tuple[str, str, str, str]  # node, chain, call, params
 
 def _canonical(value: Any) -> str:
     return scrub(json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
-
-
-def _clean(value: Any) -> Any:
-    """A JSON value as a tape may hold it: URLs without their key material (the platform's node
-    list holds endpoint URLs with keys the toolkit was never told of), registered keys scrubbed."""
-    if isinstance(value, str):
-        if value.startswith(("http://", "https://", "ws://", "wss://")):
-            return redact_key_material(value)
-        return scrub(value)
-    if isinstance(value, list):
-        return [_clean(item) for item in value]
-    if isinstance(value, dict):
-        return {scrub(str(key)): _clean(item) for key, item in value.items()}
-    return value
 
 
 class Tape:
@@ -349,7 +335,67 @@ def _parse(data: bytes, path: Path) -> tuple[dict[str, Any], list[dict[str, Any]
             f"{path} is a tape of version {header.get('version')!r}; this toolkit "
             f"({__version__}) reads version {VERSION}: record it again, or upgrade"
         )
+    if not _header_whole(header):
+        raise TapeError(f"{path} is damaged: its header lacks its nodes or when it was recorded")
+    for number, record in enumerate(lines[1:], start=2):
+        problem = _damage(record)
+        if problem is not None:  # edited by hand, say: refused now, not a KeyError in a call
+            raise TapeError(f"{path} is damaged: line {number} {problem}; record it again")
     return header, lines[1:]
+
+
+def _header_whole(header: dict[str, Any]) -> bool:
+    """Whether a replay can read the header: when it was recorded, the nodes by name (each with
+    its chain and host) and the hosts of the nodes the gateway knew."""
+    nodes, known = header.get("nodes", {}), header.get("known_nodes") or {}
+    return (
+        _is_time(header.get("recorded"))
+        and isinstance(nodes, dict)
+        and all(
+            isinstance(info, dict) and all(isinstance(info.get(f), str) for f in ("chain", "host"))
+            for info in nodes.values()
+        )
+        and isinstance(known, dict)
+        and all(isinstance(host, str) for host in known.values())
+    )
+
+
+def _is_time(text: Any) -> bool:
+    try:
+        datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _damage(record: Any) -> str | None:
+    """What a replay could not read in a call record (see `TapeClient._replay`), or None."""
+    if not isinstance(record, dict):
+        return "is not an object"
+    if not all(isinstance(record.get(field), str) for field in ("node", "chain", "call", "params")):
+        return "lacks the node, chain, call or params of its call"
+    if not all(isinstance(record.get(cost), int) for cost in ("ru", "unconfirmed_ru")):
+        return "lacks what its call cost"
+    answers = record.get("answers")
+    if not isinstance(answers, list):
+        return "has no list of answers"
+    for answer in answers:
+        if not isinstance(answer, dict) or not _is_time(answer.get("at")):
+            return "has an answer without the time it was recorded"
+        if not all(isinstance(answer.get(cost), int) for cost in ("ru", "unconfirmed_ru")):
+            return "has an answer without what it cost"
+        if "item" in answer:
+            if not isinstance(answer["item"], dict):
+                return "has a JSON-RPC answer that is not an object"
+        elif not isinstance(answer.get("status"), int) or "body" not in answer:
+            return "has an answer without its status and body"
+        elif not all(isinstance(answer.get(h), str | None) for h in ("type", "retry_after")):
+            return "has an answer whose headers are not text"
+        elif isinstance(answer["body"], dict) and not isinstance(
+            answer["body"].get("text", ""), str
+        ):
+            return "has a text body that is not text"
+    return None
 
 
 def _file_of(path: Path) -> Path:
@@ -547,7 +593,7 @@ def _split(answer: Any, ids: list[Any] | None, count: int) -> list[dict[str, Any
         "status": answer.status_code,
         "type": answer.headers.get("content-type"),
         "retry_after": answer.headers.get("retry-after"),
-        "body": _clean(body)
+        "body": redact_answer(body)
         if body is not None
         else {"text": scrub(content.decode("utf-8", "replace"))},
     }
@@ -555,7 +601,9 @@ def _split(answer: Any, ids: list[Any] | None, count: int) -> list[dict[str, Any
 
 
 def _item(item: dict[str, Any]) -> dict[str, Any]:
-    return {key: _clean(value) for key, value in item.items() if key not in ("id", "jsonrpc")}
+    return {
+        key: redact_answer(value) for key, value in item.items() if key not in ("id", "jsonrpc")
+    }
 
 
 _open: weakref.WeakValueDictionary[Path, Tape] = weakref.WeakValueDictionary()

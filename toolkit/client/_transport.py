@@ -33,6 +33,7 @@ from .._errors import (
     Timeout,
     TonError,
     TransportError,
+    TronError,
 )
 from .._redact import redact_url, register_secret, register_url, scrub_logs
 from ..catalog import Fate, PricingTable, charge, fate_of_status
@@ -158,10 +159,11 @@ def _retryable(error: GatewayError) -> bool:
         return error.retryable
     if isinstance(error, RateLimited | TransportError):
         return True
-    # A 5xx is the server's trouble whatever body explains it (the platform's error object, and
-    # toncenter's: its 504 is a lite server that timed out, and its own client retries 5xx);
-    # a JSON-RPC error object is an answer about the call and would come back the same.
-    retried = HTTPStatusError | PlatformError | TonError
+    # A 5xx is the server's trouble whatever body explains it (the platform's error object,
+    # toncenter's: its 504 is a lite server that timed out, and its own client retries 5xx;
+    # TRON's: TronGrid's 503 is its per-second limit); a JSON-RPC error object is an answer
+    # about the call and would come back the same.
+    retried = HTTPStatusError | PlatformError | TonError | TronError
     return isinstance(error, retried) and error.status in RETRY_STATUSES
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import pandas as pd
 
-from .._redact import redact_url
+from .._redact import redact_url, scrub
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -143,14 +143,17 @@ def short_label(text: Any, *, keep: int = 4) -> str:
 
 
 def safe_text(text: str) -> str:
-    """`text` as a label shows it: any URL in it reduced to scheme and host (labels must never
-    leak access keys), and every ``$`` escaped, so that matplotlib does not read a node named
-    ``eth$$main`` as mathtext (an error at drawing time, after the run was paid for)."""
+    """`text` as a label shows it: registered secrets scrubbed and any URL in it reduced to
+    scheme and host (labels must never leak access keys), and every ``$`` escaped, so that
+    matplotlib does not read a node named ``eth$$main`` as mathtext (an error at drawing time,
+    after the run was paid for)."""
     return _literal(_redacted(text))
 
 
 def _redacted(text: str) -> str:
-    return _URL.sub(lambda match: redact_url(match.group()) or "", text)
+    """`text` with every registered secret (a key a node echoed into an answer) scrubbed and
+    every URL reduced to scheme and host."""
+    return _URL.sub(lambda match: redact_url(match.group()) or "", scrub(text))
 
 
 def _literal(text: str) -> str:

@@ -68,7 +68,7 @@ from urllib.parse import quote, unquote
 
 from .._errors import BudgetExceeded, DatasetBusy, ValidationError
 from .._files import fsync_dir, write_atomically
-from .._redact import warn
+from .._redact import holds_secret, scrub_value, warn
 from .._version import __version__
 
 if TYPE_CHECKING:
@@ -313,7 +313,10 @@ class Journal:
             self._handle = open(self.file, "ab", buffering=0)  # noqa: SIM115 (kept open)
             fsync_dir(self.file.parent)
         line = [_journal_group(key, items) for key, items in groups.items()]
-        self._handle.write(json.dumps(line, separators=(",", ":")).encode() + b"\n")
+        text = json.dumps(line, separators=(",", ":"))
+        if holds_secret(text):  # a node quoted a key in an answer: written without it
+            text = json.dumps(scrub_value(line), separators=(",", ":"))
+        self._handle.write(text.encode() + b"\n")
         now = time.monotonic()
         if now - self._synced >= SYNC_SECONDS:
             os.fsync(self._handle.fileno())
