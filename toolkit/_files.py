@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,8 +20,9 @@ def fsync_dir(folder: Path) -> None:
 def write_atomically(file: Path, write: Callable[[Path], object]) -> None:
     """Write `file` whole or not at all: `write` fills a temporary file beside it (a hidden
     name, which dataset readers skip), which is fsynced, renamed over `file`, and the rename
-    fsynced."""
-    temporary = file.with_name(f".{file.name}.tmp")
+    fsynced. The temporary file's name is this write's own: two processes that write one file
+    at once (two kernels recording one tape) each rename a whole file, the last one wins."""
+    temporary = file.with_name(f".{file.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
         write(temporary)
         descriptor = os.open(temporary, os.O_RDONLY)

@@ -38,6 +38,7 @@ import secrets
 import threading
 import time
 import weakref
+import zlib
 from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
@@ -46,7 +47,7 @@ from urllib.parse import urlsplit
 
 from .._errors import TapeError, TapeMiss, ValidationError
 from .._files import write_atomically
-from .._redact import redact_key_material, scrub
+from .._redact import redact_key_material, scrub, warn
 from .._version import __version__
 from ..catalog import charge
 from ._http import Answer, LazyModule, Replayed
@@ -206,7 +207,10 @@ class Tape:
                     record["pending"] = [0, 0]
             self._dirty = True
         if time.monotonic() - self._saved >= SAVE_SECONDS:
-            self.save()
+            try:
+                self.save()
+            except TapeError as error:  # the answer is paid for: the call gets it all the same
+                warn(str(error), RuntimeWarning, stacklevel=2)
 
     def close(self) -> None:
         """Write a recording whole and let it go: the next handle on the file replays it (in
@@ -248,8 +252,17 @@ class Tape:
             self._dirty = False
             self._saved = time.monotonic()
         data = gzip.compress(("\n".join(lines) + "\n").encode(), mtime=0)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(self.path, lambda file: file.write_bytes(data))
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(self.path, lambda file: file.write_bytes(data))
+        except OSError as error:  # a full disk, a read-only folder
+            with self._lock:
+                self._dirty = True  # still to write: the next save tries again
+            raise TapeError(
+                f"the tape {self.path} could not be written ({error.strerror or error}); its "
+                "answers are kept in memory: free space on its disk (or make its folder "
+                "writable), then call gw.tape.save() or close the gateway"
+            ) from None
 
     # --- replaying ---
 
@@ -319,11 +332,17 @@ def _read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     try:
         text = gzip.decompress(path.read_bytes()).decode()
         lines = [json.loads(line) for line in text.splitlines() if line.strip()]
-    except (OSError, EOFError, ValueError) as error:  # gzip's BadGzipFile is an OSError
-        raise TapeError(f"{path} is not a tape that can be read ({error})") from None
+    except (OSError, EOFError, ValueError, zlib.error) as error:  # BadGzipFile is an OSError
+        raise TapeError(
+            f"{path} is not a tape that can be read ({error}): it is torn or damaged; record "
+            "it again (tape_mode='record') or restore it from where it came from"
+        ) from None
     header = lines[0] if lines and isinstance(lines[0], dict) else {}
     if header.get("format") != FORMAT:
-        raise TapeError(f"{path} is not a tape (no {FORMAT!r} header)")
+        raise TapeError(
+            f"{path} is not a tape (no {FORMAT!r} header): record it again "
+            "(tape_mode='record') or restore it from where it came from"
+        )
     if header.get("version") != VERSION:
         raise TapeError(
             f"{path} is a tape of version {header.get('version')!r}; this toolkit "
