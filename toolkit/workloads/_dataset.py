@@ -32,6 +32,11 @@ no row is ever lost or there twice.
 another run waits for it, saying who holds it, or raises `DatasetBusy` at once. The OS drops the
 lock of a process that died, so a crashed run never blocks the next.
 
+**A disk that cannot take it.** A dataset that cannot be opened for writing (a full disk, a
+read-only folder: its lock, or the rows a dead run's journal holds) is a `DatasetError` naming
+the folder and what to do, raised before anything is sent, with the lock let go. A disk that
+fills during a run: the run warns and goes on (see `DatasetWriter._failed`).
+
 **Damaged files never stop a user.** A part file, journal line or run record that cannot be read
 (a zero-byte file after a power loss, a torn copy) is moved into ``_quarantine/`` by the next
 writer, with one warning naming it; its calls are sent again. `read_dataset` skips it, warning.
@@ -66,7 +71,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
-from .._errors import BudgetExceeded, DatasetBusy, ValidationError
+from .._errors import BudgetExceeded, DatasetBusy, DatasetError, ValidationError
 from .._files import fsync_dir, write_atomically
 from .._redact import warn
 from .._version import __version__
@@ -204,7 +209,8 @@ def read_dataset(path: str | PathLike[str], engine: str = "pandas") -> Any:
     every run that wrote into the dataset in ``frame.attrs["runs"]``; ``engine="dask"`` a lazy
     dask DataFrame of one partition per file, each read the same way. Rows that a run which
     died wrote only to its journal are read too. Damaged files are skipped with a warning (the
-    next run into the dataset moves them aside and sends their calls again).
+    next run into the dataset moves them aside and sends their calls again); with dask, a file
+    whose pages are damaged is found when its partition is computed, and skipped then.
     """
     if engine not in ("pandas", "dask"):
         raise ValidationError(
@@ -258,8 +264,15 @@ def _readable(file: Path, damaged: list[Damaged]) -> bool:
 
 
 def _piece(piece: Any) -> pd.DataFrame:
-    """One dask partition: a part file's rows, or the journals' rows."""
-    return piece if not isinstance(piece, tuple) else _read_part(*piece)[0]
+    """One dask partition: a part file's rows, or the journals' rows. A part file whose footer
+    reads but whose pages do not (torn, garbled inside) is skipped with a warning, as eagerly."""
+    if not isinstance(piece, tuple):
+        return piece
+    try:
+        return _read_part(*piece)[0]
+    except Damaged as damage:
+        _report_damage(piece[0].parents[2], [damage], move=False)  # root/node=/method=/part
+        return _empty()
 
 
 def runs(root: Path) -> list[dict[str, Any]]:
@@ -487,7 +500,11 @@ class DatasetLock:
             "host": socket.gethostname(),
             "since": datetime.now(UTC).isoformat(timespec="seconds"),
         }
-        (self.root / _OWNER).write_text(json.dumps(owner))
+        try:
+            (self.root / _OWNER).write_text(json.dumps(owner))
+        except OSError:  # a full disk: a lock kept by a run that never starts blocks the next
+            self._lock.release(force=True)
+            raise
         return True
 
     def busy(self) -> DatasetBusy:
@@ -575,12 +592,25 @@ class DatasetWriter:
         return self._resume_locked()
 
     def _take_lock(self) -> bool:
-        self.root.mkdir(parents=True, exist_ok=True)
-        if self.own_files_only:  # the coordinator of the distributed run holds the lock
-            return True
-        if self._lock is None:
-            self._lock = DatasetLock(self.root, self.run_id)
-        return self._lock.try_acquire()
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            if self.own_files_only:  # the coordinator of the distributed run holds the lock
+                return True
+            if self._lock is None:
+                self._lock = DatasetLock(self.root, self.run_id)
+            return self._lock.try_acquire()
+        except OSError as error:
+            raise self._unwritable(error) from None
+
+    def _unwritable(self, error: OSError) -> DatasetError:
+        """The error of a dataset that cannot be opened for writing (nothing was sent)."""
+        where = error.filename or self.root
+        return DatasetError(
+            f"the dataset at {self.root} cannot be written ({error.strerror or error}: {where}); "
+            "nothing was sent. Free space on its disk or make it writable (or choose another "
+            "folder), then run again: the rows it holds are kept",
+            path=str(self.root),
+        )
 
     def _waiting(self, said: bool) -> bool:
         assert self._lock is not None
@@ -594,6 +624,9 @@ class DatasetWriter:
     def _resume_locked(self) -> pd.DataFrame:
         try:
             return self._resume()
+        except OSError as error:  # writing what dead runs left, moving damaged files aside
+            self.release()
+            raise self._unwritable(error) from None
         except BaseException:
             self.release()
             raise
