@@ -1,5 +1,6 @@
 """What a dataset keeps when things go wrong, with real processes and real files: runs killed
-(SIGKILL) at 22 points, mid-write among them, then resumed; two processes and two threads into
+(SIGKILL) at 22 points, mid-write among them, then resumed, and 42 times more at random moments
+with a response cache or a tape beside the dataset; two processes and two threads into
 one dataset; zero-byte and torn files; names of any length; rows of another gateway.
 
 The sandbox meters every call it answers, so "paid once" is checked against the gateway's meter,
@@ -9,6 +10,7 @@ not against the toolkit's own ledger.
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 import threading
@@ -22,6 +24,8 @@ import pytest
 
 import toolkit
 from tests.workloads.crash_lab import RUN, workload
+from toolkit.client._cache import ResponseCache
+from toolkit.client._tape import Tape
 from toolkit.workloads._dataset import DatasetWriter
 from toolkit.workloads._workload import Workload
 
@@ -116,6 +120,66 @@ def test_a_run_killed_anywhere_keeps_what_it_paid_for(
     # And a third run pays nothing.
     again = work.run(progress=False, dataset=dataset, **RUN)
     assert again["ru"].sum() == 0 and paid_calls(sandbox) <= len(work) + IN_FLIGHT
+
+
+def by_call(frame: pd.DataFrame) -> dict[tuple[str, str, str], list]:
+    """Each call's values (a call planned twice has two)."""
+    values: dict[tuple[str, str, str], list] = {}
+    for row in frame[["node", "method", "params", "value"]].itertuples(index=False):
+        values.setdefault((row.node, row.method, row.params), []).append(row.value)
+    return values
+
+
+def test_runs_killed_at_random_moments_pay_again_only_what_was_in_flight(
+    lab, make_gateway, sandbox, tmp_path
+):
+    """42 runs, each resuming the last, killed at random moments (opening, recovering, sending,
+    the last flush, the merge, the run's record) or at planted ones (a cache transaction, a
+    tape's save, a part file, the record), into a dataset with a response cache or a tape beside
+    it: at least 30 die before their end. Each pays again at most what it had in flight, every
+    file a kill leaves is usable, and each round ends with the values of a run never killed."""
+    gateway = make_gateway(cache=False)
+    clean = by_call(workload(gateway).run(progress=False))
+    calls = sum(map(len, clean.values()))
+    rng = random.Random(20261127)
+    planted = {
+        "cache": ["cache-store", "part-renamed", "record", "journal-torn"],
+        "tape": ["tape-save", "part-temporary", "record", "journal-written"],
+    }
+    rounds = kills = 0
+    sandbox.faults.set(kind="latency", delay=0.01)
+    try:
+        for iteration in range(42):
+            kind = ("cache", "tape")[rounds % 2]
+            folder = tmp_path / f"round-{rounds}"
+            dataset, keeps = folder / "ds", folder / f"kept.{kind}"
+            command = {"dataset": str(dataset), kind: str(keeps)}
+            if iteration % 6 == 5:
+                command.update(kill=planted[kind][iteration // 6 % 4], at=1)
+            else:
+                command.update(kill="seconds", at=rng.uniform(0.03, 0.3))
+            rows_before = len(toolkit.read_dataset(dataset)) if dataset.exists() else 0
+            paid_before = paid_calls(sandbox)
+            (end,) = lab(**command)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # no file a kill leaves is damaged
+                rows = len(toolkit.read_dataset(dataset)) if dataset.exists() else 0
+                if kind == "tape" and keeps.exists():
+                    Tape(keeps, "replay")
+                if kind == "cache" and keeps.exists():
+                    ResponseCache(keeps).close()
+            assert rows >= rows_before
+            assert paid_calls(sandbox) - paid_before - (rows - rows_before) <= IN_FLIGHT
+            kills += end == {"signal": 9}
+            if end == {"exit": 0}:  # the round is done: the values of a run never killed
+                assert rows == calls
+                resumed = workload(gateway).run(progress=False, dataset=dataset, **RUN)
+                assert resumed["ru"].sum() == 0 and by_call(resumed) == clean
+                assert_whole(dataset, calls)
+                rounds += 1
+    finally:
+        sandbox.faults.clear()
+    assert kills >= 30 and rounds >= 3
 
 
 def test_a_run_killed_while_it_recovers_a_dead_runs_journal_loses_nothing(
