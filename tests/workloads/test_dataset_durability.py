@@ -32,6 +32,7 @@ from toolkit.workloads._workload import Workload
 IN_FLIGHT = RUN["concurrency"] * RUN["batch_size"]
 """The most calls a killed run can have paid for without their rows reaching the journal."""
 METHODS = ("eth_getBalance", "wallet/gettransactioninfobyblocknum")
+CALL = ["gateway", "node", "method", "params"]
 
 
 def paid_calls(sandbox) -> int:
@@ -70,7 +71,7 @@ def assert_whole(dataset: Path, calls: int) -> None:
     """One row per call, no journal or temporary file left."""
     stored = toolkit.read_dataset(dataset)
     assert len(stored) == calls
-    assert not stored.duplicated(["gateway", "node", "method", "params"]).any()
+    assert not stored.duplicated(CALL).any()
     assert stored["error"].isna().all()
     assert not list(dataset.glob("_journal/*.jsonl"))
     assert not [f for f in dataset.rglob(".*") if f.name.endswith(".tmp")]
@@ -215,6 +216,9 @@ def test_a_run_killed_while_it_merges_small_files_loses_nothing_and_doubles_noth
     assert (dataset / "_compacting.json").exists()
     before = paid_calls(sandbox)
     work = workload(gateway)
+    # Before any resume, a reader counts the files of the merge cut short once.
+    stored = toolkit.read_dataset(dataset)
+    assert len(stored) == len(work) and not stored.duplicated(CALL).any()
     frame = work.run(progress=False, dataset=dataset, **big)
     assert frame["ru"].sum() == 0 and paid_calls(sandbox) == before  # every row was there
     assert_whole(dataset, len(work))
@@ -289,6 +293,33 @@ def test_two_processes_into_one_dataset_pay_once(lab, make_gateway, sandbox, tmp
     assert paid_calls(sandbox) == calls  # the second run waited, then found every row
     assert_whole(dataset, calls)
     assert len(toolkit.read_dataset(dataset).attrs["runs"]) == 2
+
+
+def test_a_reader_while_another_process_writes_reads_each_row_once(
+    lab, make_gateway, sandbox, tmp_path
+):
+    make_gateway(cache=False)
+    dataset = tmp_path / "ds"
+    dataset.mkdir()
+    ends: list = []
+    # Files of 16 rows: part files written and journals dropped all along, a merge at the end.
+    writer = threading.Thread(target=lambda: ends.extend(lab(dataset=str(dataset))))
+    sandbox.faults.set(kind="latency", delay=0.03)
+    counts = []
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no file a writer is busy with reads as damaged
+            writer.start()
+            while writer.is_alive():
+                stored = toolkit.read_dataset(dataset)
+                assert not stored.duplicated(CALL).any()
+                counts.append(len(stored))
+    finally:
+        writer.join()
+        sandbox.faults.clear()
+    assert ends == [{"exit": 0}]
+    assert counts == sorted(counts) and len(set(counts)) > 3  # rows came, none went
+    assert_whole(dataset, len(toolkit.read_dataset(dataset)))
 
 
 def test_two_threads_into_one_dataset_pay_once(make_gateway, sandbox, tmp_path):

@@ -88,6 +88,8 @@ SYNC_SECONDS = 1.0
 MAX_FOLDER_NAME = 200
 """Bytes of a partition folder's name at most (file systems allow 255)."""
 WAIT_POLL_SECONDS = 0.25
+READ_ATTEMPTS = 5
+"""`read_dataset` reads again when a writer changed the files meanwhile, this often at most."""
 
 _JOURNALS = "_journal"
 _RUNS = "_runs"
@@ -208,9 +210,14 @@ def read_dataset(path: str | PathLike[str], engine: str = "pandas") -> Any:
     ``gateway``: the identity of the gateway each row came through), with the provenance of
     every run that wrote into the dataset in ``frame.attrs["runs"]``; ``engine="dask"`` a lazy
     dask DataFrame of one partition per file, each read the same way. Rows that a run which
-    died wrote only to its journal are read too. Damaged files are skipped with a warning (the
-    next run into the dataset moves them aside and sends their calls again); with dask, a file
-    whose pages are damaged is found when its partition is computed, and skipped then.
+    died wrote only to its journal are read too, and a merge of small files that a crash cut
+    short counts its files once. Damaged files are skipped with a warning (the next run into the
+    dataset moves them aside and sends their calls again); with dask, a file whose pages are
+    damaged is found when its partition is computed, and skipped then.
+
+    A run may be writing into the dataset meanwhile (another kernel): with pandas, a read that
+    a writer's files changed under (a part file written, a journal gone, a merge) is done again,
+    so each row is read once; dask's lazy reads are not, so read with it when no run writes.
     """
     if engine not in ("pandas", "dask"):
         raise ValidationError(
@@ -219,27 +226,32 @@ def read_dataset(path: str | PathLike[str], engine: str = "pandas") -> Any:
     root = Path(path)
     if not root.is_dir():
         raise FileNotFoundError(f"no dataset at {root}")
-    damaged: list[Damaged] = []
-    journaled = _journal_frame(root, Journal.files(root), damaged)
     if engine == "pandas":
-        import pandas as pd
-
-        frames = []
-        for part in _parts(root):
-            try:
-                frames.append(_read_part(*part)[0])
-            except Damaged as damage:
-                damaged.append(damage)
-        if len(journaled):
-            frames.append(journaled)
+        for _ in range(READ_ATTEMPTS):  # until no writer changed the files while they were read
+            files = _files_now(root)
+            frame, damaged = _read_rows(root)
+            if _files_now(root) == files:
+                break
+            time.sleep(WAIT_POLL_SECONDS / 10)
+        else:
+            warn(
+                f"the dataset at {root} changed each time it was read (a run is writing into "
+                "it): some rows may be missing or there twice; read it again when the run ends",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         _report_damage(root, damaged, move=False)
-        frame = pd.concat(frames, ignore_index=True) if frames else _empty()
         frame.attrs["runs"] = runs(root)
         return frame
     import dask
     import dask.dataframe as dd
 
-    pieces: list[Any] = [part for part in _parts(root) if _readable(part[0], damaged)]
+    damaged: list[Damaged] = []
+    journaled = _journal_frame(root, Journal.files(root), damaged)
+    replaced = _replaced_by_merge(root)
+    pieces: list[Any] = [
+        part for part in _parts(root) if part[0] not in replaced and _readable(part[0], damaged)
+    ]
     if len(journaled):
         pieces.append(journaled)
     _report_damage(root, damaged, move=False)
@@ -249,6 +261,34 @@ def read_dataset(path: str | PathLike[str], engine: str = "pandas") -> Any:
         if not pieces:
             return dd.from_pandas(_empty(), npartitions=1)
         return dd.from_map(_piece, pieces, meta=_empty())
+
+
+def _files_now(root: Path) -> tuple[Any, ...]:
+    """The dataset's files as a writer changes them: journals, part files, a merge's plan."""
+    parts = sorted(root.glob("node=*/method=*/part-*.parquet"))
+    return tuple(Journal.files(root)), tuple(parts), (root / _PLAN).exists()
+
+
+def _read_rows(root: Path) -> tuple[pd.DataFrame, list[Damaged]]:
+    """Every row once, and the files that could not be read: journals first (a journal goes
+    only once its part files are written); the files a merge cut short replaces are left out."""
+    import pandas as pd
+
+    damaged: list[Damaged] = []
+    journaled = _journal_frame(root, Journal.files(root), damaged)
+    replaced = _replaced_by_merge(root)
+    frames = []
+    for part in _parts(root):
+        if part[0] in replaced:
+            continue
+        try:
+            frames.append(_read_part(*part)[0])
+        except Damaged as damage:
+            if part[0].exists():  # else a writer merged it away meanwhile: read again
+                damaged.append(damage)
+    if len(journaled):
+        frames.append(journaled)
+    return (pd.concat(frames, ignore_index=True) if frames else _empty()), damaged
 
 
 def _readable(file: Path, damaged: list[Damaged]) -> bool:
@@ -389,6 +429,8 @@ def _read_journal(file: Path) -> tuple[list[list[Any]], int]:
     not counted: it is what a crash mid-write leaves)."""
     try:
         lines = file.read_bytes().split(b"\n")
+    except FileNotFoundError:  # its rows went into part files meanwhile (a reader's race)
+        return [], 0
     except OSError:
         return [], 1
     rows, bad = [], 0
@@ -908,19 +950,27 @@ def _finish_merge(root: Path) -> None:
     plan_file = root / _PLAN
     if not plan_file.exists():
         return
-    try:
-        plan = json.loads(plan_file.read_text())
-        adds = [root / name for name in plan["add"]]
-        removes = [root / name for name in plan["remove"]]
-    except (OSError, ValueError, KeyError, TypeError):  # never whole: written atomically
-        adds, removes = [], []
-    done = all(file.exists() for file in adds)
-    for file in removes if done else adds:
+    replaced = _replaced_by_merge(root)
+    for file in replaced:
         file.unlink(missing_ok=True)
-    for folder in {file.parent for file in adds + removes if file.parent.exists()}:
+    for folder in {file.parent for file in replaced if file.parent.exists()}:
         fsync_dir(folder)
     plan_file.unlink()
     fsync_dir(root)
+
+
+def _replaced_by_merge(root: Path) -> set[Path]:
+    """The files that a merge ``_compacting.json`` plans replaces: when all its new files are
+    there, the old ones it merged; otherwise (a crash while writing them) the new ones."""
+    try:
+        plan = json.loads((root / _PLAN).read_text())
+        adds = [root / name for name in plan["add"]]
+        removes = [root / name for name in plan["remove"]]
+    except FileNotFoundError:  # no merge under way
+        return set()
+    except (OSError, ValueError, KeyError, TypeError):  # never whole: written atomically
+        return set()
+    return set(removes if all(file.exists() for file in adds) else adds)
 
 
 def _by_partition(items: list[Item]) -> dict[tuple[str, str, str], list[Item]]:
