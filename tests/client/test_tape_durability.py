@@ -117,3 +117,24 @@ def test_a_tape_torn_or_garbled_anywhere_is_a_tape_error_naming_it(make_gateway,
         tape.write_bytes(whole[: len(whole) // 2])
         with pytest.raises(toolkit.TapeError, match="torn or damaged"):
             toolkit.connect(tape=tape, tape_mode="auto")
+
+
+def test_a_save_killed_mid_write_leaves_nothing_once_the_tape_is_saved_again(
+    make_gateway, tmp_path
+):
+    tape = tmp_path / "notebook.tape.gz"
+    ended = subprocess.Popen(["true"])  # a kernel killed while it saved: its pid is free
+    ended.wait()
+    running = subprocess.Popen(["sleep", "30"])  # another kernel, saving as we speak
+    try:
+        left = tmp_path / f".{tape.name}.{ended.pid}-0badcafe.tmp"
+        busy = tmp_path / f".{tape.name}.{running.pid}-5afe5afe.tmp"
+        left.write_bytes(b"half a tape")
+        busy.write_bytes(b"half a tape")
+        gateway = make_gateway(cache=False, tape=tape, tape_mode="record")
+        gateway.node("ethereum-mainnet").get_balance(ADDRESSES[0], 100)
+        gateway.close()
+        assert not left.exists() and busy.exists()
+    finally:
+        running.kill()
+        running.wait()

@@ -24,7 +24,7 @@ per call identity. Everything written passes through the toolkit's scrubber: reg
 anywhere, URLs in answers (the platform's node list holds endpoint URLs with their keys) reduced
 to their host, and nothing of the request but the call's identity. It is written whole (temporary
 file, fsync, rename) when the gateway closes, at exit, and at most every `SAVE_SECONDS` while
-answers come in.
+answers come in; the temporary files of saves that were killed go at the next save.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 from .._errors import TapeError, TapeMiss, ValidationError
-from .._files import write_atomically
+from .._files import remove_dead_writers_files, write_atomically
 from .._redact import redact_key_material, scrub, warn
 from .._version import __version__
 from ..catalog import charge
@@ -263,6 +263,7 @@ class Tape:
                 "answers are kept in memory: free space on its disk (or make its folder "
                 "writable), then call gw.tape.save() or close the gateway"
             ) from None
+        remove_dead_writers_files(self.path)  # what saves killed mid-write left beside it
 
     # --- replaying ---
 

@@ -706,7 +706,8 @@ class DatasetWriter:
 
     def _remove_temporary_files(self, prefix: str) -> None:
         """What writers that died mid-write left (never renamed, so never part of the data)."""
-        patterns = [f"*/*/.part-{prefix}*.tmp"] + ([] if prefix else [f"{_RUNS}/.*.tmp"])
+        patterns = [f"*/*/.part-{prefix}*.tmp"]
+        patterns += [] if prefix else [f"{_RUNS}/.*.tmp", f".{_PLAN}.*.tmp"]
         for pattern in patterns:
             for file in self.root.glob(pattern):
                 file.unlink(missing_ok=True)
