@@ -121,3 +121,17 @@ def test_dask_skips_a_part_file_torn_inside_with_a_warning(make_gateway, tmp_pat
             assert len(damaged) == 2 and all(first.name in str(w.message) for w in damaged)
             skipped += 1
     assert skipped >= 12
+
+
+def test_compacting_on_a_full_disk_is_a_dataset_error_and_keeps_every_row(make_gateway, small_disk):
+    work = balances(make_gateway(cache=False), count=200)
+    dataset = small_disk.path / "ds"
+    written = work.run(dataset=dataset, **{**RUN, "rows_per_file": 10})
+    small_disk.fill(leave=8_192)
+    with pytest.raises(toolkit.DatasetError, match="No space left") as raised:
+        toolkit.compact_dataset(dataset, rows_per_file=1_000)
+    assert str(dataset) in str(raised.value) and "not merged" in str(raised.value)
+    assert sorted(toolkit.read_dataset(dataset)["params"]) == sorted(written["params"])
+    small_disk.free()
+    assert toolkit.compact_dataset(dataset, rows_per_file=1_000) == 19  # 20 files into 1
+    assert sorted(toolkit.read_dataset(dataset)["params"]) == sorted(written["params"])

@@ -644,13 +644,13 @@ class DatasetWriter:
         except OSError as error:
             raise self._unwritable(error) from None
 
-    def _unwritable(self, error: OSError) -> DatasetError:
-        """The error of a dataset that cannot be opened for writing (nothing was sent)."""
+    def _unwritable(self, error: OSError, done: str = "nothing was sent") -> DatasetError:
+        """The error of a dataset that cannot be written where nothing is lost (`done` says)."""
         where = error.filename or self.root
         return DatasetError(
             f"the dataset at {self.root} cannot be written ({error.strerror or error}: {where}); "
-            "nothing was sent. Free space on its disk or make it writable (or choose another "
-            "folder), then run again: the rows it holds are kept",
+            f"{done}. Free space on its disk or make it writable (or choose another folder), "
+            "then run again: the rows it holds are kept",
             path=str(self.root),
         )
 
@@ -876,7 +876,8 @@ def compact_dataset(
     """Merge the small part files of every partition of a dataset into files of up to
     `rows_per_file` rows, as the dataset's one writer (waiting for a run that writes, or
     `DatasetBusy` with ``wait=False``); return how many files were merged away. Also clears up
-    after runs that died (their journals, damaged files), as a run into the dataset would."""
+    after runs that died (their journals, damaged files), as a run into the dataset would. A disk
+    that cannot take the merged files is a `DatasetError`; every row stays where it was."""
     check_rows_per_file(rows_per_file)
     root = Path(path)
     if not root.is_dir():
@@ -892,6 +893,8 @@ def compact_dataset(
         _report_damage(root, damaged, move=True)
         folders = sorted({file.parent for file, _, _ in _parts(root)})
         return merge_small_files(root, rows_per_file, folders)
+    except OSError as error:  # a merge cut short is undone by the next writer (see its plan)
+        raise writer._unwritable(error, "its files were not merged") from None
     finally:
         writer.release()
 
