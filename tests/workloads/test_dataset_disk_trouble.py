@@ -56,8 +56,10 @@ def test_a_dead_runs_journal_on_a_full_disk_is_kept_and_resumed_once_there_is_ro
     sandbox.reset_metering()
     dataset = small_disk.path / "ds"
     small_disk.fill(leave=30_000)  # room for some journal lines, not for the part file
-    with pytest.warns(RuntimeWarning, match="could not be written"):
+    with pytest.warns(RuntimeWarning, match="could not be written") as caught:
         first = work.run(dataset=dataset, **RUN)
+    said = " ".join(str(warning.message) for warning in caught)
+    assert str(dataset) in said and "No space left" in said and "free space on its disk" in said
     assert first["error"].isna().all()  # the run's frame has every answer
     assert list(dataset.glob("_journal/*.jsonl"))
     kept = len(toolkit.read_dataset(dataset))  # the journal's rows, readable on the full disk

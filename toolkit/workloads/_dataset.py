@@ -835,10 +835,15 @@ class DatasetWriter:
 
     def _failed(self, error: Exception) -> None:
         self.failure = error
+        fix = (
+            "free space on its disk (or make it writable), then "
+            if isinstance(error, OSError)
+            else ""
+        )
         warn(
             f"the dataset at {self.root} could not be written ({error!r}); the results are in "
-            "the returned frame, what reached the dataset's journal is kept, and the next run "
-            "into the dataset sends the calls it lacks",
+            "the returned frame, what reached the dataset's journal is kept: "
+            f"{fix}the next run into the dataset sends the calls it lacks",
             RuntimeWarning,
             stacklevel=4,
         )
