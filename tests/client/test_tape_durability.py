@@ -14,6 +14,7 @@ import pytest
 
 import toolkit
 from toolkit.client._tape import Tape
+from toolkit.workloads._workload import Workload
 
 ADDRESSES = [f"0x{index:040x}" for index in range(1, 41)]
 
@@ -138,3 +139,55 @@ def test_a_save_killed_mid_write_leaves_nothing_once_the_tape_is_saved_again(
     finally:
         running.kill()
         running.wait()
+
+
+# A kernel that records in auto mode (as NODE_GATEWAY_TAPE does) and dies (kill -9) part way.
+DYING_KERNEL = textwrap.dedent(
+    """
+    import json, os, signal, sys
+    import toolkit
+    from toolkit.client import _tape
+
+    _tape.SAVE_SECONDS = 0
+    info, tape, addresses = json.loads(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])
+    gateway = toolkit.Gateway(
+        info["platform_url"], info["api_key"], nodes=info["nodes"], cache=False, tape=tape,
+        tape_mode="auto",
+    )
+    eth = gateway.node("ethereum-mainnet")
+    for address in addresses:
+        eth.get_balance(address, 100)
+    os.kill(os.getpid(), signal.SIGKILL)
+    """
+)
+
+
+def paid_balances(sandbox) -> int:
+    usage = sandbox.metering().get("ethereum-mainnet", {"by_method": {}})
+    return usage["by_method"].get("eth_getBalance", {}).get("calls", 0)
+
+
+def test_a_recording_whose_kernel_died_records_on_without_paying_again(
+    make_gateway, sandbox, tmp_path
+):
+    tape = tmp_path / "notebook.tape.gz"
+    live = make_gateway(cache=False).node("ethereum-mainnet")
+    expected = [live.get_balance(address, 100) for address in ADDRESSES]
+    sandbox.reset_metering()
+    command = [sys.executable, "-c", DYING_KERNEL, json.dumps(sandbox.info), str(tape)]
+    died = subprocess.run([*command, json.dumps(ADDRESSES[:25])], timeout=60)
+    assert died.returncode == -9 and paid_balances(sandbox) == 25
+    # The notebook runs again, as it was (auto mode): what the tape holds costs nothing.
+    gateway = make_gateway(cache=False, tape=tape, tape_mode="auto")
+    assert gateway.tape.resumed and not gateway.tape.replaying
+    eth = gateway.node("ethereum-mainnet")
+    work = Workload().grid(eth, "eth_getBalance", ADDRESSES, [100])  # async, one call a request
+    assert work.run(progress=False, batch_size=1)["value"].tolist() == expected
+    assert paid_balances(sandbox) == len(ADDRESSES)  # the 15 the dead kernel never sent
+    gateway.close()
+    # Finished now: the next run replays all of it.
+    replay = make_gateway(cache=False, tape=tape, tape_mode="auto")
+    assert replay.tape.replaying
+    eth = replay.node("ethereum-mainnet")
+    assert [eth.get_balance(address, 100) for address in ADDRESSES] == expected
+    assert paid_balances(sandbox) == len(ADDRESSES)
