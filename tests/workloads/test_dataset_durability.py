@@ -407,6 +407,25 @@ def test_damaged_files_are_moved_aside_and_their_calls_sent_again(make_gateway, 
     assert_whole(dataset, len(work))
 
 
+def test_a_part_file_lost_in_a_power_cut_is_written_again_from_its_journal(
+    lab, make_gateway, sandbox, tmp_path
+):
+    gateway = make_gateway(cache=False)
+    dataset = tmp_path / "ds"
+    (end,) = lab(kill="part-renamed", at=1, dataset=str(dataset))  # its journal not yet gone
+    assert end == {"signal": 9}
+    (journal,) = dataset.glob("_journal/*.jsonl")
+    (part,) = dataset.rglob(f"part-{journal.stem}-*.parquet")
+    kept = len(toolkit.read_dataset(dataset))
+    part.write_bytes(b"")  # renamed, its data never on disk: what a power cut can leave
+    before = paid_calls(sandbox)
+    work = workload(gateway)
+    frame = work.run(progress=False, dataset=dataset, **RUN)
+    assert frame.attrs["summary"]["from_dataset"] == kept
+    assert paid_calls(sandbox) - before == len(work) - kept  # the journal's rows not paid again
+    assert_whole(dataset, len(work))
+
+
 def test_a_node_name_of_any_length_works_and_reads_back_exactly(sandbox, tmp_path):
     name = "以太坊主网节点" * 5  # 35 CJK characters: 315 bytes URI-encoded
     url = sandbox.info["nodes"]["ethereum-mainnet"]

@@ -190,6 +190,15 @@ def _read_part(file: Path, node: str, method: str) -> tuple[pd.DataFrame, dict[s
     return _with_partitions(frame, about), about
 
 
+def _intact(file: Path, node: str, method: str) -> bool:
+    """Whether a part file is there and reads whole."""
+    try:
+        _read_part(file, node, method)
+    except Damaged:
+        return False
+    return True
+
+
 def _with_partitions(frame: pd.DataFrame, about: dict[str, Any]) -> pd.DataFrame:
     frame.insert(0, "method", about["method"])
     frame.insert(0, "node", about["node"])
@@ -715,12 +724,13 @@ class DatasetWriter:
     def _recover(self, prefix: str, damaged: list[Damaged]) -> None:
         """Write the part files that dead writers' journals hold rows for, then drop the
         journals. A part file's name is its journal's and its gateway's, so a part written
-        before the crash is never written twice (it is the same file)."""
+        before the crash is never written twice (it is the same file); one that cannot be read
+        (its data lost in a power cut after its rename) is written again from the journal."""
         for file in Journal.files(self.root, prefix):
             rows, bad = _read_journal(file)
             for key, key_rows in _by_key(rows).items():
                 target = _partition_dir(self.root, *key[1:]) / _part_name(file.stem, key[0])
-                if not target.exists():
+                if not _intact(target, *key[1:]):
                     frame = _rows_frame(key_rows).drop(columns=[*PARTITIONS, "gateway"])
                     self._write(target, frame, _about(*key))
             if bad:
