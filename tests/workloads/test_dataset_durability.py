@@ -322,7 +322,7 @@ def test_a_reader_while_another_process_writes_reads_each_row_once(
         writer.join()
         sandbox.faults.clear()
     assert ends == [{"exit": 0}]
-    assert counts == sorted(counts) and len(set(counts)) > 3  # rows came, none went
+    assert counts == sorted(counts) and len(set(counts)) >= 3  # rows came, none went
     assert_whole(dataset, len(toolkit.read_dataset(dataset)))
 
 
