@@ -18,11 +18,11 @@ from toolkit.workloads._workload import Workload
 
 ADDRESSES = [f"0x{index:040x}" for index in range(1, 41)]
 
-# What each kernel runs: the same calls, the tape saved after each answer (as a slow notebook's
-# would be, a second apart), and every call that raises or warns told.
-KERNEL = textwrap.dedent(
+# A kernel on a tape (mode: its 4th argument) that it saves after each answer (as a slow
+# notebook's would be, a second apart), calling for the balances of its 3rd argument.
+KERNEL_ON_A_TAPE = textwrap.dedent(
     """
-    import json, sys, warnings
+    import json, os, signal, sys, warnings
     import toolkit
     from toolkit.client import _tape
 
@@ -30,9 +30,14 @@ KERNEL = textwrap.dedent(
     info, tape, addresses = json.loads(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])
     gateway = toolkit.Gateway(
         info["platform_url"], info["api_key"], nodes=info["nodes"], cache=False, tape=tape,
-        tape_mode="record",
+        tape_mode=sys.argv[4],
     )
     eth = gateway.node("ethereum-mainnet")
+    """
+)
+# A kernel recording: every call that raises or warns told.
+KERNEL = KERNEL_ON_A_TAPE + textwrap.dedent(
+    """
     failed = []
     with warnings.catch_warnings(record=True) as warned:
         warnings.simplefilter("always")
@@ -50,7 +55,7 @@ KERNEL = textwrap.dedent(
 def test_two_kernels_recording_one_tape_lose_no_paid_answer(make_gateway, sandbox, tmp_path):
     tape = tmp_path / "notebook.tape.gz"
     command = [sys.executable, "-c", KERNEL, json.dumps(sandbox.info), str(tape)]
-    command.append(json.dumps(ADDRESSES))
+    command += [json.dumps(ADDRESSES), "record"]
     kernels = [subprocess.Popen(command, stdout=subprocess.PIPE, text=True) for _ in range(2)]
     outputs = [kernel.communicate(timeout=60)[0] for kernel in kernels]
     assert [kernel.returncode for kernel in kernels] == [0, 0]
@@ -142,19 +147,8 @@ def test_a_save_killed_mid_write_leaves_nothing_once_the_tape_is_saved_again(
 
 
 # A kernel that records in auto mode (as NODE_GATEWAY_TAPE does) and dies (kill -9) part way.
-DYING_KERNEL = textwrap.dedent(
+DYING_KERNEL = KERNEL_ON_A_TAPE + textwrap.dedent(
     """
-    import json, os, signal, sys
-    import toolkit
-    from toolkit.client import _tape
-
-    _tape.SAVE_SECONDS = 0
-    info, tape, addresses = json.loads(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])
-    gateway = toolkit.Gateway(
-        info["platform_url"], info["api_key"], nodes=info["nodes"], cache=False, tape=tape,
-        tape_mode="auto",
-    )
-    eth = gateway.node("ethereum-mainnet")
     for address in addresses:
         eth.get_balance(address, 100)
     os.kill(os.getpid(), signal.SIGKILL)
@@ -175,7 +169,7 @@ def test_a_recording_whose_kernel_died_records_on_without_paying_again(
     expected = [live.get_balance(address, 100) for address in ADDRESSES]
     sandbox.reset_metering()
     command = [sys.executable, "-c", DYING_KERNEL, json.dumps(sandbox.info), str(tape)]
-    died = subprocess.run([*command, json.dumps(ADDRESSES[:25])], timeout=60)
+    died = subprocess.run([*command, json.dumps(ADDRESSES[:25]), "auto"], timeout=60)
     assert died.returncode == -9 and paid_balances(sandbox) == 25
     # The notebook runs again, as it was (auto mode): what the tape holds costs nothing.
     gateway = make_gateway(cache=False, tape=tape, tape_mode="auto")
