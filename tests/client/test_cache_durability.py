@@ -57,3 +57,58 @@ def test_a_cache_torn_or_garbled_anywhere_is_set_aside_and_never_raises(tmp_path
                 assert (path.parent / moved.group(1)).exists()
                 set_aside += 1
     assert set_aside >= 10  # damage found when opened, and later
+
+
+def test_two_kernels_opening_one_damaged_cache_both_keep_their_answers(tmp_path, monkeypatch):
+    path = tmp_path / "responses.sqlite"
+    path.write_bytes(b"a note from a text editor, not a database\n" * 100)
+    path.chmod(0o600)
+    from toolkit.client import _cache
+
+    damaged, others = _cache._damaged, []
+
+    def another_kernel_moves_it_first(error):
+        # Both found the file damaged; the other kernel moves it aside and makes a fresh one.
+        if not others:
+            others.append(None)
+            others[0] = ResponseCache(path)
+        return damaged(error)
+
+    monkeypatch.setattr(_cache, "_damaged", another_kernel_moves_it_first)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mine = ResponseCache(path)
+    monkeypatch.setattr(_cache, "_damaged", damaged)
+    (other,) = others
+    assert mine.disabled is None and other.disabled is None
+    for number, cache in enumerate((mine, other)):
+        cache.store([keyed(number)])
+        cache.flush()
+    mine.close(), other.close()
+    # One file holds both kernels' answers; the damaged one is aside, whole.
+    both = ResponseCache(path)
+    assert both.lookup([keyed(0)[0], keyed(1)[0]]) == {keyed(0)[0]: "0x0", keyed(1)[0]: hex(10**15)}
+    both.close()
+    (aside,) = path.parent.glob("responses.sqlite.damaged-*")
+    assert aside.read_bytes().startswith(b"a note from a text editor")
+
+
+def test_a_damaged_cache_another_kernel_moves_aside_meanwhile_is_replaced_all_the_same(
+    tmp_path, monkeypatch
+):
+    path = tmp_path / "responses.sqlite"
+    path.write_bytes(b"a note from a text editor, not a database\n" * 100)
+    path.chmod(0o600)
+    move_aside = ResponseCache._move_aside
+
+    def another_kernel_moves_it_just_before(cache, why):
+        path.replace(path.with_name("responses.sqlite.damaged-by-the-other-kernel"))
+        return move_aside(cache, why)
+
+    monkeypatch.setattr(ResponseCache, "_move_aside", another_kernel_moves_it_just_before)
+    cache = ResponseCache(path)
+    assert cache.disabled is None  # it used a fresh file, not none
+    cache.store([keyed(0)])
+    cache.flush()
+    assert len(cache) == 1
+    cache.close()

@@ -196,6 +196,7 @@ class ResponseCache:
         self.disabled: str | None = None  # why the cache is off, when it is
         self._lock = threading.Lock()
         self._db: Any = None
+        self._inode: int | None = None
         self._salt = secrets.token_bytes(32)  # until the file's own is read
         self._identities: dict[tuple[str, str], bytes] = {}
         self._pending: dict[bytes, tuple[bytes, str, str, str, float, int]] = {}
@@ -261,11 +262,15 @@ class ResponseCache:
         import sqlite3
 
         try:
-            moved = self._move_aside("damaged")
-            _warn(
-                f"the response cache {self.path} is damaged ({error}); it was moved to "
-                f"{moved.name} and a fresh one is used"
-            )
+            # Another kernel that found it damaged too may have set it aside first: then the
+            # file there is its fresh one, to use (moving it aside would lose its answers).
+            if _inode(self.path) == self._inode:
+                with contextlib.suppress(FileNotFoundError):
+                    moved = self._move_aside("damaged")
+                    _warn(
+                        f"the response cache {self.path} is damaged ({error}); it was moved to "
+                        f"{moved.name} and a fresh one is used"
+                    )
             self._open()
         except (sqlite3.Error, OSError) as again:
             self._disable(again)
@@ -283,6 +288,7 @@ class ResponseCache:
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         with contextlib.suppress(FileExistsError):  # a new file: yours alone (SQLite's -wal and
             os.close(os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))  # -shm too)
+        self._inode = _inode(self.path)  # the file this connection is on
         db = _connect(self.path)
         self._db = db
         # Freed pages go back to the file system (a new file only: it must precede any table).
@@ -645,6 +651,13 @@ def _distrust(path: Path) -> tuple[str, bool] | None:
             mode = oct(status.st_mode & 0o777)
             return f"{candidate.name} is writable by group or others (mode {mode})", False
     return None
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return path.stat().st_ino
+    except OSError:
+        return None
 
 
 def _connect(path: Path) -> Any:
