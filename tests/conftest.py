@@ -345,3 +345,44 @@ def anvil(tmp_path_factory):
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+# --- a small disk to fill ------------------------------------------------------------------------
+
+
+class SmallDisk:
+    """A 1 MiB tmpfs mounted at `path`, to run out of space on (`fill`) or to make read-only
+    (`read_only`), as a user's disk does."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._filler = path / "filler"
+
+    def fill(self, leave: int = 0) -> None:
+        """Take all the free space but `leave` bytes."""
+        free = os.statvfs(self.path).f_bavail * os.statvfs(self.path).f_frsize
+        with open(self._filler, "ab") as filler:
+            filler.write(b"\0" * max(0, free - leave))
+
+    def free(self) -> None:
+        self._filler.unlink(missing_ok=True)
+
+    def remount(self, options: str) -> None:
+        subprocess.run(["mount", "-o", f"remount,{options}", str(self.path)], check=True)
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """`SmallDisk` on a tmpfs of its own (root only: skipped, saying so, where mount is not
+    allowed); unmounted after the test."""
+    path = tmp_path / "small-disk"
+    path.mkdir()
+    try:
+        command = ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(path)]
+        subprocess.run(command, check=True, capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as error:
+        pytest.skip(f"a full disk needs a small tmpfs, and mount is not permitted here: {error}")
+    try:
+        yield SmallDisk(path)
+    finally:
+        subprocess.run(["umount", "-l", str(path)], capture_output=True, timeout=30)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import glob
 import os
+import secrets
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,8 +21,9 @@ def fsync_dir(folder: Path) -> None:
 def write_atomically(file: Path, write: Callable[[Path], object]) -> None:
     """Write `file` whole or not at all: `write` fills a temporary file beside it (a hidden
     name, which dataset readers skip), which is fsynced, renamed over `file`, and the rename
-    fsynced."""
-    temporary = file.with_name(f".{file.name}.tmp")
+    fsynced. The temporary file's name is this write's own: two processes that write one file
+    at once (two kernels recording one tape) each rename a whole file, the last one wins."""
+    temporary = file.with_name(f".{file.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
         write(temporary)
         descriptor = os.open(temporary, os.O_RDONLY)
@@ -33,3 +36,25 @@ def write_atomically(file: Path, write: Callable[[Path], object]) -> None:
         temporary.unlink(missing_ok=True)
         raise
     fsync_dir(file.parent)
+
+
+def remove_dead_writers_files(file: Path) -> None:
+    """Remove the temporary files of `file` (see `write_atomically`) that writers killed
+    mid-write left: those of processes no longer running. A running one's is its write."""
+    if os.name != "posix":  # no way to ask whether a process runs without signalling it
+        return
+    head = f".{file.name}."
+    for temporary in file.parent.glob(f"{glob.escape(head)}*-*.tmp"):
+        pid = temporary.name.removeprefix(head).split("-", 1)[0]
+        if pid.isdigit() and not _running(int(pid)):
+            temporary.unlink(missing_ok=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # signal 0: only asks
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's
+        return True
+    return True

@@ -337,8 +337,8 @@ def test_a_failed_read_is_a_miss(make_gateway, cache_path):
     gateway.cache.flush()
 
     class FailingReads(FailingWrites):
-        def execute(self, *args):
-            raise sqlite3.DatabaseError("database disk image is malformed")
+        def execute(self, *args):  # (a damaged file is another case: test_cache_durability.py)
+            raise sqlite3.OperationalError("database is locked")
 
     gateway.cache._forget_recent()  # as in a new process: only the file holds the answer
     gateway.cache._db = FailingReads(gateway.cache._db)

@@ -15,10 +15,14 @@ itself starts no thread, so forking it is safe. A command says how the child die
   ``part-renamed`` (renamed, its journal not yet deleted), ``record`` (the run's record
   written, not renamed); ``merge-partial`` and ``merge-written`` (a run's merge of small
   files, cut short after its first new file, or after all of them but before the old go);
+  ``cache-store`` (answers inserted into the response cache, not committed) and ``tape-save``
+  (half the tape's temporary file written);
 - ``{"kill": "none"}``: the child runs to the end (two of them at once: ``"children": 2``).
 
 ``"run"`` overrides what the child passes to ``run()`` (`RUN`); ``"file_size_limit"`` (bytes)
 makes every write past it fail, as on a full disk (Python ignores SIGXFSZ: the write raises).
+``"cache"`` (a file) gives the child's gateway that response cache, ``"tape"`` (a file) has it
+record a tape there.
 """
 
 from __future__ import annotations
@@ -51,12 +55,17 @@ RUN = {"concurrency": 3, "batch_size": 5, "rows_per_file": 16}
 """How the children run: at most 3 units of at most 5 calls in flight."""
 
 
-def connect(info):
+def connect(info, cache=False, tape=None):
     import toolkit
 
     retry = toolkit.RetryPolicy(attempts=4, backoff_s=0.005, backoff_max_s=0.02)
     return toolkit.Gateway(
-        info["platform_url"], info["api_key"], nodes=info["nodes"], cache=False, retry=retry
+        info["platform_url"],
+        info["api_key"],
+        nodes=info["nodes"],
+        cache=cache,
+        retry=retry,
+        **({"tape": tape, "tape_mode": "record"} if tape else {}),
     )
 
 
@@ -142,6 +151,35 @@ def plant(point: str, at: int) -> None:
             finish(root)
 
         _dataset._finish_merge = die_before_finishing
+    elif point == "cache-store":  # the answers inserted, the transaction not committed
+        from toolkit.client._cache import ResponseCache
+
+        write_pending = ResponseCache._write_pending
+
+        def insert_then_maybe_die(cache):
+            if cache._pending and cache._db is not None and arrive():
+                cache._db.execute("BEGIN")
+                insert = "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?)"
+                cache._db.executemany(insert, list(cache._pending.values()))
+                die()
+            write_pending(cache)
+
+        ResponseCache._write_pending = insert_then_maybe_die
+    elif point == "tape-save":  # half of the tape's temporary file written
+        from toolkit.client import _tape
+
+        write_atomically = _tape.write_atomically
+
+        def half_then_maybe_die(file, write):
+            if arrive():
+                write_atomically(file, lambda temporary: (write(temporary), tear(temporary)))
+            write_atomically(file, write)
+
+        def tear(temporary):
+            os.truncate(temporary, os.path.getsize(temporary) // 2)
+            die()
+
+        _tape.write_atomically = half_then_maybe_die
     else:
         raise SystemExit(f"unknown point {point}")
 
@@ -164,13 +202,14 @@ def child(info, command) -> None:
 
         limit = command["file_size_limit"]
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-    gateway = connect(info)
-    work = workload(gateway)
     kill = command.get("kill", "none")
-    progress = KillAfter(command["at"]) if kill == "calls" else False
     if kill not in ("calls", "seconds", "none"):
         plant(kill, command["at"])
+    gateway = connect(info, command.get("cache", False), command.get("tape"))
+    work = workload(gateway)
+    progress = KillAfter(command["at"]) if kill == "calls" else False
     work.run(progress=progress, dataset=command["dataset"], **{**RUN, **command.get("run", {})})
+    gateway.close()  # as a kernel's exit would (`os._exit` skips it): the tape is saved whole
 
 
 def main() -> None:

@@ -1,5 +1,6 @@
 """What a dataset keeps when things go wrong, with real processes and real files: runs killed
-(SIGKILL) at 22 points, mid-write among them, then resumed; two processes and two threads into
+(SIGKILL) at 22 points, mid-write among them, then resumed, and 48 times more at random moments
+with a response cache or a tape beside the dataset; two processes and two threads into
 one dataset; zero-byte and torn files; names of any length; rows of another gateway.
 
 The sandbox meters every call it answers, so "paid once" is checked against the gateway's meter,
@@ -9,6 +10,7 @@ not against the toolkit's own ledger.
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 import threading
@@ -22,12 +24,15 @@ import pytest
 
 import toolkit
 from tests.workloads.crash_lab import RUN, workload
+from toolkit.client._cache import ResponseCache
+from toolkit.client._tape import Tape
 from toolkit.workloads._dataset import DatasetWriter
 from toolkit.workloads._workload import Workload
 
 IN_FLIGHT = RUN["concurrency"] * RUN["batch_size"]
 """The most calls a killed run can have paid for without their rows reaching the journal."""
 METHODS = ("eth_getBalance", "wallet/gettransactioninfobyblocknum")
+CALL = ["gateway", "node", "method", "params"]
 
 
 def paid_calls(sandbox) -> int:
@@ -66,7 +71,7 @@ def assert_whole(dataset: Path, calls: int) -> None:
     """One row per call, no journal or temporary file left."""
     stored = toolkit.read_dataset(dataset)
     assert len(stored) == calls
-    assert not stored.duplicated(["gateway", "node", "method", "params"]).any()
+    assert not stored.duplicated(CALL).any()
     assert stored["error"].isna().all()
     assert not list(dataset.glob("_journal/*.jsonl"))
     assert not [f for f in dataset.rglob(".*") if f.name.endswith(".tmp")]
@@ -118,6 +123,69 @@ def test_a_run_killed_anywhere_keeps_what_it_paid_for(
     assert again["ru"].sum() == 0 and paid_calls(sandbox) <= len(work) + IN_FLIGHT
 
 
+def by_call(frame: pd.DataFrame) -> dict[tuple[str, str, str], list]:
+    """Each call's values (a call planned twice has two)."""
+    values: dict[tuple[str, str, str], list] = {}
+    for row in frame[["node", "method", "params", "value"]].itertuples(index=False):
+        values.setdefault((row.node, row.method, row.params), []).append(row.value)
+    return values
+
+
+def test_runs_killed_at_random_moments_pay_again_only_what_was_in_flight(
+    lab, make_gateway, sandbox, tmp_path
+):
+    """48 runs, each resuming the last, killed at random moments (opening, recovering, sending,
+    the last flush, the merge, the run's record) or at planted ones (a cache transaction, a
+    tape's save, a part file, the record), into a dataset with a response cache or a tape beside
+    it: at least 30 die before their end, and every eighth runs to it. Each pays again at most
+    what it had in flight, every file a kill leaves is usable, and each round ends with the
+    values of a run never killed."""
+    gateway = make_gateway(cache=False)
+    clean = by_call(workload(gateway).run(progress=False))
+    calls = sum(map(len, clean.values()))
+    rng = random.Random(20261127)
+    planted = {
+        "cache": ["cache-store", "part-renamed", "record", "journal-torn"],
+        "tape": ["tape-save", "part-temporary", "record", "journal-written"],
+    }
+    rounds = kills = 0
+    sandbox.faults.set(kind="latency", delay=0.01)
+    try:
+        for iteration in range(48):
+            kind = ("cache", "tape")[rounds % 2]
+            folder = tmp_path / f"round-{rounds}"
+            dataset, keeps = folder / "ds", folder / f"kept.{kind}"
+            command = {"dataset": str(dataset), kind: str(keeps)}
+            if iteration % 8 == 7:  # a round's last run goes to its end
+                command.update(kill="none")
+            elif iteration % 8 == 6:
+                command.update(kill=planted[kind][iteration // 8 % 4], at=1)
+            else:
+                command.update(kill="seconds", at=rng.uniform(0.03, 0.3))
+            rows_before = len(toolkit.read_dataset(dataset)) if dataset.exists() else 0
+            paid_before = paid_calls(sandbox)
+            (end,) = lab(**command)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # no file a kill leaves is damaged
+                rows = len(toolkit.read_dataset(dataset)) if dataset.exists() else 0
+                if kind == "tape" and keeps.exists():
+                    Tape(keeps, "replay")
+                if kind == "cache" and keeps.exists():
+                    ResponseCache(keeps).close()
+            assert rows >= rows_before
+            assert paid_calls(sandbox) - paid_before - (rows - rows_before) <= IN_FLIGHT
+            kills += end == {"signal": 9}
+            if end == {"exit": 0}:  # the round is done: the values of a run never killed
+                assert rows == calls
+                resumed = workload(gateway).run(progress=False, dataset=dataset, **RUN)
+                assert resumed["ru"].sum() == 0 and by_call(resumed) == clean
+                assert_whole(dataset, calls)
+                rounds += 1
+    finally:
+        sandbox.faults.clear()
+    assert kills >= 30 and rounds >= 6
+
+
 def test_a_run_killed_while_it_recovers_a_dead_runs_journal_loses_nothing(
     lab, make_gateway, sandbox, tmp_path
 ):
@@ -145,12 +213,16 @@ def test_a_run_killed_while_it_merges_small_files_loses_nothing_and_doubles_noth
     big = {"rows_per_file": 1_000}  # every file small
     (end,) = lab(kill="journal-written", at=4, dataset=str(dataset), run=big)
     assert end == {"signal": 9}
+    (dataset / "._compacting.json.4194305-0badcafe.tmp").write_text("{")  # a plan's, killed
     # The resume writes what the journal held and its own rows: small files, merged at its end.
     (end,) = lab(kill=point, at=1, dataset=str(dataset), run=big)
     assert end == {"signal": 9}
     assert (dataset / "_compacting.json").exists()
     before = paid_calls(sandbox)
     work = workload(gateway)
+    # Before any resume, a reader counts the files of the merge cut short once.
+    stored = toolkit.read_dataset(dataset)
+    assert len(stored) == len(work) and not stored.duplicated(CALL).any()
     frame = work.run(progress=False, dataset=dataset, **big)
     assert frame["ru"].sum() == 0 and paid_calls(sandbox) == before  # every row was there
     assert_whole(dataset, len(work))
@@ -225,6 +297,33 @@ def test_two_processes_into_one_dataset_pay_once(lab, make_gateway, sandbox, tmp
     assert paid_calls(sandbox) == calls  # the second run waited, then found every row
     assert_whole(dataset, calls)
     assert len(toolkit.read_dataset(dataset).attrs["runs"]) == 2
+
+
+def test_a_reader_while_another_process_writes_reads_each_row_once(
+    lab, make_gateway, sandbox, tmp_path
+):
+    make_gateway(cache=False)
+    dataset = tmp_path / "ds"
+    dataset.mkdir()
+    ends: list = []
+    # Files of 16 rows: part files written and journals dropped all along, a merge at the end.
+    writer = threading.Thread(target=lambda: ends.extend(lab(dataset=str(dataset))))
+    sandbox.faults.set(kind="latency", delay=0.03)
+    counts = []
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no file a writer is busy with reads as damaged
+            writer.start()
+            while writer.is_alive():
+                stored = toolkit.read_dataset(dataset)
+                assert not stored.duplicated(CALL).any()
+                counts.append(len(stored))
+    finally:
+        writer.join()
+        sandbox.faults.clear()
+    assert ends == [{"exit": 0}]
+    assert counts == sorted(counts) and len(set(counts)) >= 3  # rows came, none went
+    assert_whole(dataset, len(toolkit.read_dataset(dataset)))
 
 
 def test_two_threads_into_one_dataset_pay_once(make_gateway, sandbox, tmp_path):
@@ -308,6 +407,25 @@ def test_damaged_files_are_moved_aside_and_their_calls_sent_again(make_gateway, 
         assert (dataset / "_quarantine" / file.relative_to(dataset)).exists()
     assert frame["error"].isna().all()
     assert paid_calls(sandbox) - before == lost  # only the lost rows' calls went out again
+    assert_whole(dataset, len(work))
+
+
+def test_a_part_file_lost_in_a_power_cut_is_written_again_from_its_journal(
+    lab, make_gateway, sandbox, tmp_path
+):
+    gateway = make_gateway(cache=False)
+    dataset = tmp_path / "ds"
+    (end,) = lab(kill="part-renamed", at=1, dataset=str(dataset))  # its journal not yet gone
+    assert end == {"signal": 9}
+    (journal,) = dataset.glob("_journal/*.jsonl")
+    (part,) = dataset.rglob(f"part-{journal.stem}-*.parquet")
+    kept = len(toolkit.read_dataset(dataset))
+    part.write_bytes(b"")  # renamed, its data never on disk: what a power cut can leave
+    before = paid_calls(sandbox)
+    work = workload(gateway)
+    frame = work.run(progress=False, dataset=dataset, **RUN)
+    assert frame.attrs["summary"]["from_dataset"] == kept
+    assert paid_calls(sandbox) - before == len(work) - kept  # the journal's rows not paid again
     assert_whole(dataset, len(work))
 
 

@@ -55,9 +55,9 @@ import secrets
 import threading
 import time
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 
 from .._errors import ValidationError
 from .._json import COMPACT_JSON
@@ -88,6 +88,7 @@ class Cacheable(NamedTuple):
     block: int | None
 
 
+_T = TypeVar("_T")
 MISS = object()  # `ResponseCache.answers` where the cache holds no answer
 
 
@@ -182,10 +183,11 @@ class ResponseCache:
     >>> gw = toolkit.connect(cache=cache)                                # doctest: +SKIP
 
     It fails safe: the cache saves money, so its own trouble never costs an answer. A damaged
-    file is moved aside (``*.damaged-<time>``) and a fresh one used; a file that cannot be opened
-    or written (read-only, locked) turns caching off (`disabled` says why); a failed read is a
-    miss and a failed write (a full disk) keeps the answers out of the cache but in the
-    results. Each case is a `RuntimeWarning`, never an exception.
+    file is moved aside (``*.damaged-<time>``) and a fresh one used, whether the damage shows
+    when it is opened or later (a lookup, a store, `len`, `summary`, `clear`); a file that
+    cannot be opened or written (read-only, locked) turns caching off (`disabled` says why); a
+    failed read is a miss and a failed write (a full disk) keeps the answers out of the cache
+    but in the results. Each case is a `RuntimeWarning`, never an exception.
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, max_bytes: int | None = None):
@@ -194,6 +196,7 @@ class ResponseCache:
         self.disabled: str | None = None  # why the cache is off, when it is
         self._lock = threading.Lock()
         self._db: Any = None
+        self._inode: int | None = None
         self._salt = secrets.token_bytes(32)  # until the file's own is read
         self._identities: dict[tuple[str, str], bytes] = {}
         self._pending: dict[bytes, tuple[bytes, str, str, str, float, int]] = {}
@@ -249,23 +252,43 @@ class ResponseCache:
             self._open()
         except (sqlite3.Error, OSError) as error:
             if _damaged(error):
-                moved = self._move_aside("damaged")
-                _warn(
-                    f"the response cache {self.path} is damaged ({error}); it was moved to "
-                    f"{moved.name} and a fresh one is used"
-                )
-                try:
-                    self._open()
-                except (sqlite3.Error, OSError) as again:
-                    self._disable(again)
+                self._replace_damaged(error)
             else:
                 self._disable(error)
+
+    def _replace_damaged(self, error: BaseException) -> None:
+        """Move a damaged file aside (saying where) and use a fresh one: when it is opened, or
+        when a read or write finds the damage later (SQLite reads pages as it needs them)."""
+        import sqlite3
+
+        try:
+            # Another kernel that found it damaged too may have set it aside first: then the
+            # file there is its fresh one, to use (moving it aside would lose its answers).
+            if _inode(self.path) == self._inode:
+                with contextlib.suppress(FileNotFoundError):
+                    moved = self._move_aside("damaged")
+                    _warn(
+                        f"the response cache {self.path} is damaged ({error}); it was moved to "
+                        f"{moved.name} and a fresh one is used"
+                    )
+            self._open()
+        except (sqlite3.Error, OSError) as again:
+            self._disable(again)
+
+    def _trouble(self, error: BaseException, what: str) -> None:
+        """After a read or write of the file failed: a damaged file is replaced, anything else
+        (a full disk, a lock held too long) is a warning that says `what` it cost."""
+        if _damaged(error):
+            self._replace_damaged(error)
+        else:
+            _warn(f"the response cache {self.path} {what} ({error})")
 
     def _open(self) -> None:
         self._close_db()
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         with contextlib.suppress(FileExistsError):  # a new file: yours alone (SQLite's -wal and
             os.close(os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))  # -shm too)
+        self._inode = _inode(self.path)  # the file this connection is on
         db = _connect(self.path)
         self._db = db
         # Freed pages go back to the file system (a new file only: it must precede any table).
@@ -293,6 +316,7 @@ class ResponseCache:
         db.execute("BEGIN IMMEDIATE")  # a read-only file fails here, not at the first answer
         db.execute("ROLLBACK")
         self._salt = db.execute("SELECT value FROM salt").fetchone()[0]
+        self._identities.clear()  # made with another file's salt (one replaced as damaged)
         db.execute("SELECT count(*) FROM responses").fetchone()  # a damaged table fails here
 
     def _move_aside(self, why: str) -> Path:
@@ -351,7 +375,7 @@ class ResponseCache:
                 marks = ",".join("?" * len(chunk))
                 rows.extend(self._db.execute(query.format(marks=marks), chunk))
         except sqlite3.Error as error:
-            _warn(f"the response cache could not be read ({error}); its answers count as misses")
+            self._trouble(error, "could not be read; its answers count as misses")
             return []
         return rows
 
@@ -503,10 +527,7 @@ class ResponseCache:
             if evicted or self._wal_bytes() > self.max_bytes // WAL_SHARE:
                 self._shrink()
         except sqlite3.Error as error:
-            _warn(
-                f"the response cache could not store answers ({error}); they are in your "
-                "results but not cached"
-            )
+            self._trouble(error, "could not store answers; they are in your results, not cached")
 
     def _pages(self) -> tuple[int, int]:
         """(bytes of the database's pages, bytes of those pages in use): the real size."""
@@ -556,46 +577,50 @@ class ResponseCache:
 
     # --- housekeeping ---
 
-    def clear(self, node: str | None = None) -> int:
-        """Delete every answer (or those of the node labelled `node`); return how many."""
+    def _housekeeping(self, work: Callable[[], _T], empty: _T) -> _T:
+        """`work` on the file (answers waiting in memory written first), or `empty` when there
+        is no file or `work` fails on it (a damaged file is replaced: see `_trouble`)."""
+        import sqlite3
+
         with self._lock:
             self._write_pending()
-            self._forget_recent()
             if self._db is None:
-                return 0
-            with self._db:
-                if node is None:
-                    removed = self._db.execute("DELETE FROM responses").rowcount
-                else:
-                    query = "DELETE FROM responses WHERE node = ?"
-                    removed = self._db.execute(query, (node,)).rowcount
-            self._shrink()
+                return empty
+            try:
+                return work()
+            except sqlite3.Error as error:
+                self._trouble(error, "could not be read")
+                return empty
+
+    def clear(self, node: str | None = None) -> int:
+        """Delete every answer (or those of the node labelled `node`); return how many."""
+        return self._housekeeping(lambda: self._delete(node), 0)
+
+    def _delete(self, node: str | None) -> int:
+        self._forget_recent()
+        with self._db:
+            if node is None:
+                removed = self._db.execute("DELETE FROM responses").rowcount
+            else:
+                query = "DELETE FROM responses WHERE node = ?"
+                removed = self._db.execute(query, (node,)).rowcount
+        self._shrink()
         return removed
 
     def __len__(self) -> int:
-        with self._lock:
-            self._write_pending()
-            if self._db is None:
-                return 0
-            return self._db.execute("SELECT count(*) FROM responses").fetchone()[0]
+        query = "SELECT count(*) FROM responses"
+        return self._housekeeping(lambda: self._db.execute(query).fetchone()[0], 0)
 
     @property
     def size_bytes(self) -> int:
         """Bytes of the database's pages: with the write-ahead log beside it (kept to an eighth
         of the bound), the measure `max_bytes` bounds."""
-        with self._lock:
-            self._write_pending()
-            return self._pages()[0] if self._db is not None else 0
+        return self._housekeeping(lambda: self._pages()[0], 0)
 
     def summary(self) -> dict[str, Any]:
         """Answers held per node and method."""
-        with self._lock:
-            self._write_pending()
-            if self._db is None:
-                return {}
-            rows = self._db.execute(
-                "SELECT node, method, count(*), total(size) FROM responses GROUP BY node, method"
-            ).fetchall()
+        query = "SELECT node, method, count(*), total(size) FROM responses GROUP BY node, method"
+        rows = self._housekeeping(lambda: self._db.execute(query).fetchall(), [])
         return {f"{node} {method}": (count, int(size)) for node, method, count, size in rows}
 
     def close(self) -> None:
@@ -632,6 +657,13 @@ def _distrust(path: Path) -> tuple[str, bool] | None:
     return None
 
 
+def _inode(path: Path) -> int | None:
+    try:
+        return path.stat().st_ino
+    except OSError:
+        return None
+
+
 def _connect(path: Path) -> Any:
     import sqlite3
 
@@ -641,7 +673,9 @@ def _connect(path: Path) -> Any:
 def _damaged(error: BaseException) -> bool:
     """Whether SQLite says the file is not a database, or a damaged one (not: read-only, locked)."""
     name = getattr(error, "sqlite_errorname", "")
-    return name in ("SQLITE_NOTADB", "SQLITE_CORRUPT") or "malformed" in str(error)
+    text = str(error)
+    # Text that is not UTF-8 where the cache wrote only UTF-8: a page damaged on disk.
+    return name in ("SQLITE_NOTADB", "SQLITE_CORRUPT") or "malformed" in text or "decode" in text
 
 
 def _warn(message: str) -> None:

@@ -16,7 +16,10 @@ a batch of 100 recorded is answered as two batches of 50, or one by one.
   once they run out), as an `Answer` marked replayed: it costs 0 RU, and its ledger entry keeps
   what it cost when recorded (``recorded_ru``) and when (the ledger's time is the tape's). A
   call the tape does not hold is a `TapeMiss` at once, naming the node, method and params.
-- ``auto``: replay when the file exists, else record.
+- ``auto``: replay when the file exists, else record. A recording that did not finish (its
+  kernel was killed before closing the gateway or exiting: the file does not say ``finished``)
+  is recorded on instead: a request whose calls the file answers gets those answers (0 RU, as a
+  replay), any other is sent and recorded after them, so what it holds is never paid twice.
 
 The file is gzip-compressed JSON lines, readable after ``gunzip``: a header (format, version,
 when it was recorded, the toolkit's version, the nodes by name, chain and host), then one line
@@ -24,7 +27,7 @@ per call identity. Everything written passes through the toolkit's scrubber: reg
 anywhere, URLs in answers (the platform's node list holds endpoint URLs with their keys) reduced
 to their host, and nothing of the request but the call's identity. It is written whole (temporary
 file, fsync, rename) when the gateway closes, at exit, and at most every `SAVE_SECONDS` while
-answers come in.
+answers come in; the temporary files of saves that were killed go at the next save.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import secrets
 import threading
 import time
 import weakref
+import zlib
 from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
@@ -46,8 +50,8 @@ from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 from .._errors import TapeError, TapeMiss, ValidationError
-from .._files import write_atomically
-from .._redact import redact_answer, scrub
+from .._files import remove_dead_writers_files, write_atomically
+from .._redact import redact_answer, scrub, warn
 from .._version import __version__
 from ..catalog import charge
 from ._http import Answer, LazyModule, Replayed
@@ -85,9 +89,6 @@ class Tape:
         if not isinstance(path, str | PathLike) or not str(path):
             raise ValidationError(f"must be a file path, got {path!r}", param="tape", rule="type")
         self.path = Path(path)
-        if mode == "auto":
-            mode = "replay" if self.path.exists() else "record"
-        self.mode = mode
         self._lock = threading.Lock()
         self._saving = threading.Lock()
         self._calls: dict[Key, dict[str, Any]] = {}
@@ -96,10 +97,26 @@ class Tape:
         self._nodes: dict[str, dict[str, str]] = {}
         self._dirty = False
         self._saved = 0.0
+        self._finished_on_disk = True  # whether the file says its recording was finished
+        auto = mode == "auto"
+        if auto:
+            mode = "replay" if self.path.exists() else "record"
         if mode == "replay":
             self.header = self._load()
+            # Auto mode on the file of a recording whose process died (killed, out of memory:
+            # it never said it finished) records on, answering the calls it holds from it.
+            if auto and self.header.get("finished", True) is False:
+                mode, self._finished_on_disk = "record", False
+                self._calls = {  # its own, to record into (see `record`)
+                    key: {**record, "answers": list(record["answers"]), "pending": [0, 0]}
+                    for key, record in self._calls.items()
+                }
         else:
             self.header = {"recorded": datetime.now(UTC).isoformat(timespec="seconds")}
+        self.mode = mode
+        self.resumed = not self._finished_on_disk
+        """Recording on from a recording that never finished (see `answer_recorded`)."""
+        if self.mode == "record":
             # Saved whole at exit as well: a notebook rarely closes its gateway.
             self._finalizer = weakref.finalize(self, _save_at_exit, weakref.ref(self))
             atexit.register(self._finalizer)
@@ -193,27 +210,32 @@ class Tape:
                     record["pending"] = [0, 0]
             self._dirty = True
         if time.monotonic() - self._saved >= SAVE_SECONDS:
-            self.save()
+            try:
+                self.save(finished=False)
+            except TapeError as error:  # the answer is paid for: the call gets it all the same
+                warn(str(error), RuntimeWarning, stacklevel=2)
 
     def close(self) -> None:
         """Write a recording whole and let it go: the next handle on the file replays it (in
         ``auto`` mode) instead of recording on."""
-        self.save()
+        self.save(finished=True)
         with _open_lock:
             if _open.get(self.path.resolve()) is self:
                 del _open[self.path.resolve()]
 
-    def save(self) -> None:
-        """Write the tape whole (a recording; a replayed tape is never written)."""
+    def save(self, *, finished: bool = False) -> None:
+        """Write the tape whole (a recording; a replayed tape is never written). `finished`:
+        the recording is over (closing, at exit); a file that does not say so is a recording
+        that died, which ``auto`` mode records on from."""
         if self.replaying:
             return
-        with self._saving:  # one save at a time: two would write the same temporary file
-            self._save()
+        with self._saving:  # one save at a time
+            self._save(finished)
 
-    def _save(self) -> None:
+    def _save(self, finished: bool) -> None:
         with self._lock:
             self._merge_parts()
-            if not self._dirty:
+            if not self._dirty and (self._finished_on_disk or not finished):
                 return
             billed, unconfirmed = self.cost()
             header = {
@@ -227,6 +249,7 @@ class Tape:
                 "nodes": self._nodes,
                 "ru": billed,
                 "unconfirmed_ru": unconfirmed,
+                "finished": finished,
             }
             lines = [json.dumps(header, sort_keys=True)]
             for key in sorted(self._calls):
@@ -235,13 +258,25 @@ class Tape:
             self._dirty = False
             self._saved = time.monotonic()
         data = gzip.compress(("\n".join(lines) + "\n").encode(), mtime=0)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(self.path, lambda file: file.write_bytes(data))
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(self.path, lambda file: file.write_bytes(data))
+        except OSError as error:  # a full disk, a read-only folder
+            with self._lock:
+                self._dirty = True  # still to write: the next save tries again
+            raise TapeError(
+                f"the tape {self.path} could not be written ({error.strerror or error}); its "
+                "answers are kept in memory: free space on its disk (or make its folder "
+                "writable), then call gw.tape.save() or close the gateway"
+            ) from None
+        self._finished_on_disk = finished
+        remove_dead_writers_files(self.path)  # what saves killed mid-write left beside it
 
     # --- replaying ---
 
     def _load(self) -> dict[str, Any]:
-        header, self._calls = _calls_of(_bytes_of(self.path), self.path)  # shared: never written
+        # Shared with every copy of this file in the process (`_calls_of`): read, never written.
+        header, self._calls = _calls_of(_bytes_of(self.path), self.path)
         self._nodes = dict(header.get("nodes", {}))
         return dict(header)
 
@@ -291,6 +326,24 @@ class Tape:
             self._clock = max(self._clock, *(answer["at"] for answer in found))
             return found
 
+    def answer_recorded(self, keys: list[Key]) -> list[dict[str, Any]] | None:
+        """Recording on from a recording that died: the next answer the file holds of each
+        call, so that no call it answered is paid for again; None when one has none left (the
+        request is sent, and its answers recorded after those)."""
+        with self._lock:
+            taken: dict[Key, int] = {}
+            found = []
+            for key in keys:
+                record = self._calls.get(key)
+                index = self._next.get(key, 0) + taken.get(key, 0)
+                if record is None or index >= len(record["answers"]):
+                    return None
+                found.append(record["answers"][index])
+                taken[key] = taken.get(key, 0) + 1
+            for key, count in taken.items():
+                self._next[key] = self._next.get(key, 0) + count
+            return found
+
     @property
     def clock(self) -> datetime:
         """Replaying, the tape's clock: when the latest answer served so far was recorded (when
@@ -325,11 +378,17 @@ def _parse(data: bytes, path: Path) -> tuple[dict[str, Any], list[dict[str, Any]
     try:
         text = gzip.decompress(data).decode()
         lines = [json.loads(line) for line in text.splitlines() if line.strip()]
-    except (OSError, EOFError, ValueError) as error:  # gzip's BadGzipFile is an OSError
-        raise TapeError(f"{path} is not a tape that can be read ({error})") from None
+    except (OSError, EOFError, ValueError, zlib.error) as error:  # BadGzipFile is an OSError
+        raise TapeError(
+            f"{path} is not a tape that can be read ({error}): it is torn or damaged; record "
+            "it again (tape_mode='record') or restore it from where it came from"
+        ) from None
     header = lines[0] if lines and isinstance(lines[0], dict) else {}
     if header.get("format") != FORMAT:
-        raise TapeError(f"{path} is not a tape (no {FORMAT!r} header)")
+        raise TapeError(
+            f"{path} is not a tape (no {FORMAT!r} header): record it again "
+            "(tape_mode='record') or restore it from where it came from"
+        )
     if header.get("version") != VERSION:
         raise TapeError(
             f"{path} is a tape of version {header.get('version')!r}; this toolkit "
@@ -436,7 +495,7 @@ def _save_at_exit(reference: weakref.ref[Tape]) -> None:
     tape = reference()
     if tape is not None:
         try:
-            tape.save()
+            tape.save(finished=True)
         except (OSError, TapeError):  # at exit, nobody to tell but stderr
             import sys
 
@@ -467,6 +526,9 @@ class TapeClient(StepClient):
     def send_step(self, step: Send) -> Answer | BaseException:
         if self.tape.replaying:
             return self._replay(step)
+        recorded = self._recorded(step)
+        if recorded is not None:
+            return recorded
         started = time.perf_counter()
         outcome = _send_sync(self.inner, step)
         self._record(step, outcome, time.perf_counter() - started)
@@ -477,6 +539,9 @@ class TapeClient(StepClient):
             # A request lets other tasks run, and a cancel land, while it waits: so does this.
             await asyncio.sleep(0)
             return self._replay(step)
+        recorded = self._recorded(step)
+        if recorded is not None:
+            return recorded
         started = time.perf_counter()
         outcome = await _send_async(self.inner, step)
         self._record(step, outcome, time.perf_counter() - started)
@@ -534,6 +599,18 @@ class TapeClient(StepClient):
         found = self.tape.answer(keys)
         if isinstance(found, TapeMiss):
             return found
+        return self._answer(step, ids, found)
+
+    def _recorded(self, step: Send) -> Answer | None:
+        """Recording on from a recording that died: the answer its file holds, if it does."""
+        if not self.tape.resumed:
+            return None
+        keys, ids = self._calls(step)
+        found = self.tape.answer_recorded(keys)
+        return None if found is None else self._answer(step, ids, found)
+
+    def _answer(self, step: Send, ids: list[Any] | None, found: list[dict[str, Any]]) -> Answer:
+        """The answer of a request from the recorded answers of its calls."""
         costs = tuple((answer["ru"], answer["unconfirmed_ru"]) for answer in found)
         replayed = Replayed(costs, found[0]["at"], found[0].get("latency_s", 0.0))
         first = found[0]

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import warnings
 from collections.abc import Mapping
 from dataclasses import asdict, is_dataclass
@@ -146,11 +147,14 @@ def to_parquet(
     Big ints are decimals and the provenance is in the schema metadata, so the file also opens
     directly in pyarrow, DuckDB and polars. `compression` is any codec pyarrow writes ("zstd",
     "snappy", "none", ...); `wide_ints` as in `to_arrow` ("text" for files meant for DuckDB or
-    polars when a column holds ints of more than 38 digits).
+    polars when a column holds ints of more than 38 digits). Each page carries a checksum (CRC32,
+    part of the Parquet format), which `read_parquet` checks: a page damaged on disk is an error,
+    never other values.
     """
     import pyarrow.parquet as pq
 
-    pq.write_table(to_arrow(frame, wide_ints=wide_ints), path, compression=compression)
+    table = to_arrow(frame, wide_ints=wide_ints)
+    pq.write_table(table, path, compression=compression, write_page_checksum=True)
 
 
 def _column_name(name: Any) -> Any:
@@ -409,10 +413,21 @@ def read_parquet(path: str | PathLike[str]) -> pd.DataFrame:
 
     A Parquet file written by anything else is read too: integer decimals (scale 0) become Python
     ints in object columns, everything else what pyarrow makes of it.
+
+    A file that is torn (a copy or a write cut short), damaged (a page whose checksum does not
+    match), or not Parquet is a `ParquetError` naming it.
     """
     import pyarrow.parquet as pq
 
-    return from_arrow(pq.read_table(path))
+    try:
+        return from_arrow(pq.read_table(path, page_checksum_verification=True))
+    except (FileNotFoundError, ParquetError):
+        raise
+    except (OSError, ValueError, KeyError, TypeError) as error:  # ArrowInvalid: a ValueError
+        raise ParquetError(
+            f"{os.fspath(path)} cannot be read ({error}): it is torn or damaged, or not a "
+            "Parquet file; write it again from where it came from"
+        ) from None
 
 
 def from_arrow(table: pa.Table) -> pd.DataFrame:

@@ -32,6 +32,11 @@ no row is ever lost or there twice.
 another run waits for it, saying who holds it, or raises `DatasetBusy` at once. The OS drops the
 lock of a process that died, so a crashed run never blocks the next.
 
+**A disk that cannot take it.** A dataset that cannot be opened for writing (a full disk, a
+read-only folder: its lock, or the rows a dead run's journal holds) is a `DatasetError` naming
+the folder and what to do, raised before anything is sent, with the lock let go. A disk that
+fills during a run: the run warns and goes on (see `DatasetWriter._failed`).
+
 **Damaged files never stop a user.** A part file, journal line or run record that cannot be read
 (a zero-byte file after a power loss, a torn copy) is moved into ``_quarantine/`` by the next
 writer, with one warning naming it; its calls are sent again. `read_dataset` skips it, warning.
@@ -66,7 +71,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
-from .._errors import BudgetExceeded, DatasetBusy, ValidationError
+from .._errors import BudgetExceeded, DatasetBusy, DatasetError, ValidationError
 from .._files import fsync_dir, write_atomically
 from .._redact import holds_secret, scrub_value, warn
 from .._version import __version__
@@ -83,6 +88,8 @@ SYNC_SECONDS = 1.0
 MAX_FOLDER_NAME = 200
 """Bytes of a partition folder's name at most (file systems allow 255)."""
 WAIT_POLL_SECONDS = 0.25
+READ_ATTEMPTS = 5
+"""`read_dataset` reads again when a writer changed the files meanwhile, this often at most."""
 
 _JOURNALS = "_journal"
 _RUNS = "_runs"
@@ -183,6 +190,15 @@ def _read_part(file: Path, node: str, method: str) -> tuple[pd.DataFrame, dict[s
     return _with_partitions(frame, about), about
 
 
+def _intact(file: Path, node: str, method: str) -> bool:
+    """Whether a part file is there and reads whole."""
+    try:
+        _read_part(file, node, method)
+    except Damaged:
+        return False
+    return True
+
+
 def _with_partitions(frame: pd.DataFrame, about: dict[str, Any]) -> pd.DataFrame:
     frame.insert(0, "method", about["method"])
     frame.insert(0, "node", about["node"])
@@ -203,8 +219,14 @@ def read_dataset(path: str | PathLike[str], engine: str = "pandas") -> Any:
     ``gateway``: the identity of the gateway each row came through), with the provenance of
     every run that wrote into the dataset in ``frame.attrs["runs"]``; ``engine="dask"`` a lazy
     dask DataFrame of one partition per file, each read the same way. Rows that a run which
-    died wrote only to its journal are read too. Damaged files are skipped with a warning (the
-    next run into the dataset moves them aside and sends their calls again).
+    died wrote only to its journal are read too, and a merge of small files that a crash cut
+    short counts its files once. Damaged files are skipped with a warning (the next run into the
+    dataset moves them aside and sends their calls again); with dask, a file whose pages are
+    damaged is found when its partition is computed, and skipped then.
+
+    A run may be writing into the dataset meanwhile (another kernel): with pandas, a read that
+    a writer's files changed under (a part file written, a journal gone, a merge) is done again,
+    so each row is read once; dask's lazy reads are not, so read with it when no run writes.
     """
     if engine not in ("pandas", "dask"):
         raise ValidationError(
@@ -213,27 +235,32 @@ def read_dataset(path: str | PathLike[str], engine: str = "pandas") -> Any:
     root = Path(path)
     if not root.is_dir():
         raise FileNotFoundError(f"no dataset at {root}")
-    damaged: list[Damaged] = []
-    journaled = _journal_frame(root, Journal.files(root), damaged)
     if engine == "pandas":
-        import pandas as pd
-
-        frames = []
-        for part in _parts(root):
-            try:
-                frames.append(_read_part(*part)[0])
-            except Damaged as damage:
-                damaged.append(damage)
-        if len(journaled):
-            frames.append(journaled)
+        for _ in range(READ_ATTEMPTS):  # until no writer changed the files while they were read
+            files = _files_now(root)
+            frame, damaged = _read_rows(root)
+            if _files_now(root) == files:
+                break
+            time.sleep(WAIT_POLL_SECONDS / 10)
+        else:
+            warn(
+                f"the dataset at {root} changed each time it was read (a run is writing into "
+                "it): some rows may be missing or there twice; read it again when the run ends",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         _report_damage(root, damaged, move=False)
-        frame = pd.concat(frames, ignore_index=True) if frames else _empty()
         frame.attrs["runs"] = runs(root)
         return frame
     import dask
     import dask.dataframe as dd
 
-    pieces: list[Any] = [part for part in _parts(root) if _readable(part[0], damaged)]
+    damaged: list[Damaged] = []
+    journaled = _journal_frame(root, Journal.files(root), damaged)
+    replaced = _replaced_by_merge(root)
+    pieces: list[Any] = [
+        part for part in _parts(root) if part[0] not in replaced and _readable(part[0], damaged)
+    ]
     if len(journaled):
         pieces.append(journaled)
     _report_damage(root, damaged, move=False)
@@ -243,6 +270,34 @@ def read_dataset(path: str | PathLike[str], engine: str = "pandas") -> Any:
         if not pieces:
             return dd.from_pandas(_empty(), npartitions=1)
         return dd.from_map(_piece, pieces, meta=_empty())
+
+
+def _files_now(root: Path) -> tuple[Any, ...]:
+    """The dataset's files as a writer changes them: journals, part files, a merge's plan."""
+    parts = sorted(root.glob("node=*/method=*/part-*.parquet"))
+    return tuple(Journal.files(root)), tuple(parts), (root / _PLAN).exists()
+
+
+def _read_rows(root: Path) -> tuple[pd.DataFrame, list[Damaged]]:
+    """Every row once, and the files that could not be read: journals first (a journal goes
+    only once its part files are written); the files a merge cut short replaces are left out."""
+    import pandas as pd
+
+    damaged: list[Damaged] = []
+    journaled = _journal_frame(root, Journal.files(root), damaged)
+    replaced = _replaced_by_merge(root)
+    frames = []
+    for part in _parts(root):
+        if part[0] in replaced:
+            continue
+        try:
+            frames.append(_read_part(*part)[0])
+        except Damaged as damage:
+            if part[0].exists():  # else a writer merged it away meanwhile: read again
+                damaged.append(damage)
+    if len(journaled):
+        frames.append(journaled)
+    return (pd.concat(frames, ignore_index=True) if frames else _empty()), damaged
 
 
 def _readable(file: Path, damaged: list[Damaged]) -> bool:
@@ -258,8 +313,15 @@ def _readable(file: Path, damaged: list[Damaged]) -> bool:
 
 
 def _piece(piece: Any) -> pd.DataFrame:
-    """One dask partition: a part file's rows, or the journals' rows."""
-    return piece if not isinstance(piece, tuple) else _read_part(*piece)[0]
+    """One dask partition: a part file's rows, or the journals' rows. A part file whose footer
+    reads but whose pages do not (torn, garbled inside) is skipped with a warning, as eagerly."""
+    if not isinstance(piece, tuple):
+        return piece
+    try:
+        return _read_part(*piece)[0]
+    except Damaged as damage:
+        _report_damage(piece[0].parents[2], [damage], move=False)  # root/node=/method=/part
+        return _empty()
 
 
 def runs(root: Path) -> list[dict[str, Any]]:
@@ -379,6 +441,8 @@ def _read_journal(file: Path) -> tuple[list[list[Any]], int]:
     not counted: it is what a crash mid-write leaves)."""
     try:
         lines = file.read_bytes().split(b"\n")
+    except FileNotFoundError:  # its rows went into part files meanwhile (a reader's race)
+        return [], 0
     except OSError:
         return [], 1
     rows, bad = [], 0
@@ -490,7 +554,11 @@ class DatasetLock:
             "host": socket.gethostname(),
             "since": datetime.now(UTC).isoformat(timespec="seconds"),
         }
-        (self.root / _OWNER).write_text(json.dumps(owner))
+        try:
+            (self.root / _OWNER).write_text(json.dumps(owner))
+        except OSError:  # a full disk: a lock kept by a run that never starts blocks the next
+            self._lock.release(force=True)
+            raise
         return True
 
     def busy(self) -> DatasetBusy:
@@ -578,12 +646,25 @@ class DatasetWriter:
         return self._resume_locked()
 
     def _take_lock(self) -> bool:
-        self.root.mkdir(parents=True, exist_ok=True)
-        if self.own_files_only:  # the coordinator of the distributed run holds the lock
-            return True
-        if self._lock is None:
-            self._lock = DatasetLock(self.root, self.run_id)
-        return self._lock.try_acquire()
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            if self.own_files_only:  # the coordinator of the distributed run holds the lock
+                return True
+            if self._lock is None:
+                self._lock = DatasetLock(self.root, self.run_id)
+            return self._lock.try_acquire()
+        except OSError as error:
+            raise self._unwritable(error) from None
+
+    def _unwritable(self, error: OSError, done: str = "nothing was sent") -> DatasetError:
+        """The error of a dataset that cannot be written where nothing is lost (`done` says)."""
+        where = error.filename or self.root
+        return DatasetError(
+            f"the dataset at {self.root} cannot be written ({error.strerror or error}: {where}); "
+            f"{done}. Free space on its disk or make it writable (or choose another folder), "
+            "then run again: the rows it holds are kept",
+            path=str(self.root),
+        )
 
     def _waiting(self, said: bool) -> bool:
         assert self._lock is not None
@@ -597,6 +678,9 @@ class DatasetWriter:
     def _resume_locked(self) -> pd.DataFrame:
         try:
             return self._resume()
+        except OSError as error:  # writing what dead runs left, moving damaged files aside
+            self.release()
+            raise self._unwritable(error) from None
         except BaseException:
             self.release()
             raise
@@ -634,7 +718,8 @@ class DatasetWriter:
 
     def _remove_temporary_files(self, prefix: str) -> None:
         """What writers that died mid-write left (never renamed, so never part of the data)."""
-        patterns = [f"*/*/.part-{prefix}*.tmp"] + ([] if prefix else [f"{_RUNS}/.*.tmp"])
+        patterns = [f"*/*/.part-{prefix}*.tmp"]
+        patterns += [] if prefix else [f"{_RUNS}/.*.tmp", f".{_PLAN}.*.tmp"]
         for pattern in patterns:
             for file in self.root.glob(pattern):
                 file.unlink(missing_ok=True)
@@ -642,12 +727,13 @@ class DatasetWriter:
     def _recover(self, prefix: str, damaged: list[Damaged]) -> None:
         """Write the part files that dead writers' journals hold rows for, then drop the
         journals. A part file's name is its journal's and its gateway's, so a part written
-        before the crash is never written twice (it is the same file)."""
+        before the crash is never written twice (it is the same file); one that cannot be read
+        (its data lost in a power cut after its rename) is written again from the journal."""
         for file in Journal.files(self.root, prefix):
             rows, bad = _read_journal(file)
             for key, key_rows in _by_key(rows).items():
                 target = _partition_dir(self.root, *key[1:]) / _part_name(file.stem, key[0])
-                if not target.exists():
+                if not _intact(target, *key[1:]):
                     frame = _rows_frame(key_rows).drop(columns=[*PARTITIONS, "gateway"])
                     self._write(target, frame, _about(*key))
             if bad:
@@ -762,10 +848,15 @@ class DatasetWriter:
 
     def _failed(self, error: Exception) -> None:
         self.failure = error
+        fix = (
+            "free space on its disk (or make it writable), then "
+            if isinstance(error, OSError)
+            else ""
+        )
         warn(
             f"the dataset at {self.root} could not be written ({error!r}); the results are in "
-            "the returned frame, what reached the dataset's journal is kept, and the next run "
-            "into the dataset sends the calls it lacks",
+            "the returned frame, what reached the dataset's journal is kept: "
+            f"{fix}the next run into the dataset sends the calls it lacks",
             RuntimeWarning,
             stacklevel=4,
         )
@@ -803,7 +894,8 @@ def compact_dataset(
     """Merge the small part files of every partition of a dataset into files of up to
     `rows_per_file` rows, as the dataset's one writer (waiting for a run that writes, or
     `DatasetBusy` with ``wait=False``); return how many files were merged away. Also clears up
-    after runs that died (their journals, damaged files), as a run into the dataset would."""
+    after runs that died (their journals, damaged files), as a run into the dataset would. A disk
+    that cannot take the merged files is a `DatasetError`; every row stays where it was."""
     check_rows_per_file(rows_per_file)
     root = Path(path)
     if not root.is_dir():
@@ -819,6 +911,8 @@ def compact_dataset(
         _report_damage(root, damaged, move=True)
         folders = sorted({file.parent for file, _, _ in _parts(root)})
         return merge_small_files(root, rows_per_file, folders)
+    except OSError as error:  # a merge cut short is undone by the next writer (see its plan)
+        raise writer._unwritable(error, "its files were not merged") from None
     finally:
         writer.release()
 
@@ -878,19 +972,27 @@ def _finish_merge(root: Path) -> None:
     plan_file = root / _PLAN
     if not plan_file.exists():
         return
-    try:
-        plan = json.loads(plan_file.read_text())
-        adds = [root / name for name in plan["add"]]
-        removes = [root / name for name in plan["remove"]]
-    except (OSError, ValueError, KeyError, TypeError):  # never whole: written atomically
-        adds, removes = [], []
-    done = all(file.exists() for file in adds)
-    for file in removes if done else adds:
+    replaced = _replaced_by_merge(root)
+    for file in replaced:
         file.unlink(missing_ok=True)
-    for folder in {file.parent for file in adds + removes if file.parent.exists()}:
+    for folder in {file.parent for file in replaced if file.parent.exists()}:
         fsync_dir(folder)
     plan_file.unlink()
     fsync_dir(root)
+
+
+def _replaced_by_merge(root: Path) -> set[Path]:
+    """The files that a merge ``_compacting.json`` plans replaces: when all its new files are
+    there, the old ones it merged; otherwise (a crash while writing them) the new ones."""
+    try:
+        plan = json.loads((root / _PLAN).read_text())
+        adds = [root / name for name in plan["add"]]
+        removes = [root / name for name in plan["remove"]]
+    except FileNotFoundError:  # no merge under way
+        return set()
+    except (OSError, ValueError, KeyError, TypeError):  # never whole: written atomically
+        return set()
+    return set(removes if all(file.exists() for file in adds) else adds)
 
 
 def _by_partition(items: list[Item]) -> dict[tuple[str, str, str], list[Item]]:
