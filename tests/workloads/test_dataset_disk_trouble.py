@@ -80,6 +80,37 @@ def test_a_dead_runs_journal_on_a_full_disk_is_kept_and_resumed_once_there_is_ro
     assert len(toolkit.read_dataset(dataset)) == len(work)
 
 
+def test_a_disk_that_fills_mid_run_stops_the_sending_and_a_resume_pays_only_what_was_lost(
+    make_gateway, sandbox, small_disk
+):
+    """A call sent once the dataset cannot take rows would be paid for and kept only in memory:
+    the run sends nothing more, and its unsent calls say why (0 RU)."""
+    gateway = make_gateway(cache=False)
+    work = balances(gateway)
+    clean = work.run(progress=False)
+    sandbox.reset_metering()
+    dataset = small_disk.path / "ds"
+    small_disk.fill(leave=30_000)  # room for a few journal lines of the 20 batches
+    with pytest.warns(RuntimeWarning, match="sends nothing more"):
+        first = work.run(dataset=dataset, **{**RUN, "concurrency": 1})
+    answered = first["error"].isna()
+    unsent = first["error"].eq("DatasetError")
+    assert 0 < answered.sum() < len(work) and (answered | unsent).all()
+    assert paid_calls(sandbox) == answered.sum()  # nothing was sent after the failure
+    assert first.loc[unsent, "ru"].eq(0).all()
+    assert first.loc[unsent, "message"].str.contains("not sent: the dataset at").all()
+    assert first.loc[unsent, "message"].str.contains("free space on its disk").all()
+    assert first.loc[answered, "value"].tolist() == clean.loc[answered, "value"].tolist()
+
+    small_disk.free()
+    gc.collect()  # what pyarrow's failed writer held of the full disk
+    resumed = work.run(dataset=dataset, wait_for_dataset=False, **RUN)
+    kept = resumed.attrs["summary"]["from_dataset"]
+    assert 0 < kept <= answered.sum()  # what reached the journal before the disk filled
+    assert paid_calls(sandbox) == answered.sum() + len(work) - kept
+    assert resumed["value"].tolist() == clean["value"].tolist()
+
+
 def test_a_read_only_dataset_reads_and_a_run_into_it_is_a_dataset_error(
     make_gateway, sandbox, small_disk
 ):

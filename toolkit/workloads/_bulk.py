@@ -9,7 +9,8 @@
   with backoff (`NodeCore`, `Exchange`). What the runner adds is retrying the items of a batch
   answer that failed with a retryable error (a rate-limit error object for one item, say), with
   the node's retry policy, and the budget rule for a run: once a call is refused for the budget,
-  nothing more is sent and every call not yet answered is reported as `BudgetExceeded`.
+  nothing more is sent and every call not yet answered is reported as `BudgetExceeded`; the
+  same once the run's dataset can no longer be written (`stop_sending`: a `DatasetError`).
 - Every call ends as one row: its result, or its failure (error type and message). The rows come
   back in the workload's order, so ``len(frame) == len(workload)`` always.
 - A stop (the notebook's stop button, a cancel) ends the run, not the rows: `run` cancels the
@@ -123,6 +124,7 @@ class BulkRun:
         batch_size: int = 100,
         progress: Any = None,
         on_done: Callable[[list[Item]], None] | None = None,
+        stop_sending: Callable[[], Exception | None] | None = None,
     ):
         for name, value in (("concurrency", concurrency), ("batch_size", batch_size)):
             if value < 1:
@@ -132,6 +134,9 @@ class BulkRun:
         self.batch_size = batch_size
         self.progress = progress
         self.on_done = on_done  # told of each finished call, its receipt tallied (a dataset)
+        # Asked before each unit is sent: an error to end its calls with instead (a dataset that
+        # can no longer take rows: a call sent then would be paid for and kept nowhere).
+        self.stop_sending = stop_sending
         self.budget_refusal: BudgetExceeded | None = None
         # The cancel or interrupt that stopped the run, for the caller to raise once it has kept
         # what finished (see the module doc).
@@ -289,6 +294,10 @@ class BulkRun:
     async def _send(self, unit: list[Item]) -> None:
         if self.budget_refusal is not None:
             self._finish(unit, error=self._not_sent())
+            return
+        stop = self.stop_sending() if self.stop_sending is not None else None
+        if stop is not None:
+            self._finish(unit, error=stop)
             return
         if len(unit) == 1:
             await self._send_one(unit[0])

@@ -848,17 +848,29 @@ class DatasetWriter:
 
     def _failed(self, error: Exception) -> None:
         self.failure = error
-        fix = (
-            "free space on its disk (or make it writable), then "
-            if isinstance(error, OSError)
-            else ""
-        )
         warn(
-            f"the dataset at {self.root} could not be written ({error!r}); the results are in "
-            "the returned frame, what reached the dataset's journal is kept: "
-            f"{fix}the next run into the dataset sends the calls it lacks",
+            f"the dataset at {self.root} could not be written ({error!r}); the run sends nothing "
+            "more, the calls answered so far are in the returned frame, what reached the "
+            f"dataset's journal is kept: {self._fix()}the next run into the dataset sends the "
+            "calls it lacks",
             RuntimeWarning,
             stacklevel=4,
+        )
+
+    def _fix(self) -> str:
+        if isinstance(self.failure, OSError):
+            return "free space on its disk (or make it writable), then "
+        return ""
+
+    def unsendable(self) -> DatasetError | None:
+        """Once the dataset cannot take rows, the error a call not yet sent ends with (a call
+        sent then would be paid for and kept nowhere but in memory); None until then."""
+        if self.failure is None:
+            return None
+        return DatasetError(
+            f"not sent: the dataset at {self.root} could not be written ({self.failure!r}); "
+            f"{self._fix()}run again: it sends only the calls the dataset lacks",
+            path=str(self.root),
         )
 
     def record_run(

@@ -554,6 +554,7 @@ class Workload:
                     batch_size=batch_size,
                     progress=bar,
                     on_done=None if writer is None else writer.add,
+                    stop_sending=None if writer is None else writer.unsendable,
                 )
                 # The cache answers first (one query per node), so heads and prices are worked
                 # out only for the calls that will be sent.
