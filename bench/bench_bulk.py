@@ -328,8 +328,8 @@ def evm_rows(url: str, addresses: list[str], blocks: list[int], repeats: int, wo
     sketch_cpu = own_cpu_per_call(sketch, lambda: None, n, max(repeats, 3))
     close_sketch()
     text = table(title, rows, reference=web3_gather)
-    # Three of issue 28's targets were dropped, for the floors printed beside them (see
-    # docs/benchmarks.md, "Targets dropped"): each stays measured, side by side with its floor.
+    # Three targets were dropped, for the floors printed beside them (see docs/benchmarks.md,
+    # "Targets dropped"): each stays measured, side by side with its floor.
     text += (
         "\n\n| ratio | measured | the least it can be here | target |\n|---|---|---|---|\n"
         f"| fresh {n:,}-call Workload / kept-alive raw one-batch client (rate) | "

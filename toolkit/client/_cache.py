@@ -620,7 +620,7 @@ class ResponseCache:
     def summary(self) -> dict[str, Any]:
         """Answers held per node and method."""
         query = "SELECT node, method, count(*), total(size) FROM responses GROUP BY node, method"
-        rows = self._housekeeping(lambda: self._db.execute(query).fetchall(), [])
+        rows: list[Any] = self._housekeeping(lambda: self._db.execute(query).fetchall(), [])
         return {f"{node} {method}": (count, int(size)) for node, method, count, size in rows}
 
     def close(self) -> None:

@@ -255,15 +255,15 @@ def read_dataset(path: str | PathLike[str], engine: str = "pandas") -> Any:
     import dask
     import dask.dataframe as dd
 
-    damaged: list[Damaged] = []
-    journaled = _journal_frame(root, Journal.files(root), damaged)
+    unreadable: list[Damaged] = []
+    journaled = _journal_frame(root, Journal.files(root), unreadable)
     replaced = _replaced_by_merge(root)
     pieces: list[Any] = [
-        part for part in _parts(root) if part[0] not in replaced and _readable(part[0], damaged)
+        part for part in _parts(root) if part[0] not in replaced and _readable(part[0], unreadable)
     ]
     if len(journaled):
         pieces.append(journaled)
-    _report_damage(root, damaged, move=False)
+    _report_damage(root, unreadable, move=False)
     # Dask turns object columns into Arrow strings by default; here they hold exact ints and
     # JSON values, as in pandas.
     with dask.config.set({"dataframe.convert-string": False}):
