@@ -131,10 +131,10 @@ def report(best: dict[str, dict[str, float]], rounds: int) -> str:
 def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5, help="rounds taking turns (default 5)")
-    parser.add_argument("--quick", action="store_true", help="small sizes, two rounds")
+    parser.add_argument("--quick", action="store_true", help="small sizes, one round")
     options = parser.parse_args(argv)
     rounds, infos, exceptions = (
-        (2, 5_000, 500) if options.quick else (options.rounds, 50_000, 5_000)
+        (1, 5_000, 500) if options.quick else (options.rounds, 50_000, 5_000)
     )
     text = report(measure(rounds, infos, exceptions), rounds)
     print(text, flush=True)

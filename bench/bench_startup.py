@@ -219,9 +219,9 @@ def report(times: dict[str, dict[str, list[float]]], rounds: int) -> str:
 def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=8, help="timed rounds (default 8)")
-    parser.add_argument("--quick", action="store_true", help="three timed rounds (a smoke check)")
+    parser.add_argument("--quick", action="store_true", help="one timed round (a smoke check)")
     options = parser.parse_args(argv)
-    rounds = 3 if options.quick else options.rounds
+    rounds = 1 if options.quick else options.rounds
     text = report(measure(rounds), rounds)
     print(text)
     return text

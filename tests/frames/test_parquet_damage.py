@@ -41,6 +41,8 @@ def test_a_parquet_file_torn_or_garbled_anywhere_reads_exactly_or_is_a_parquet_e
             refused += 1
             continue
         pd.testing.assert_frame_equal(read, expected)  # a harmless byte (statistics, padding)
-    assert refused >= 250
+    # Most probes are refused (241 of 300 with pyarrow 17, the floor; more with later ones): the
+    # others hit bytes no value depends on (statistics, padding), and read back exactly.
+    assert refused >= 200
     with pytest.raises(FileNotFoundError):
         toolkit.read_parquet(tmp_path / "never-written.parquet")
