@@ -421,8 +421,8 @@ def read_parquet(path: str | PathLike[str]) -> pd.DataFrame:
 
     try:
         return from_arrow(pq.read_table(path, page_checksum_verification=True))
-    except (FileNotFoundError, ParquetError):
-        raise
+    except (FileNotFoundError, PermissionError, IsADirectoryError, ParquetError):
+        raise  # not a damaged file: the error says what it is
     except (OSError, ValueError, KeyError, TypeError) as error:  # ArrowInvalid: a ValueError
         raise ParquetError(
             f"{os.fspath(path)} cannot be read ({error}): it is torn or damaged, or not a "

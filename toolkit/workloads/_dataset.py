@@ -35,7 +35,8 @@ lock of a process that died, so a crashed run never blocks the next.
 **A disk that cannot take it.** A dataset that cannot be opened for writing (a full disk, a
 read-only folder: its lock, or the rows a dead run's journal holds) is a `DatasetError` naming
 the folder and what to do, raised before anything is sent, with the lock let go. A disk that
-fills during a run: the run warns and goes on (see `DatasetWriter._failed`).
+fills during a run: the run warns and sends nothing more, each call not sent a
+`DatasetError` row at 0 RU (see `DatasetWriter.unsendable`).
 
 **Damaged files never stop a user.** A part file, journal line or run record that cannot be read
 (a zero-byte file after a power loss, a torn copy) is moved into ``_quarantine/`` by the next
