@@ -31,9 +31,11 @@ $(PY):
 	$(PY) -m pip install --quiet --upgrade pip
 
 # Stamp files make re-runs fast: reinstall only when pyproject.toml changes.
-# The notebooks' needs: JupyterLab, and Dask for notebook 09's local cluster.
+# The notebooks' needs: JupyterLab and what the notebooks import (the lab extra), and Dask for
+# notebook 09's local cluster.
+LAB_EXTRAS := lab,scale
 $(VENV)/.lab-installed: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[lab,scale]'
+	$(PY) -m pip install --quiet -e '.[$(LAB_EXTRAS)]'
 	@touch $@
 
 # The developer install goes through uv (one of the dev tools), which resolves and installs the
@@ -45,6 +47,19 @@ $(UV): | $(PY)
 
 $(VENV)/.dev-installed: pyproject.toml | $(UV)
 	$(UV) pip install --quiet --python $(PY) -e '.[dev]'
+	@touch $@
+
+# What `make lab` installs and nothing more, for the notebooks' tests: their kernels run here
+# (NODE_GATEWAY_NOTEBOOK_PYTHON, read by tests/notebooks/kernel.py), so a notebook that imports
+# a package only the test or dev extras bring fails `make test` as it would fail a new user's
+# `make lab`. The same extras as .venv's lab install; uv installs them in seconds from the cache
+# the dev install filled.
+LAB_VENV := .venv-lab
+
+$(LAB_VENV)/.installed: pyproject.toml | $(UV)
+	rm -rf $(LAB_VENV)
+	$(UV) venv --quiet --python $(PY) $(LAB_VENV)
+	$(UV) pip install --quiet --python $(LAB_VENV)/bin/python -e '.[$(LAB_EXTRAS)]'
 	@touch $@
 
 # JupyterLab refuses root unless told; containers and CI machines often run as root.
@@ -143,8 +158,9 @@ TEST_WORKERS ?= 2
 SUBSET_VENVS = $(if $(OTHER_PYTHON),$(OTHER_VENV)/.installed) \
 	$(if $(FLOORS_PYTHON),$(FLOORS_VENV)/.installed)
 
-test: $(VENV)/.dev-installed anvil pyright browser lint typecheck docs
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15
+test: $(VENV)/.dev-installed $(LAB_VENV)/.installed anvil pyright browser lint typecheck docs
+	NODE_GATEWAY_NOTEBOOK_PYTHON=$(CURDIR)/$(LAB_VENV)/bin/python \
+		$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15
 	$(if $(strip $(SUBSET_VENVS)),@$(MAKE) --no-print-directory $(SUBSET_VENVS))
 	@$(MAKE) --no-print-directory -j2 -Otarget test-other-python test-floors
 
@@ -200,4 +216,4 @@ bench: $(VENV)/.bench-installed anvil
 	$(PY) bench/run_all.py $(if $(QUICK),--quick)
 
 clean:
-	rm -rf $(VENV) $(OTHER_VENV) $(FLOORS_VENV) $(TOOLS) .pytest_cache .ruff_cache site
+	rm -rf $(VENV) $(LAB_VENV) $(OTHER_VENV) $(FLOORS_VENV) $(TOOLS) .pytest_cache .ruff_cache site

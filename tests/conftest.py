@@ -40,9 +40,10 @@ def _no_real_gateway(monkeypatch, tmp_path_factory):
 # A session snapshots `git status` (untracked and ignored entries included) when it starts and
 # fails when it finishes with entries that were not there before: a stray cache file, a notebook
 # written in place, a modified tracked file. Tool caches (bytecode, pytest, hypothesis, ruff, the
-# venv and .tools) are the only writes allowed.
+# venvs and .tools) are the only writes allowed.
 
-TOOL_CACHES = {"__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache", ".venv", ".tools"}
+TOOL_CACHES = {"__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache", ".tools"}
+TOOL_CACHES |= {".venv", ".venv-lab"}  # .venv-lab: the notebooks' kernels (tests/notebooks)
 
 
 def tree_state(root: Path) -> dict[str, tuple[str, tuple[int, int] | None]] | None:

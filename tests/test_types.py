@@ -35,16 +35,18 @@ REVEALED = {
 
 
 def _mypy(script: Path) -> list[str]:
-    """mypy's output on `script`, with the project's settings (imports followed as `make
-    typecheck` follows them, so that the toolkit's modules come from the cache it leaves in
-    .mypy_cache rather than being checked again; an error in them would be one here too)."""
-    env = {**os.environ, "MYPYPATH": str(ROOT)}
+    """mypy's output on `script`, run where a user's script is (outside the checkout, with no
+    path given): the toolkit is found as installed in this environment, as a user's checker
+    finds it. With the project's settings and the cache `make typecheck` leaves, so that the
+    toolkit's modules are not checked again."""
+    env = {key: value for key, value in os.environ.items() if key != "MYPYPATH"}
     config = ["--config-file", str(ROOT / "pyproject.toml")]
+    cache = ["--cache-dir", str(ROOT / ".mypy_cache")]
     completed = subprocess.run(
-        [sys.executable, "-m", "mypy", *config, "--no-pretty", str(script)],
+        [sys.executable, "-m", "mypy", *config, *cache, "--no-pretty", str(script)],
         capture_output=True,
         text=True,
-        cwd=ROOT,
+        cwd=script.parent,
         env=env,
         timeout=280,
     )
@@ -81,7 +83,8 @@ def test_the_readme_examples_type_check_under_pyright_too(tmp_path):
     script = tmp_path / "readme_tour.py"
     script.write_text("\n".join([*blocks, *(f"reveal_type({e})" for e in REVEALED)]) + "\n")
     config = tmp_path / "pyrightconfig.json"
-    settings = {"typeCheckingMode": "basic", "pythonVersion": "3.11", "extraPaths": [str(ROOT)]}
+    # No extraPaths: pyright finds the toolkit in the environment, as a user's editor does.
+    settings = {"typeCheckingMode": "basic", "pythonVersion": "3.11"}
     config.write_text(json.dumps({**settings, "include": [script.name]}))
     completed = subprocess.run(
         [str(PYRIGHT), "-p", str(config), "--pythonpath", sys.executable, "--outputjson"],

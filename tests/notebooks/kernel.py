@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import os
 import re
 import sys
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -17,6 +19,36 @@ ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 TAPES = ROOT / "notebooks" / "tapes"  # each notebook's tape, recorded from the sandbox
 SECONDS_PER_NOTEBOOK = 240
+
+# The Python of an environment with what `make lab` installs and nothing more (`make test` makes
+# .venv-lab and names it here): the notebooks run in it, so that one importing a package only
+# the test or dev extras bring fails as it would in a new user's JupyterLab. Unset (pytest run
+# by hand), they run in this process's environment.
+NOTEBOOK_PYTHON = os.environ.get("NODE_GATEWAY_NOTEBOOK_PYTHON")
+
+
+@functools.cache
+def _lab_kernel_specs() -> Path:
+    """A kernel spec folder (made once per process) whose one kernel, `lab`, is
+    `NOTEBOOK_PYTHON`'s."""
+    specs = Path(tempfile.mkdtemp(prefix="lab-kernel-"))
+    (specs / "lab").mkdir()
+    argv = [NOTEBOOK_PYTHON, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    spec = {"argv": argv, "display_name": "make lab", "language": "python"}
+    (specs / "lab" / "kernel.json").write_text(json.dumps(spec))
+    return specs
+
+
+def notebook_kernel() -> dict:
+    """The arguments that give `NotebookClient` its kernel: the lab environment's Python when
+    there is one, else the `python3` kernel of this environment."""
+    if not NOTEBOOK_PYTHON:
+        return {"kernel_name": "python3"}
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import KernelManager
+
+    specs = KernelSpecManager(kernel_dirs=[str(_lab_kernel_specs())])
+    return {"km": KernelManager(kernel_name="lab", kernel_spec_manager=specs)}
 
 # Cells typed after Run All on a notebook's second run against the sandbox (`executed_again`),
 # for the tests that read a notebook's state once it has run: they run after every cell of the
@@ -79,8 +111,8 @@ def execute(
         NotebookClient(
             notebook,
             timeout=SECONDS_PER_NOTEBOOK,
-            kernel_name="python3",
             resources={"metadata": {"path": str(path.parent)}},
+            **notebook_kernel(),
         ).execute()
     finally:
         for name, value in saved.items():

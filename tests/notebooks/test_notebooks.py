@@ -1,7 +1,9 @@
 """Every notebook runs top to bottom in a real kernel against the embedded sandbox, within a time
 limit, and nothing it shows or saves contains a key."""
 
+import ast
 import json
+import subprocess
 
 import nbformat
 import pytest
@@ -10,6 +12,7 @@ from toolkit.sandbox import World
 
 from tests.notebooks.kernel import (
     AFTER_RUN_ALL,
+    NOTEBOOK_PYTHON,
     NOTEBOOKS,
     SECONDS_PER_NOTEBOOK,
     difference,
@@ -28,6 +31,40 @@ def secrets_of_the_sandbox() -> list[str]:
 
 def test_there_are_notebooks():
     assert len(NOTEBOOKS) >= 8, [p.name for p in NOTEBOOKS]
+
+
+def imports_of(path) -> set[str]:
+    """The top-level modules a notebook's code cells import (magics and shell lines left out)."""
+    modules = set()
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type != "code":
+            continue
+        lines = cell.source.splitlines()
+        code = "\n".join(line for line in lines if not line.lstrip().startswith(("%", "!")))
+        for node in ast.walk(ast.parse(code)):
+            if isinstance(node, ast.Import):
+                modules |= {alias.name.partition(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                modules.add(node.module.partition(".")[0])
+    return modules
+
+
+def test_what_every_notebook_imports_is_in_the_environment_make_lab_builds():
+    """A new user's `make lab` installs the lab and scale extras only: notebooks 02 and 07 once
+    imported eth-abi and pytoniq-core, which only the test extra had. (The notebooks also run
+    there, in `make test`: this names the module and the notebook at once.)"""
+    if not NOTEBOOK_PYTHON:
+        pytest.skip("`make test` builds the lab environment (.venv-lab) and names its Python")
+    wanted = {module: path.name for path in NOTEBOOKS for module in imports_of(path)}
+    wanted["pytest"] = "(none: only the test extra has it)"
+    find = "import importlib.util as u, sys; print(*[m for m in sys.argv[1:] if not u.find_spec(m)])"
+    done = subprocess.run(
+        [NOTEBOOK_PYTHON, "-c", find, *sorted(wanted)], capture_output=True, text=True, timeout=60
+    )
+    missing = done.stdout.split()
+    assert "pytest" in missing, f"{NOTEBOOK_PYTHON} is not an environment of the lab extras only"
+    missing.remove("pytest")
+    assert not missing, {module: wanted[module] for module in missing}
 
 
 @pytest.mark.timeout(SECONDS_PER_NOTEBOOK)
