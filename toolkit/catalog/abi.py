@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._errors import ValidationError
 from .encoding import ABI_WORD, check_evm_address, keccak256, to_checksum_address
 
 _ELEMENTARY = re.compile(r"(uint|int)(\d*)|address|bool|string|bytes(\d*)")
@@ -412,6 +413,22 @@ def _hex_bytes(data: bytes | str) -> bytes:
     raise ValueError(f"expected 0x hex data, got {_shown(data)}")
 
 
+# The events a research pull meets first, by name. ERC-20's and ERC-721's Transfer (and Approval)
+# share their topic0: they differ only in whether the third argument is indexed, so a log's
+# number of topics says which one it is.
+EVENTS: dict[str, str] = {
+    "Transfer": "Transfer(address indexed from,address indexed to,uint256 value)",
+    "Approval": "Approval(address indexed owner,address indexed spender,uint256 value)",
+    "ERC721Transfer": "Transfer(address indexed from,address indexed to,uint256 indexed tokenId)",
+    "ERC721Approval": (
+        "Approval(address indexed owner,address indexed approved,uint256 indexed tokenId)"
+    ),
+    "ApprovalForAll": (
+        "ApprovalForAll(address indexed owner,address indexed operator,bool approved)"
+    ),
+}
+
+
 def function(signature: str | Mapping[str, Any]) -> Function:
     """A function from ``"balanceOf(address)(uint256)"`` (outputs in a second pair of
     parentheses; ``returns`` may precede them) or from an ABI JSON fragment (a dict, or its JSON
@@ -441,8 +458,11 @@ def function(signature: str | Mapping[str, Any]) -> Function:
 
 
 def event(signature: str | Mapping[str, Any]) -> Event:
-    """An event from ``"Transfer(address indexed from,address indexed to,uint256 value)"`` or
-    an ABI JSON fragment of ``"type": "event"`` (an anonymous event has no topic0: refused)."""
+    """An event from ``"Transfer(address indexed from,address indexed to,uint256 value)"``, an
+    ABI JSON fragment of ``"type": "event"`` (an anonymous event has no topic0: refused) or a
+    name of `EVENTS` ("Transfer", "Approval": ERC-20's; "ERC721Transfer", ...)."""
+    if isinstance(signature, str) and signature in EVENTS:
+        signature = EVENTS[signature]
     fragment = _fragment(signature)
     if fragment is not None:
         if fragment.get("type", "event") != "event":
@@ -533,3 +553,27 @@ def _params(text: str, *, event: bool) -> tuple[AbiParam, ...]:
             raise ValueError(f"{part.strip()!r} is not 'type [indexed] [name]'")
         params.append(AbiParam(parse_type(words[0]), rest[0] if rest else "", indexed))
     return tuple(params)
+
+
+# --- for the client: bad input as ValidationError, before anything is sent -----------------------
+
+
+def function_call(signature: Any, arguments: Sequence[Any]) -> tuple[Function, str]:
+    """The function a signature (or ABI fragment) names and its call data for `arguments`;
+    `ValidationError` naming the signature or the argument when either is wrong (0 RU)."""
+    try:
+        parsed = function(signature)
+    except ValueError as error:
+        raise ValidationError(str(error), param="signature", rule="abi-signature") from None
+    try:
+        return parsed, parsed.encode_call(list(arguments))
+    except ValueError as error:
+        raise ValidationError(str(error), param="args", rule="abi-arguments") from None
+
+
+def parsed_event(signature: Any) -> Event:
+    """`event`, with `ValidationError` naming the parameter ``event`` for a bad signature."""
+    try:
+        return event(signature)
+    except ValueError as error:
+        raise ValidationError(str(error), param="event", rule="abi-signature") from None
