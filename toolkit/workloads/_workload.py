@@ -37,11 +37,11 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .._errors import GatewayError, RunStopped, ValidationError
+from .._errors import GatewayError, LogRangeRefused, RunStopped, ValidationError
 from .._redact import warn
 from ..catalog import Estimate, Plan
 from ..client import Ledger, Node, PreparedCall, run_sync
-from ._dataset import ROWS_PER_FILE, DatasetWriter, already_done
+from ._dataset import RANGE_REFUSED, ROWS_PER_FILE, DatasetWriter, already_done
 from ._provenance import HEAD_NOTES
 
 if TYPE_CHECKING:
@@ -635,6 +635,7 @@ class Workload:
                 # runs left.
                 previous = None if writer is None else await writer.open()
                 done = self._answered_by(previous)
+                self._split_known_refusals(done, previous)
                 if done.count(None) == len(done):  # the dataset answers none of the calls
                     to_send = self
                 else:
@@ -703,8 +704,8 @@ class Workload:
         the workload's calls, `done` and the items change in place, in block order. Returns the
         items, the high end of the RU the new calls were priced at, and the stop that ended a
         send of them (None)."""
-        from ._bulk import BulkRun, params_text
-        from ._logs import chunk_of, is_range_refusal, split_range
+        from ._bulk import BulkRun
+        from ._logs import chunk_of, split_range
 
         by_position: list[Any] = [None] * len(self.calls)
         sending = iter(items)
@@ -715,31 +716,19 @@ class Workload:
         while stopped is None:
             new_calls: list[tuple[int, list[PlannedCall]]] = []
             for position, item in enumerate(by_position):
-                if item is None or not is_range_refusal(item.error):
+                if item is None or item.error is None or item.call.method != "eth_getLogs":
                     continue
                 ends = chunk_of(item.call.bound.wire_params)
                 parts = split_range(*ends, item.error) if ends is not None else []
                 if not parts:
                     continue  # a one-block chunk refused: it stays a failed row
-                query = item.call.bound.wire_params[0]
-                prepared = item.node.prepare_many(
-                    "eth_getLogs",
-                    [(({**query, "fromBlock": hex(a), "toBlock": hex(b)},), {}) for a, b in parts],
-                )
-                new_calls.append((position, [PlannedCall(item.node, c) for c in prepared]))
+                new_calls.append((position, _chunk_calls(item.node, item.call, parts)))
             if not new_calls:
                 break
             # Splice each refused chunk's parts in its place (from the end: positions hold).
             to_send: list[PlannedCall] = []
             for position, parts in reversed(new_calls):
-                keys = [(p.node.gateway, p.node.name, p.method, params_text(p.call)) for p in parts]
-                answered: list[int | None] = (
-                    already_done(keys, previous)
-                    if previous is not None and not previous.empty
-                    else [None] * len(parts)
-                )
-                self.calls[position : position + 1] = parts
-                done[position : position + 1] = answered
+                answered = self._splice(position, parts, done, previous)
                 by_position[position : position + 1] = [None] * len(parts)
                 to_send[:0] = [p for p, row in zip(parts, answered, strict=True) if row is None]
             if progress is not None and hasattr(progress, "total") and progress.total is not None:
@@ -759,6 +748,56 @@ class Workload:
                     by_position[position] = next(sent)
             stopped = run.stopped
         return [item for item in by_position if item is not None], priced_high, stopped
+
+    def _splice(
+        self,
+        position: int,
+        parts: list[PlannedCall],
+        done: list[int | None],
+        previous: pd.DataFrame | None,
+    ) -> list[int | None]:
+        """Put `parts` in place of the call at `position` (in `calls` and `done`); returns, for
+        each part, the dataset's row that answers it (None: to send)."""
+        from ._bulk import params_text
+
+        answered: list[int | None] = [None] * len(parts)
+        if previous is not None and not previous.empty:
+            keys = [(p.node.gateway, p.node.name, p.method, params_text(p.call)) for p in parts]
+            answered = already_done(keys, previous)
+        self.calls[position : position + 1] = parts
+        done[position : position + 1] = answered
+        return answered
+
+    def _split_known_refusals(self, done: list[int | None], previous: pd.DataFrame | None) -> None:
+        """A scan resumed from its dataset: a chunk whose row there is a refusal of its range
+        (the dataset keeps those rows) is split now as it was then (`_logs.split_range`, the
+        node's proposal read again from the row's message), and its parts are looked up in
+        turn: a resumed scan sends neither a refused chunk again nor a part it has a row for."""
+        if previous is None or previous.empty:
+            return
+        refused = previous["error"].eq(RANGE_REFUSED).fillna(False).to_numpy(dtype=bool)
+        if not refused.any():
+            return
+        from ..client import log_range_refusal
+        from ._logs import chunk_of, split_range
+
+        messages = previous["message"]
+        position = 0
+        while position < len(self.calls):
+            row = done[position]
+            planned = self.calls[position]
+            if row is not None and refused[row]:
+                ends = chunk_of(planned.call.bound.wire_params)
+                message = str(messages.iat[row])
+                _, proposed = log_range_refusal(message, None)
+                error = LogRangeRefused(None, message, suggested=proposed)
+                parts = split_range(*ends, error) if ends is not None else []
+                if parts:  # its first part is looked at next: it may have been refused too
+                    calls = _chunk_calls(planned.node, planned.call, parts)
+                    self._splice(position, calls, done, previous)
+                    continue
+                done[position] = None  # a one-block chunk refused: asked again
+            position += 1
 
     async def _fetch_heads(self, cached: set[int]) -> None:
         """Fetch once, before the calls, each head they need (for pricing or for deciding what
@@ -904,6 +943,18 @@ def _check_run_arguments(
                 rule="folder",
             )
     return concurrency, batch_size, rows_per_file, partition_size
+
+
+def _chunk_calls(
+    node: Node, call: PreparedCall, ranges: list[tuple[int, int]]
+) -> list[PlannedCall]:
+    """`call` (an eth_getLogs chunk) over each of `ranges` instead, its other filters kept."""
+    query = call.bound.wire_params[0]
+    prepared = node.prepare_many(
+        "eth_getLogs",
+        [(({**query, "fromBlock": hex(a), "toBlock": hex(b)},), {}) for a, b in ranges],
+    )
+    return [PlannedCall(node, c) for c in prepared]
 
 
 def _block_number(value: Any, name: str) -> int:
