@@ -442,7 +442,7 @@ def function(signature: str | Mapping[str, Any]) -> Function:
             _fragment_params(fragment.get("inputs", []), event=False),
             _fragment_params(fragment.get("outputs", []), event=False),
         )
-    name, inputs, rest = _split_signature(signature)
+    name, inputs, rest = _split_signature(str(signature))
     rest = rest.strip()
     if rest.startswith("returns"):
         rest = rest[len("returns") :].strip()
@@ -472,7 +472,7 @@ def event(signature: str | Mapping[str, Any]) -> Event:
         return Event(
             _fragment_name(fragment), _fragment_params(fragment.get("inputs", []), event=True)
         )
-    name, inputs, rest = _split_signature(signature)
+    name, inputs, rest = _split_signature(str(signature))
     if rest.strip():
         raise ValueError(f"{signature!r}: unexpected text after the arguments: {rest.strip()!r}")
     params = _params(inputs, event=True)

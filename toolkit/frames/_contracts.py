@@ -198,20 +198,20 @@ def evm_reads(records: Iterable[Any], signature: Any) -> pd.DataFrame:
     output_names = function.output_names
     rows = []
     for record in as_iterable(records, "(address, block, data, result)"):
-        address, block, data, result, error = _read_record(record)
+        address, block, data, result, failure = _read_record(record)
         if not isinstance(data, str) or data[:10].lower() != selector:
             continue
         row: dict[str, Any] = {
             "address": _checksummed(address),
             "block": _block_number(block),
-            "error": error,
+            "error": failure,
         }
         try:
             arguments = abi.decode([p.type for p in function.inputs], bytes.fromhex(data[10:]))
         except ValueError:
             arguments = (None,) * len(function.inputs)
         row.update({name: _cell(v) for name, v in zip(input_names, arguments, strict=True)})
-        if error is None and result is not None:
+        if failure is None and result is not None:
             try:
                 output = function.decode_output(result)
                 values = output if len(function.outputs) > 1 else (output,)

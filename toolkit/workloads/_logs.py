@@ -43,7 +43,7 @@ def chunk_of(params: Any) -> tuple[int, int] | None:
     query = params[0] if isinstance(params, list) and params else None
     if not isinstance(query, dict):
         return None
-    ends = query.get("fromBlock"), query.get("toBlock")
-    if not all(isinstance(n, str) and n[:2] == "0x" for n in ends):
-        return None
-    return int(ends[0], 16), int(ends[1], 16)
+    first, last = query.get("fromBlock"), query.get("toBlock")
+    if not (isinstance(first, str) and isinstance(last, str)):
+        return None  # a tag or an absent end: not a numbered chunk
+    return int(first, 16), int(last, 16)

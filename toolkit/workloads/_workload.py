@@ -202,8 +202,9 @@ class Workload:
             wanted = [topic0, *(wanted or [])[1:]]
         if wanted is not None:
             query["topics"] = wanted
+        none: dict[str, Any] = {}
         calls = (
-            (({**query, "fromBlock": hex(first), "toBlock": hex(last)},), {})
+            (({**query, "fromBlock": hex(first), "toBlock": hex(last)},), none)
             for first, last in chunks(start, end, cap)
         )
         return self._extend(node, node.prepare_many("eth_getLogs", calls))
@@ -719,10 +720,10 @@ class Workload:
                 if item is None or item.error is None or item.call.method != "eth_getLogs":
                     continue
                 ends = chunk_of(item.call.bound.wire_params)
-                parts = split_range(*ends, item.error) if ends is not None else []
-                if not parts:
+                ranges = split_range(*ends, item.error) if ends is not None else []
+                if not ranges:
                     continue  # a one-block chunk refused: it stays a failed row
-                new_calls.append((position, _chunk_calls(item.node, item.call, parts)))
+                new_calls.append((position, _chunk_calls(item.node, item.call, ranges)))
             if not new_calls:
                 break
             # Splice each refused chunk's parts in its place (from the end: positions hold).
@@ -961,7 +962,7 @@ def _block_number(value: Any, name: str) -> int:
     """A scan's end: a block number (an int, or 0x hex), never a tag (chunks need numbers)."""
     if isinstance(value, str) and re.fullmatch(r"0x[0-9a-fA-F]+", value):
         return int(value, 16)
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 0:
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and int(value) >= 0:
         return int(value)
     raise ValidationError(
         f"must be a block number (an int; for the head, pass node.head()), got {value!r}",
