@@ -84,6 +84,12 @@ CREDENTIAL_FIELDS = frozenset(
 _URL_SCHEMES = ("http://", "https://", "ws://", "wss://")
 
 
+def is_url(text: str) -> bool:
+    """Whether `text` is written as a URL of the toolkit's schemes (http, https, ws, wss), in
+    any case: a scheme is case-insensitive (RFC 3986, 3.1), so ``HTTPS://host/<key>`` is one."""
+    return text[:6].lower().startswith(_URL_SCHEMES)
+
+
 class Secret(str):
     """A credential that works as its text (compare, format, send it) but whose repr is ``'***'``,
     so a record holding it can be printed, displayed or logged without showing it."""
@@ -109,7 +115,7 @@ def hide_credentials(record: Any) -> Any:
     registered as a secret and wrapped in `Secret`, and every URL that carries key material
     registered (`register_url`) and wrapped in `SecretURL`; other values are left as they are."""
     if isinstance(record, str):
-        if record.startswith(_URL_SCHEMES) and key_material(record):
+        if is_url(record) and key_material(record):
             register_url(record)
             return SecretURL(record)
         return record
@@ -327,7 +333,7 @@ def redact_answer(value: Any) -> Any:
     endpoint URLs with keys the toolkit was never told of), the values of credential fields
     (`CREDENTIAL_FIELDS`) hidden, registered secrets scrubbed."""
     if isinstance(value, str):
-        return redact_key_material(value) if value.startswith(_URL_SCHEMES) else scrub(value)
+        return redact_key_material(value) if is_url(value) else scrub(value)
     if isinstance(value, list):
         return [redact_answer(item) for item in value]
     if isinstance(value, dict):
