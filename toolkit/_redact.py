@@ -82,12 +82,13 @@ CREDENTIAL_FIELDS = frozenset(
 
 
 _URL_SCHEMES = ("http://", "https://", "ws://", "wss://")
+_LONGEST_SCHEME = max(map(len, _URL_SCHEMES))  # a slice that long is all `is_url` lowers
 
 
 def is_url(text: str) -> bool:
     """Whether `text` is written as a URL of the toolkit's schemes (http, https, ws, wss), in
     any case: a scheme is case-insensitive (RFC 3986, 3.1), so ``HTTPS://host/<key>`` is one."""
-    return text[:6].lower().startswith(_URL_SCHEMES)
+    return text[:_LONGEST_SCHEME].lower().startswith(_URL_SCHEMES)
 
 
 class Secret(str):
