@@ -51,7 +51,8 @@ def test_a_file_called_off_is_still_reachable_as_a_path(in_tmp):
     chosen.close()
 
 
-def test_an_empty_cache_setting_is_refused():
+def test_an_empty_cache_setting_is_refused(in_tmp):
     with pytest.raises(toolkit.ValidationError) as caught:
         toolkit.Gateway("http://127.0.0.1:9", "k" * 32, cache="  ")
     assert caught.value.param == "cache"
+    assert os.listdir(in_tmp) == []

@@ -114,7 +114,9 @@ def test_a_404_after_an_appended_key_says_where_the_key_came_from_and_the_fix(
     assert caught.value.status == 404
     assert node.requests[0][1] == f"/abc123/{OTHER_KEY}"
     source, fix = (
-        (KEY_VARIABLE, f"unset {KEY_VARIABLE}") if given == "variable" else ("key=", "leave out key=")
+        (KEY_VARIABLE, f"unset {KEY_VARIABLE}")
+        if given == "variable"
+        else ("key=", "leave out key=")
     )
     assert f"came from {source}" in message and fix in message
     assert OTHER_KEY not in message

@@ -534,7 +534,9 @@ def connect(
 
     `cache`: answers that can never change are kept on disk and never paid for twice. The
     default, ``"auto"``, caches for a real gateway (in ``~/.cache/node-gateway-toolkit/``) and
-    not for the sandbox; ``True``, ``False``, a file path or a `ResponseCache` choose yourself.
+    not for the sandbox (``NODE_GATEWAY_CACHE`` may say otherwise); ``True``, ``False``, a file
+    path or a `ResponseCache` choose yourself, and text reads as the variable does: ``"off"``,
+    ``"on"``, ``"auto"``, else a file path.
     `rate_limit`: calls per second for all nodes together, or a plan name ("Developer" is
     25/s); None (the default) sends as fast as the work goes and relies on retrying 429s.
     `async_transport`: ``"auto"`` (aiohttp) or ``"httpx"`` for the async clients.
