@@ -5,6 +5,7 @@ The node answers are real loopback HTTP: the sandbox, or a small server written 
 real gateway answers what the sandbox does not (a bare 404, a 503 with no body).
 """
 
+import asyncio
 import json
 import warnings
 
@@ -205,6 +206,8 @@ def test_a_node_listed_as_not_running_warns_when_picked_and_its_errors_say_so(
     assert caught.value.status == 503 and listed in str(caught.value)
     assert len(node.requests) == FAST_RETRY.attempts  # retried as any 503, then said why
     assert OTHER_KEY not in str(caught.value)
+    with pytest.raises(toolkit.HTTPStatusError, match=listed):  # async calls alike
+        asyncio.run(eth.aio.block_number())
 
 
 def test_a_stopped_sandbox_node_is_picked_with_a_warning(sandbox):

@@ -339,7 +339,8 @@ class Gateway:
         if url is None:
             variable = ENV_NODE_PREFIX + env_name(name)
             url, source = _environ(variable), variable
-            advice = (Advice(KEY_REFUSED, f"the node's URL and its key came from {variable}"),)
+            if url is not None:
+                advice = (Advice(KEY_REFUSED, f"the node's URL and its key came from {variable}"),)
         if url is None:
             url, record_chain, advice = self._url_from_platform(name, key, chain)
             source = f"the platform's record of node {name!r}"

@@ -129,17 +129,20 @@ class HTTPRequest(NamedTuple):
 
 
 def advise(error: GatewayError, advice: tuple[Advice, ...]) -> None:
-    """Add to `error`'s message the `advice` about its status (once: a batch's error may
-    pass here again)."""
+    """Add to `error`'s message the `advice` about its status, when it is about the address:
+    no answer, a bare HTTP status or the platform's refusal (not a JSON-RPC error, a rate
+    limit or a batch refused). Once: an error may pass here again."""
     if not advice:
         return
     if isinstance(error, TransportError):
         status: int | None = NO_ANSWER
+    elif isinstance(error, HTTPStatusError | PlatformError):
+        status = error.status
     else:
-        status = getattr(error, "status", None)
+        return
     notes = [a.text for a in advice if status in a.statuses and a.text not in error.detail]
     if notes:
-        error.detail = f"{error.detail}. " + "; ".join(notes)
+        error.detail = "; ".join([error.detail, *notes])
         error.args = (error.detail, *error.args[1:])
 
 
