@@ -69,7 +69,7 @@ from ._identity import gateway_identity
 if TYPE_CHECKING:
     from ..catalog import BoundCall
 
-ENV_CACHE = "NODE_GATEWAY_CACHE"  # "off", or a file path; see `resolve_cache`
+ENV_CACHE = "NODE_GATEWAY_CACHE"  # "off", "on", "auto" or a file path; see `cache_word`
 DEFAULT_MAX_BYTES = 512 * 1024**2
 APP_DIR = "node-gateway-toolkit"
 CACHE_FILE = "responses.sqlite"
@@ -699,29 +699,38 @@ def _write_rows(db: Any, pending: dict[bytes, tuple], lock: threading.Lock) -> N
 CacheSetting = ResponseCache | str | os.PathLike[str] | bool | None
 
 
+# The words a cache setting written as text may be, in the variable or in ``cache=``: any
+# other text is a file path (write ``./off`` for a file called ``off``).
+CACHE_OFF_WORDS = ("off", "0", "false", "no", "none")
+CACHE_ON_WORDS = ("on", "1", "true", "yes")
+
+
 def resolve_cache(setting: CacheSetting, *, remote: bool) -> ResponseCache | None:
     """The cache a `connect(cache=...)` setting means.
 
-    ``"auto"`` (the default): the ``NODE_GATEWAY_CACHE`` variable if set (``off``, or a path), else
-    the default file for a real (remote) gateway and no cache for a loopback one (the sandbox,
-    a local Anvil): their calls are free, and the sandbox's answers are synthetic (another
-    sandbox, of another seed, answers the same call otherwise). ``True``: the default file;
-    ``False``/``None``: no
+    ``"auto"`` (the default): the ``NODE_GATEWAY_CACHE`` variable if set, else the default file
+    for a real (remote) gateway and no cache for a loopback one (the sandbox, a local Anvil):
+    their calls are free, and the sandbox's answers are synthetic (another sandbox, of another
+    seed, answers the same call otherwise). ``True``: the default file; ``False``/``None``: no
     cache; a path: that file; a `ResponseCache`: itself.
+
+    Text means the same in ``cache=`` as in the variable (`cache_word`): ``off`` (or ``0``,
+    ``false``, ``no``, ``none``) is no cache, ``on`` (``1``, ``true``, ``yes``) the default
+    file, ``auto`` the default rule, any other text a file path.
     """
     if isinstance(setting, ResponseCache):
         return setting
+    if isinstance(setting, str):
+        setting = cache_word(setting)
     if setting is None or setting is False:
         return None
     if setting is True:
         return _usable(ResponseCache())
     if setting == "auto":
-        chosen = os.environ.get(ENV_CACHE, "").strip()
-        if chosen.lower() in ("off", "0", "false", "no", "none"):
-            return None
-        if chosen:
-            return _usable(ResponseCache(chosen))
-        return _usable(ResponseCache()) if remote else None
+        chosen = cache_word(os.environ.get(ENV_CACHE, ""), source=ENV_CACHE)
+        if chosen == "auto":
+            return _usable(ResponseCache()) if remote else None
+        return resolve_cache(chosen, remote=remote)
     if not isinstance(setting, str | os.PathLike):
         raise ValidationError(
             f"must be 'auto', True, False, a file path or a ResponseCache; got {setting!r}",
@@ -729,6 +738,27 @@ def resolve_cache(setting: CacheSetting, *, remote: bool) -> ResponseCache | Non
             rule="type",
         )
     return _usable(ResponseCache(setting))
+
+
+def cache_word(text: str, *, source: str = "") -> bool | str:
+    """What a cache setting written as text means, in ``cache=`` or in ``NODE_GATEWAY_CACHE``
+    (`source`, where blank means unset): False (off), True (the default file), ``"auto"``, or
+    the path it names. One reading for both, so ``cache="off"`` is no cache, not a file
+    called ``off``."""
+    word = text.strip()
+    if not word:
+        if source:
+            return "auto"
+        raise ValidationError(
+            "is empty: use 'off', 'on', 'auto' or a file path", param="cache", rule="type"
+        )
+    if word.lower() in CACHE_OFF_WORDS:
+        return False
+    if word.lower() in CACHE_ON_WORDS:
+        return True
+    if word.lower() == "auto":
+        return "auto"
+    return word
 
 
 def _usable(cache: ResponseCache) -> ResponseCache | None:

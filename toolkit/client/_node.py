@@ -63,6 +63,7 @@ from ._transport import (
     CACHE_HIT,
     NOT_SENT,
     USER_AGENT,
+    Advice,
     Endpoint,
     Exchange,
     HTTPRequest,
@@ -148,8 +149,9 @@ class NodeCore:
         shared: Shared,
         name: str | None = None,
         headers: dict[str, str] | None = None,
+        advice: tuple[Advice, ...] = (),
     ):
-        self.endpoint = Endpoint(url, label=name or "")
+        self.endpoint = Endpoint(url, label=name or "", advice=advice)
         self.gateway = gateway_identity(url, chain.name)
         self.headers = {**_HEADERS, **(headers or {})}
         self.chain = chain
