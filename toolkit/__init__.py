@@ -8,7 +8,7 @@
 
 Heavy parts load on first use: `toolkit.frames`, `toolkit.plots`, `toolkit.widgets`,
 `toolkit.sandbox`, `toolkit.solana_tx`, `toolkit.workloads` (`Workload` and its kin), and httpx
-(when a client is first made). `tests/architecture/test_startup.py` keeps it so.
+(when a client is first made), so that ``import toolkit`` stays fast.
 """
 
 from __future__ import annotations
