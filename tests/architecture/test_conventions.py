@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import ast
-import importlib
-import inspect
 import re
-from collections.abc import Iterator
 from pathlib import Path
+
+from tests.docstrings import public_docstrings
 
 PACKAGE = Path(__file__).resolve().parents[2] / "toolkit"
 
@@ -47,55 +46,9 @@ def test_no_class_name_means_two_things_across_client_and_sandbox():
     assert not shared, [(name, client[name], sandbox[name]) for name in shared]
 
 
-def _public_modules() -> list[str]:
-    """`toolkit` and every module under it whose dotted path has no private part."""
-    names = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        if not any(part.startswith("_") for part in parts):
-            names.append(".".join(parts))
-    return names
-
-
-def _public_docstrings() -> Iterator[tuple[str, str]]:
-    """(where, docstring) of each public module, of each name in its `__all__`, and of each
-    public member of those classes: what `help()` and the API reference show."""
-    seen: set[int] = set()
-    for module_name in _public_modules():
-        module = importlib.import_module(module_name)
-        yield module_name, module.__doc__ or ""
-        for name in getattr(module, "__all__", ()):
-            value = getattr(module, name)
-            if id(value) in seen or inspect.ismodule(value):
-                continue
-            seen.add(id(value))
-            if not (inspect.isclass(value) or inspect.isroutine(value)):
-                continue
-            yield f"{module_name}.{name}", inspect.getdoc(value) or ""
-            if not inspect.isclass(value):
-                continue
-            # static: reading each attribute would run properties and deprecation shims
-            for member_name, member in inspect.getmembers_static(value):
-                if member_name.startswith("_") and member_name != "__init__":
-                    continue
-                if isinstance(member, property):
-                    member = member.fget
-                if isinstance(member, staticmethod | classmethod):
-                    member = member.__func__
-                if not (inspect.isroutine(member) or inspect.isclass(member)):
-                    continue
-                if (getattr(member, "__module__", None) or "").split(".")[0] != "toolkit":
-                    continue  # inherited from the standard library or a dependency
-                yield f"{module_name}.{name}.{member_name}", inspect.getdoc(member) or ""
-
-
 def _private_module_names() -> set[str]:
     return {
-        path.stem
-        for path in PACKAGE.rglob("_*.py")
-        if path.stem not in ("__init__", "__main__")
+        path.stem for path in PACKAGE.rglob("_*.py") if path.stem not in ("__init__", "__main__")
     }
 
 
@@ -108,7 +61,7 @@ def test_no_public_docstring_points_at_a_private_module_or_a_test_file():
     )
     found = [
         f"{where}: {line.strip()}"
-        for where, doc in _public_docstrings()
+        for where, doc in public_docstrings()
         for line in doc.splitlines()
         if private.search(line)
     ]

@@ -972,8 +972,8 @@ class AsyncNode(_BaseNode):
     """An async client for one node: ``await node.get_balance(...)``. Works from any event loop
     (an HTTP client is kept per loop), including a notebook's top-level await.
 
-    It sends with aiohttp when installed (`async_transport="auto"`: the fastest of the async stacks measured,
-    see the Benchmarks guide), or with `httpx.AsyncClient` (`async_transport="httpx"`).
+    It sends with aiohttp when installed (`async_transport="auto"`: the fastest async stack
+    measured, see the Benchmarks guide), or with `httpx.AsyncClient` (`async_transport="httpx"`).
     """
 
     def __init__(self, core: NodeCore):
