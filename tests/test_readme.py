@@ -108,3 +108,29 @@ def test_docstring_examples_run(where):
             assert runner.summarize(verbose=False).failed == 0, block
         else:
             exec(compile(block, where, "exec"), namespace)
+
+
+def _clauses(text: str) -> list[str]:
+    """The prose of a page cut into clauses (at ``;`` and sentence ends), code blocks left out."""
+    prose = re.sub(r"```.*?```", "", text, flags=re.S)
+    return [c for p in re.split(r"\n\s*\n|\n- ", prose) for c in re.split(r";|\.\s", p)]
+
+
+def test_the_docs_say_of_each_method_what_the_catalog_says():
+    """A page that says a method is reached through `call_raw` (no helper) must not name a
+    catalog method there, and one that says a method is outside the spec must not name a method
+    of the spec: each page says what the catalog says (it once put `eth_getBlockByNumber`,
+    which has the `get_block` helper, among the `call_raw` methods)."""
+    from toolkit.catalog import METHODS
+
+    in_catalog = {method.name: method for method in METHODS}
+    wrong = []
+    for path in [README, *GUIDES]:
+        for clause in _clauses(path.read_text()):
+            named = [n for n in re.findall(r"`([\w/]+)`", clause) if n in in_catalog]
+            if "`call_raw`" in clause:
+                wrong += [(path.name, n, "has a helper, not only call_raw") for n in named]
+            if re.search(r"(outside|beyond) the spec", clause):
+                spec = [n for n in named if in_catalog[n].in_spec]
+                wrong += [(path.name, n, "is a spec method") for n in spec]
+    assert wrong == []
