@@ -829,7 +829,7 @@ class _BaseNode:
     def gateway(self) -> str:
         """The identity of the gateway this node is reached through (a digest of its host and
         chain, never its key or port): with the node's name, method and params, a call's
-        identity for the response cache and datasets (`toolkit.client._identity`)."""
+        identity for the response cache and datasets."""
         return self._core.gateway
 
     def spec(self) -> NodeSpec:
@@ -974,8 +974,8 @@ class AsyncNode(_BaseNode):
     """An async client for one node: ``await node.get_balance(...)``. Works from any event loop
     (an HTTP client is kept per loop), including a notebook's top-level await.
 
-    It sends with aiohttp when installed (`async_transport="auto"`, see `_http` for why), or with
-    `httpx.AsyncClient` (`async_transport="httpx"`).
+    It sends with aiohttp when installed (`async_transport="auto"`: the fastest async stack
+    measured, see the Benchmarks guide), or with `httpx.AsyncClient` (`async_transport="httpx"`).
     """
 
     def __init__(self, core: NodeCore):

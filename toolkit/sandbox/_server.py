@@ -41,9 +41,10 @@ def _protocol_class() -> type:
 class Sandbox:
     """An embedded gateway with seven nodes, a platform API, RU metering and fault knobs.
 
+        >>> from toolkit.sandbox import Sandbox
         >>> with Sandbox(seed=0) as sandbox:
-        ...     sandbox.info["nodes"]["ethereum-mainnet"]  # doctest: +SKIP
-        'http://127.0.0.1:40123/6f1c...'
+        ...     sandbox.info["nodes"]["ethereum-mainnet"]   # the node's URL, its key in the path
+        'http://127.0.0.1:...'
 
     `clock` moves the chain heads: ``"requests"`` (each node request served is a second of
     sandbox time: the same calls see the same heads) or ``"wall"``; `head_pace` scales it (0
