@@ -277,8 +277,8 @@ def _rpc_error(error: Any, status: int) -> ResponseError:
 _RATE_WORDS = re.compile(r"\b429\b|too many requests|\brate[ _-]?limit", re.IGNORECASE)
 _LIMIT_EXCEEDED = re.compile(r"limit.*exceed|exceed.*limit", re.IGNORECASE | re.DOTALL)
 # A limit that is not a rate: asking again meets it again ("exceeds block gas limit", "block
-# range limit exceeded", a size).
-_OTHER_LIMITS = re.compile(r"\bgas\b|\brange\b|\bsize\b|\blength\b", re.IGNORECASE)
+# range limit exceeded", a size, a batch's "batch limit 100 exceeded").
+_OTHER_LIMITS = re.compile(r"\bgas\b|\brange\b|\bsize\b|\blength\b|\bbatch", re.IGNORECASE)
 
 
 def says_rate_limited(message: str) -> bool:
