@@ -355,8 +355,10 @@ def test_tags_are_never_cacheable(make_gateway, cache_path, block):
 
 
 def test_cache_keys_are_the_json_of_name_method_and_params_with_sorted_keys(make_gateway):
-    """`key_text` takes a short cut for params that are a list of scalars; the keys stay the
-    text they always were, so the answers of files written before are still found."""
+    """`key_text` takes a short cut for params that are a list of scalars; the keys are the
+    text of the params in their canonical form (`key_params`), which for params spelt that way
+    (an address in lower case) is the text they always were, so the answers of files written
+    before are still found."""
     import json
 
     from toolkit.client._cache import key_text
@@ -373,12 +375,17 @@ def test_cache_keys_are_the_json_of_name_method_and_params_with_sorted_keys(make
     ]
     for call in calls:
         bound = call.bound
-        before = json.dumps(
-            [bound.method.name, bound.rpc_method, bound.wire_params],
+        text = json.dumps(
+            [bound.method.name, bound.rpc_method, bound.key_params],
             sort_keys=True,
             separators=(",", ":"),
         )
-        assert key_text(bound) == before
+        assert key_text(bound) == text
+    lower = eth.prepare("eth_getBalance", ALICE.lower(), 12).bound
+    before = json.dumps(
+        ["eth_getBalance", "eth_getBalance", lower.wire_params], separators=(",", ":")
+    )
+    assert key_text(lower) == before == key_text(calls[0].bound)
 
 
 def test_a_prepared_calls_params_are_a_copy(make_gateway):

@@ -21,7 +21,9 @@ platform API; raw calls outside the catalog (`call_raw`).
 A hit is checked before pricing and sending, costs 0 RU, and is recorded in the ledger with
 ``cache_hit=True``. Keys are a SHA-256 of the call's identity: the gateway (host and chain, as
 `toolkit.client._identity` defines it, under an HMAC with a random salt kept in the file, so the
-file names no host and never holds an access key), the method and its parameters. A new key or
+file names no host and never holds an access key), the method and its parameters, each in its
+one canonical form (`toolkit.catalog.key_params`: an address checksummed or not, TRON's hex or
+base58, TON's raw or user-friendly form are one call). A new key or
 port for the same gateway keeps its answers; another gateway's node of the same name does not
 see them.
 
@@ -141,28 +143,18 @@ def _fits(method: str, value: Any) -> bool:
         return False
 
 
-_SORTED_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
-_SCALARS = frozenset((str, int, float, bool, type(None)))
-
-
 def key_text(bound: BoundCall) -> str:
-    """The call as its cache key hashes it: ``[name, rpc method, wire params]`` as compact JSON
-    with sorted keys. Params that are a list of scalars (most JSON-RPC calls) have no keys to
-    sort, so their text is the call's `wire_json`, worked out once per call already."""
-    params = bound.wire_params
-    if type(params) is list:
-        for value in params:
-            if type(value) not in _SCALARS:
-                break
-        else:
-            names = (bound.method.name, bound.rpc_method)
-            head = _KEY_HEADS.get(names)
-            if head is None:
-                if len(_KEY_HEADS) >= 1024:
-                    _KEY_HEADS.clear()
-                head = _KEY_HEADS[names] = _SORTED_JSON.encode(list(names))[:-1]
-            return f"{head},{bound.wire_json}]"
-    return _SORTED_JSON.encode([bound.method.name, bound.rpc_method, params])
+    """The call as its cache key hashes it: ``[name, rpc method, params]`` as compact JSON with
+    sorted keys, the params in the one form every spelling of them shares
+    (`BoundCall.key_json`): a lower-case address where a checksummed one was used before is
+    the same call, not one paid for again."""
+    names = (bound.method.name, bound.rpc_method)
+    head = _KEY_HEADS.get(names)
+    if head is None:
+        if len(_KEY_HEADS) >= 1024:
+            _KEY_HEADS.clear()
+        head = _KEY_HEADS[names] = COMPACT_JSON.encode(list(names))[:-1]
+    return f"{head},{bound.key_json}]"
 
 
 _KEY_HEADS: dict[tuple[str, str], str] = {}  # '["name","rpc method"' per pair
