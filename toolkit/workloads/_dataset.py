@@ -1110,9 +1110,9 @@ def _match_spellings(
         return
     for index, (key, text) in enumerate(zip(keys, key_texts, strict=True)):
         if found[index] is None:
-            spare = left.get((key[0], key[1], key[2], text))
-            if spare:
-                found[index] = spare.pop(0)
+            rows_left = left.get((key[0], key[1], key[2], text))
+            if rows_left:
+                found[index] = rows_left.pop(0)
 
 
 def _key_json(method: Any, text: Any) -> Any:
