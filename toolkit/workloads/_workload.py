@@ -478,13 +478,14 @@ class Workload:
 
     def _answered_by(self, previous: pd.DataFrame | None) -> list[int | None]:
         """For each call, the row of the dataset's `previous` rows that answers it (None: send
-        it): the same call identity (gateway, node, method, params)."""
+        it): the same call identity (gateway, node, method, params, however they are spelt)."""
         if previous is None or previous.empty:  # a new dataset: nothing to look up
             return [None] * len(self.calls)
         from ._bulk import params_text
 
         keys = [(c.node.gateway, c.node.name, c.method, params_text(c.call)) for c in self.calls]
-        return already_done(keys, previous)
+        key_texts = [c.call.bound.key_json for c in self.calls]
+        return already_done(keys, previous, key_texts)
 
     def _run_on_cluster(
         self,
