@@ -2,6 +2,7 @@
 by the catalog's own validation; node names are chosen per chain as documented."""
 
 import base64
+from pathlib import Path
 
 import pytest
 from eth_abi import decode, encode
@@ -265,3 +266,27 @@ def test_real_gateway_inputs_pass_the_catalogs_validation():
             continue
         head = 1_000_000_000 if ex.needs_head(method.name) else None
         method.bind(**ex.inputs(method.name, head=head))
+
+
+# --- one way in for demo inputs -------------------------------------------------------------------
+
+
+def test_demo_says_where_solanas_inputs_are():
+    """`DEMO` has no Solana part (the simulator's wallets follow the seed): asking it for one
+    names the way in that has them, rather than a bare AttributeError."""
+    from toolkit.sandbox import DEMO
+
+    with pytest.raises(AttributeError, match=r"examples\(gw\)\.solana") as raised:
+        DEMO.solana  # noqa: B018
+    assert "from toolkit.examples import examples" in str(raised.value)
+    assert not hasattr(DEMO, "solana")
+
+
+def test_the_docs_take_their_inputs_from_examples(ex):
+    """The README and every guide take demo inputs from `examples(gw)`, the one way in that has
+    every chain's (Solana's too) and works on a real gateway: no page teaches `DEMO`'s instead."""
+    root = Path(__file__).resolve().parents[1]
+    pages = [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    teaching_demo = [p.name for p in pages if "import DEMO" in p.read_text()]
+    assert teaching_demo == []
+    assert ex.solana.can_sign and ex.solana.recent_blockhash  # what those pages point to

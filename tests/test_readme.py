@@ -1,11 +1,14 @@
 """The README and the guides stay true: the method table matches the catalog, the Python examples
-of the README and of every page of docs/ run, and the README's links work on a package index."""
+of the README, of every page of docs/ and of the public docstrings run, and the README's links
+work on a package index."""
 
+import doctest
 import re
 from pathlib import Path
 
 import pytest
 
+from tests.docstrings import example_blocks, public_docstrings
 from toolkit.catalog._reference import with_method_table
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,3 +91,49 @@ def test_dependency_table_is_the_same_in_readme_and_docs():
         return re.search(r"^\| dependency \|.*?\n(?!\|)", text, re.S | re.M)[0]
 
     assert table(README.read_text()) == table((DOCS / "dependencies.md").read_text())
+
+
+DOCSTRING_EXAMPLES = {
+    where: blocks for where, doc in public_docstrings() if (blocks := example_blocks(doc))
+}
+
+
+@pytest.mark.parametrize("where", sorted(DOCSTRING_EXAMPLES))
+def test_docstring_examples_run(where):
+    """What `help()` shows runs as shown, against the sandbox: each docstring's examples in
+    order, in one namespace of their own (a ``>>>`` example is a doctest, its output checked)."""
+    namespace: dict = {}
+    for block in DOCSTRING_EXAMPLES[where]:
+        if block.startswith(">>>"):
+            test = doctest.DocTestParser().get_doctest(block, namespace, where, where, 0)
+            runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+            runner.run(test, clear_globs=False)
+            assert runner.summarize(verbose=False).failed == 0, block
+        else:
+            exec(compile(block, where, "exec"), namespace)
+
+
+def _clauses(text: str) -> list[str]:
+    """The prose of a page cut into clauses (at ``;`` and sentence ends), code blocks left out."""
+    prose = re.sub(r"```.*?```", "", text, flags=re.S)
+    return [c for p in re.split(r"\n\s*\n|\n- ", prose) for c in re.split(r";|\.\s", p)]
+
+
+def test_the_docs_say_of_each_method_what_the_catalog_says():
+    """A page that says a method is reached through `call_raw` (no helper) must not name a
+    catalog method there, and one that says a method is outside the spec must not name a method
+    of the spec: each page says what the catalog says (it once put `eth_getBlockByNumber`,
+    which has the `get_block` helper, among the `call_raw` methods)."""
+    from toolkit.catalog import METHODS
+
+    in_catalog = {method.name: method for method in METHODS}
+    wrong = []
+    for path in [README, *GUIDES]:
+        for clause in _clauses(path.read_text()):
+            named = [n for n in re.findall(r"`([\w/]+)`", clause) if n in in_catalog]
+            if "`call_raw`" in clause:
+                wrong += [(path.name, n, "has a helper, not only call_raw") for n in named]
+            if re.search(r"(outside|beyond) the spec", clause):
+                spec = [n for n in named if in_catalog[n].in_spec]
+                wrong += [(path.name, n, "is a spec method") for n in spec]
+    assert wrong == []

@@ -68,6 +68,20 @@ def test_credential_fields_are_secrets_that_still_work():
     assert password not in scrub(f"login failed with {password}")
 
 
+@pytest.mark.parametrize("scheme", ["HTTPS", "Https", "WSS", "HTTP"])
+def test_a_url_with_its_scheme_in_capitals_is_still_a_url_that_carries_a_key(scheme):
+    # RFC 3986, 3.1: a scheme is case-insensitive.
+    from toolkit._redact import SecretURL, hide_credentials, redact_answer
+
+    key = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
+    url = f"{scheme}://nd-7.example.com/{key}"
+    hidden = hide_credentials({"details": {"https_endpoint": url}})
+    endpoint = hidden["details"]["https_endpoint"]
+    assert isinstance(endpoint, SecretURL) and endpoint == url
+    assert key not in repr(hidden)
+    assert key not in str(redact_answer({"endpoint": url}))
+
+
 def test_labels_keep_the_host_and_the_node_name(sandbox):
     """The platform's URL (same host, no path) is no secret: a node's label keeps its host and
     hides only the key, and named nodes keep their names (they read ``***/***`` before)."""

@@ -1,14 +1,17 @@
 """node-gateway-toolkit: a Jupyter toolkit for a hosted blockchain node gateway.
 
     import toolkit
+    from toolkit.examples import examples
+
     gw = toolkit.connect()                      # the embedded sandbox, no key needed
+    ex = examples(gw)                           # inputs for every chain, Solana's too
     eth = gw.node("ethereum-mainnet")
-    eth.get_balance("0x...", block="latest")    # sync; `await eth.aio.get_balance(...)` is async
-    gw.ledger.frame                           # what was spent, in RU
+    eth.get_balance(ex.evm.token_holder, block="latest")   # `await eth.aio.get_balance(...)`
+    gw.ledger.frame                             # what was spent, in RU
 
 Heavy parts load on first use: `toolkit.frames`, `toolkit.plots`, `toolkit.widgets`,
 `toolkit.sandbox`, `toolkit.solana_tx`, `toolkit.workloads` (`Workload` and its kin), and httpx
-(when a client is first made). `tests/architecture/test_startup.py` keeps it so.
+(when a client is first made), so that ``import toolkit`` stays fast.
 """
 
 from __future__ import annotations

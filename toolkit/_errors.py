@@ -10,7 +10,7 @@
     │   ├── RateLimited        HTTP 429, or a JSON-RPC "RPS limit" error (retry_after in seconds)
     │   ├── QuotaExceeded      a daily or monthly quota spent, or HTTP 402 (never retried)
     │   ├── MalformedResponse  not JSON, truncated JSON, HTML, wrong content type, shape or id
-    │   ├── BatchRefused       the node does not take JSON-RPC batches (calls go one by one)
+    │   ├── BatchRefused       the node takes no JSON-RPC batches, or none this large
     │   ├── RPCError           a JSON-RPC error object (code, message, data)
     │   │   └── LogRangeRefused  eth_getLogs refused for its block range or result size
     │   ├── TronError          TRON's HTTP-200 ``{"Error": "..."}``
@@ -168,7 +168,16 @@ class MalformedResponse(ResponseError):
 
 class BatchRefused(ResponseError):
     """The node answered a JSON-RPC batch with a refusal (a 4xx status, or one error object or
-    one result instead of an array): it does not take batches, so send the calls one by one."""
+    one result instead of an array): it does not take batches, so send the calls one by one.
+
+    `too_large` when it refused the batch for its size (geth's ``"batch too large"``): it takes
+    smaller ones, and the client sends the calls in smaller batches itself. `limit` is the most
+    calls a batch may hold, when the refusal says."""
+
+    def __init__(self, message: str, *, too_large: bool = False, limit: int | None = None, **kw):
+        self.too_large = too_large
+        self.limit = limit
+        super().__init__(message, **kw)
 
 
 class RPCError(ResponseError):

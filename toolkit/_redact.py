@@ -82,6 +82,13 @@ CREDENTIAL_FIELDS = frozenset(
 
 
 _URL_SCHEMES = ("http://", "https://", "ws://", "wss://")
+_LONGEST_SCHEME = max(map(len, _URL_SCHEMES))  # a slice that long is all `is_url` lowers
+
+
+def is_url(text: str) -> bool:
+    """Whether `text` is written as a URL of the toolkit's schemes (http, https, ws, wss), in
+    any case: a scheme is case-insensitive (RFC 3986, 3.1), so ``HTTPS://host/<key>`` is one."""
+    return text[:_LONGEST_SCHEME].lower().startswith(_URL_SCHEMES)
 
 
 class Secret(str):
@@ -109,7 +116,7 @@ def hide_credentials(record: Any) -> Any:
     registered as a secret and wrapped in `Secret`, and every URL that carries key material
     registered (`register_url`) and wrapped in `SecretURL`; other values are left as they are."""
     if isinstance(record, str):
-        if record.startswith(_URL_SCHEMES) and key_material(record):
+        if is_url(record) and key_material(record):
             register_url(record)
             return SecretURL(record)
         return record
@@ -327,7 +334,7 @@ def redact_answer(value: Any) -> Any:
     endpoint URLs with keys the toolkit was never told of), the values of credential fields
     (`CREDENTIAL_FIELDS`) hidden, registered secrets scrubbed."""
     if isinstance(value, str):
-        return redact_key_material(value) if value.startswith(_URL_SCHEMES) else scrub(value)
+        return redact_key_material(value) if is_url(value) else scrub(value)
     if isinstance(value, list):
         return [redact_answer(item) for item in value]
     if isinstance(value, dict):

@@ -2,12 +2,20 @@
 
 Each builder returns the wire transaction as text (base64 unless ``encoding="base58"``), a v0
 transaction paid and signed by ``payer``. With ``sign=False`` the signature is left zeroed, which
-``simulateTransaction`` accepts while ``sigVerify`` is false. Against the embedded sandbox, take the
-wallets, mint and blockhash from its demo facts::
+``simulateTransaction`` accepts while ``sigVerify`` is false. Take the payer, recipient, mint and
+(in the sandbox) a keypair and a blockhash from ``examples(gw).solana``::
 
-    from solders.keypair import Keypair
-    alice = Keypair.from_seed(bytes.fromhex(demo["wallets"]["alice"]["keypair_seed"]))
-    tx = transfer(alice, demo["wallets"]["bob"]["pubkey"], 1_000_000, demo["recent_blockhash"])
+    import toolkit
+    from toolkit.examples import examples
+    from toolkit.solana_tx import transfer
+
+    gw = toolkit.connect()                      # the embedded sandbox
+    sol = examples(gw).solana
+    tx = transfer(sol.payer_keypair(), sol.recipient, 1_000_000, sol.recent_blockhash)
+    gw.node("solana-mainnet", chain="solana").simulate_transaction(tx)
+
+On a real gateway there is no keypair to sign with: build it unsigned (``sign=False``, the payer's
+address for `payer`, any blockhash) and simulate it with ``replace_recent_blockhash=True``.
 
 What each builder shows in a simulation: `transfer` logs and balance changes; `memo` a log line;
 `transfer_tokens` token balance changes; `create_associated_token_account` inner instructions

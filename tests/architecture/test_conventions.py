@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
+
+from tests.docstrings import public_docstrings
 
 PACKAGE = Path(__file__).resolve().parents[2] / "toolkit"
 
@@ -41,3 +44,25 @@ def test_no_class_name_means_two_things_across_client_and_sandbox():
     client, sandbox = _class_names("client"), _class_names("sandbox")
     shared = sorted(client.keys() & sandbox.keys())
     assert not shared, [(name, client[name], sandbox[name]) for name in shared]
+
+
+def _private_module_names() -> set[str]:
+    return {
+        path.stem for path in PACKAGE.rglob("_*.py") if path.stem not in ("__init__", "__main__")
+    }
+
+
+def test_no_public_docstring_points_at_a_private_module_or_a_test_file():
+    """A user reads docstrings through `help()` and the API reference: a pointer to a private
+    module (`_http`, `toolkit.client._tape`) or to a file under `tests/` leads them where the
+    package does not go (a wheel has no tests) and where nothing promises to stay."""
+    private = re.compile(
+        r"(?<![\w])(?:" + "|".join(sorted(_private_module_names())) + r")\b|(?<![\w])tests/"
+    )
+    found = [
+        f"{where}: {line.strip()}"
+        for where, doc in public_docstrings()
+        for line in doc.splitlines()
+        if private.search(line)
+    ]
+    assert not found, "\n".join(found)

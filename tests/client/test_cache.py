@@ -355,8 +355,10 @@ def test_tags_are_never_cacheable(make_gateway, cache_path, block):
 
 
 def test_cache_keys_are_the_json_of_name_method_and_params_with_sorted_keys(make_gateway):
-    """`key_text` takes a short cut for params that are a list of scalars; the keys stay the
-    text they always were, so the answers of files written before are still found."""
+    """`key_text` takes a short cut for params that are a list of scalars; the keys are the
+    text of the params in their canonical form (`key_params`), which for params spelt that way
+    (an address in lower case) is the text they always were, so the answers of files written
+    before are still found."""
     import json
 
     from toolkit.client._cache import key_text
@@ -373,12 +375,17 @@ def test_cache_keys_are_the_json_of_name_method_and_params_with_sorted_keys(make
     ]
     for call in calls:
         bound = call.bound
-        before = json.dumps(
-            [bound.method.name, bound.rpc_method, bound.wire_params],
+        text = json.dumps(
+            [bound.method.name, bound.rpc_method, bound.key_params],
             sort_keys=True,
             separators=(",", ":"),
         )
-        assert key_text(bound) == before
+        assert key_text(bound) == text
+    lower = eth.prepare("eth_getBalance", ALICE.lower(), 12).bound
+    before = json.dumps(
+        ["eth_getBalance", "eth_getBalance", lower.wire_params], separators=(",", ":")
+    )
+    assert key_text(lower) == before == key_text(calls[0].bound)
 
 
 def test_a_prepared_calls_params_are_a_copy(make_gateway):
@@ -606,3 +613,95 @@ def test_a_cache_another_user_owns_is_left_alone_for_your_private_one(tmp_path, 
     shared.rename(default)
     with pytest.warns(RuntimeWarning, match="Calls run without a cache"):
         assert toolkit.client._cache.resolve_cache(True, remote=True) is None
+
+
+@pytest.mark.parametrize(
+    "planted",
+    [
+        "NaN",  # Python's decoder takes these, JSON has no such numbers
+        '{"balance": Infinity}',
+        "1e400",  # beyond a float: read as infinity
+        "[" * 100_000 + "]" * 100_000,  # would exhaust the stack
+        b'"0x1"',  # bytes where the JSON text belongs (a BLOB)
+    ],
+    ids=["nan", "infinity", "1e400", "deep", "blob"],
+)
+def test_a_row_planted_with_what_json_cannot_hold_is_a_miss_deleted_with_one_warning(
+    tmp_path, planted
+):
+    """Rows of a method whose answers may be anything ("any": no kind check after decoding),
+    and one of a balance: neither is served, nor raises, and each is asked again."""
+    path = tmp_path / "c.sqlite"
+    cache = ResponseCache(path)
+    cache.store([(b"a" * 32, "node", "api/v2/jsonRPC", {"ok": 1}), (b"b" * 32, "n", "m", "x")])
+    cache.close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE responses SET result = ? WHERE key = ?", (planted, b"a" * 32))
+    cache = ResponseCache(path)
+    with pytest.warns(RuntimeWarning, match=r"held 1 damaged answer\(s\) \(api/v2/jsonRPC\)"):
+        assert cache.lookup([b"a" * 32, b"b" * 32]) == {b"b" * 32: "x"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # deleted: the next read is a plain miss
+        assert cache.lookup([b"a" * 32]) == {}
+    cache.close()
+
+
+def test_rows_whose_texts_join_into_other_answers_are_not_served(tmp_path):
+    path = tmp_path / "c.sqlite"
+    cache = ResponseCache(path)
+    keys = [bytes([n]) * 32 for n in range(3)]
+    cache.store([(key, "node", "api/v2/jsonRPC", n) for n, key in enumerate(keys)])
+    cache.close()
+    with sqlite3.connect(path) as db:  # '[1', '2]', '3,4': joined, they read as [[1,2],3,4]
+        for key, text in zip(keys, ["[1", "2]", "3,4"], strict=True):
+            db.execute("UPDATE responses SET result = ? WHERE key = ?", (text, key))
+    cache = ResponseCache(path)
+    with pytest.warns(RuntimeWarning, match=r"held 3 damaged answer\(s\)"):
+        assert cache.lookup(keys) == {}
+    cache.close()
+
+
+def test_a_planted_size_neither_breaks_eviction_nor_the_summary(tmp_path):
+    path = tmp_path / "c.sqlite"
+    cache = ResponseCache(path, max_bytes=200_000)
+    cache.store([(b"p" * 32, "node", "m", "x")])
+    cache.close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE responses SET size = 'large', stored_at = 0")
+    cache = ResponseCache(path, max_bytes=200_000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for start in range(0, 300, 20):
+            cache.store(
+                [(i.to_bytes(32, "big"), "node", "m", "x" * 2000) for i in range(start, start + 20)]
+            )
+            cache.flush()
+        assert cache.lookup([b"p" * 32]) == {}  # evicted as the oldest
+        assert set(cache.summary()) == {"node m"}
+    cache.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "chown") or os.geteuid() != 0, reason="needs root to chown")
+def test_a_damaged_cache_swapped_for_a_link_to_another_users_file_is_not_reopened(tmp_path):
+    path = tmp_path / "mine" / "c.sqlite"
+    cache = ResponseCache(path)
+    cache.store([(b"k" * 32, "node", "eth_getBalance", "0x1")])
+    cache.flush()
+    cache._forget_recent()  # the next lookup reads the file
+    theirs = tmp_path / "theirs.sqlite"
+    planted = ResponseCache(theirs)
+    planted.store([(b"k" * 32, "node", "eth_getBalance", "0x5f5e100")])
+    planted.close()
+    os.chown(theirs, 65534, 65534)
+    for part in path.parent.iterdir():  # damaged under the open connection (its log too)...
+        with part.open("r+b") as file:
+            file.write(b"garbage" * 1000)
+    path.unlink()  # ... and swapped for a link to their file
+    path.symlink_to(theirs)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        found = [cache.lookup([b"k" * 32]) for _ in range(2)]  # the planted answer: never
+    assert found == [{}, {}]
+    assert any("belongs to user id 65534" in str(w.message) for w in caught)
+    assert cache.disabled and "65534" in cache.disabled
+    cache.close()

@@ -218,6 +218,7 @@ def test_any_answer_to_a_batch_is_values_or_gateway_errors(hostile, data):
     status, headers, body = data.draw(hostile_answers(["__ID0__", "__ID1__"]))
 
     answers.next = (status, headers, with_ids(body))
+    node._core.max_batch = None  # each example's batch goes whole: none learned a limit before
     before = len(node.ledger.entries)
     try:
         outcome = node.batch(
@@ -235,7 +236,9 @@ def test_any_answer_to_a_batch_is_values_or_gateway_errors(hostile, data):
             _check(node, item, "any")
     else:
         _check(node, outcome, "any")
-    assert len(node.ledger.entries) in (before, before + 2)  # a batch: one entry per call
+    # A batch: one entry per call; a batch refused as too large (a 413, say) is sent again in
+    # parts, each call alone here: one entry more per call.
+    assert len(node.ledger.entries) in (before, before + 2, before + 4)
 
 
 @SWEEP
@@ -246,6 +249,7 @@ def test_any_answer_to_a_mixed_batch_is_values_or_gateway_errors(hostile, data):
     status, headers, body = data.draw(hostile_answers(["__ID0__", "__ID1__"]))
 
     answers.next = (status, headers, with_ids(body))
+    node._core.max_batch = None  # each example's batch goes whole: none learned a limit before
     before = len(node.ledger.entries)
     calls = [("eth_getBalance", [ALICE, "latest"]), ("eth_feeHistory", ["0x1", "latest", []])]
     try:
@@ -264,7 +268,9 @@ def test_any_answer_to_a_mixed_batch_is_values_or_gateway_errors(hostile, data):
             assert RESULT_KINDS["quantity"].check(outcome[0]), outcome[0]
     else:
         _check(node, outcome, "any")
-    assert len(node.ledger.entries) in (before, before + 2)  # a batch: one entry per call
+    # A batch: one entry per call; a batch refused as too large (a 413, say) is sent again in
+    # parts, each call alone here: one entry more per call.
+    assert len(node.ledger.entries) in (before, before + 2, before + 4)
 
 
 def test_a_well_formed_answer_to_a_mixed_batch_is_its_results_as_sent(hostile):

@@ -275,6 +275,46 @@ def test_a_per_second_limit_is_still_a_rate_limit_not_a_quota(replay):
     assert len(replay.requests) == 2
 
 
+def test_a_rate_limit_relayed_inside_a_32000_error_is_rate_limited_and_retried(replay):
+    """An OP Stack node relays its sequencer's 429 as the message of a -32000 error (a live
+    Base answer): the words say rate limit, so it is a `RateLimited`, retried as one."""
+    body = real("evm_200_sequencer_429_over_rate_limit_base_live.json")
+    assert body["error"]["code"] == -32000
+    answers = iter([body, {"jsonrpc": "2.0", "result": "0x10"}])
+    replay.reply = lambda request: (200, {**next(answers), "id": request["id"]})
+    assert replay.node("ethereum").block_number() == 16
+    assert len(replay.requests) == 2
+    replay.requests.clear()
+    replay.echo(body)
+    node = toolkit.node(replay.url, chain="ethereum", cache=False, retry=toolkit.RetryPolicy(2))
+    with pytest.raises(toolkit.RateLimited) as caught:
+        node.block_number()
+    assert "over rate limit" in str(caught.value) and len(replay.requests) == 2
+
+
+def test_a_batch_item_relaying_a_rate_limit_is_rate_limited():
+    from toolkit.client._answers import interpret_rpc
+
+    body = real("evm_200_sequencer_429_over_rate_limit_base_live.json")
+    with pytest.raises(toolkit.RateLimited):
+        interpret_rpc(body, None, 200)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "exceeds block gas limit",  # geth's ErrGasLimit: the transaction, not the rate
+        "Block range limit exceeded.",
+        "execution reverted: rate limit exceeded",  # a contract's own words
+    ],
+)
+def test_a_limit_that_is_not_a_rate_is_an_rpc_error_not_retried(message):
+    from toolkit.client._answers import interpret_rpc
+
+    with pytest.raises(toolkit.RPCError):
+        interpret_rpc({"id": 1, "error": {"code": -32000, "message": message}}, 1, 200)
+
+
 def test_a_toncenter_5xx_is_retried_like_an_evm_5xx(replay):
     """toncenter answers a lite server's timeout with a 504 in its own error shape; it is the
     server's trouble, retried as an EVM 504 is (a 4xx TON error is not)."""

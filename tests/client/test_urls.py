@@ -296,3 +296,47 @@ def test_a_url_of_another_scheme_is_refused_naming_it(url):
     with pytest.raises(toolkit.ValidationError, match="http:// or https://") as caught:
         toolkit.node(url, chain="ethereum", cache=False)
     assert caught.value.rule == "scheme"
+
+
+# --- a scheme or a host in capitals ---------------------------------------------------------------
+# RFC 3986 makes both case-insensitive (3.1, 3.2.2): ``HTTPS://`` is ``https://``.
+
+
+def test_a_record_endpoint_with_its_scheme_in_capitals_is_seen_as_carrying_a_key(loopback_server):
+    key = "3c6e0b8a9c15224a8228b9a98ca1531d"  # the v1 record's auth_key (real_bodies)
+    record = {
+        "id": "ND-123-456-789",
+        "name": "My Ethereum node",
+        "status": "running",
+        "protocol": "ethereum",
+        "details": {
+            "https_endpoint": f"HTTPS://nd-123-456-789.p2pify.com/{key}",
+            "wss_endpoint": f"WSS://ws-nd-123-456-789.p2pify.com/{key}",
+        },
+    }
+    page = {"count": 1, "next": None, "previous": None, "results": [record]}
+    platform = loopback_server(lambda request: (200, {}, json.dumps(page).encode()))
+    gateway = toolkit.connect(platform.url, "k" * 32, cache=False, retry=FAST_RETRY)
+    listed = gateway.nodes()
+    assert key not in repr(listed) and key not in str(listed)
+    assert listed[0]["details"]["https_endpoint"].endswith(key)  # still usable
+    assert key not in str(toolkit.frames.platform_nodes(listed))
+
+
+@pytest.mark.parametrize(
+    "url", ["HTTP://nd-1.example.com/KEY0123456789", "Http://lb.example.com/?dkey=abc"]
+)
+def test_a_plain_http_scheme_in_capitals_is_refused_as_plain_http(url):
+    with pytest.raises(toolkit.ValidationError) as caught:
+        toolkit.node(url, chain="ethereum", cache=False)
+    assert (caught.value.param, caught.value.rule) == ("url", "https")
+
+
+def test_localhost_in_capitals_is_loopback():
+    from toolkit.catalog.encoding import is_loopback_host
+
+    assert is_loopback_host("LOCALHOST") and is_loopback_host("LocalHost")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_key_in_clear("HTTP://LOCALHOST:8545/KEY0123456789")
+    Sandbox(host="LOCALHOST")  # not refused as a remote host; not started

@@ -272,6 +272,13 @@ def test_attrs_become_json_with_urls_redacted(tmp_path):
     }
 
 
+def test_attrs_with_a_url_scheme_in_capitals_are_redacted(tmp_path):
+    frame = pd.DataFrame({"a": [1]})
+    frame.attrs = {"node": "HTTPS://nd-1.example.com/abcdef0123456789"}
+    back = _round_trip(frame, tmp_path / "a.parquet")
+    assert back.attrs["node"] == "https://nd-1.example.com/***"
+
+
 # --- no key is ever written -------------------------------------------------------------------
 
 

@@ -40,6 +40,18 @@ def nodes() -> pd.DataFrame:
 
 
 @pytest.fixture
+def blocks() -> pd.DataFrame:
+    """Three real published blocks (the execution-apis tests' chain; sources in
+    tests/fixtures/real/SOURCES.md), out of order: numbers 54, 39 and 45."""
+    from tests.fixtures.real_bodies import real_result
+
+    names = ("latest_full", "shanghai_withdrawal", "hashes")
+    return frames.evm_blocks(
+        [real_result(f"evm_eth_getblockbynumber_{name}_execution_apis.json") for name in names]
+    )
+
+
+@pytest.fixture
 def balances() -> pd.DataFrame:
     alice, bob = (
         "0x1f9090aae28b8a3dceadf281b0f12828e676c326",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import struct
 import subprocess
@@ -89,6 +90,96 @@ def test_balances_one_line_per_address_in_block_order(balances, render):
     assert alice.get_ydata().tolist() == [5.0, 6.0, 7.0, 8.0, 9.0]
     assert ax.get_ylabel() == "Balance (ETH)"
     render(fig, "balances")
+
+
+def test_block_gas_is_a_bar_per_block_under_its_gas_limit(blocks, render):
+    fig, ax = plots.plot_block_gas(blocks)
+    assert [patch.get_height() for patch in ax.patches] == [234_043, 431_552, 339_825]
+    assert [patch.get_x() + patch.get_width() / 2 for patch in ax.patches] == [39, 45, 54]
+    (limit,) = ax.lines
+    assert limit.get_xdata().tolist() == [39, 45, 54]
+    assert limit.get_ydata().tolist() == [200_000_000] * 3
+    assert [text.get_text() for text in ax.get_legend().get_texts()] == ["Gas limit", "Gas used"]
+    assert ax.get_ylabel() == "Gas" and ax.get_xlabel() == "Block number"
+    assert "200,000,000" in _texts(fig) or "150,000,000" in _texts(fig)  # no offset notation
+    render(fig, "block_gas")
+
+
+def test_base_fee_is_each_blocks_fee_in_gwei(blocks, render):
+    fig, ax = plots.plot_base_fee(blocks)
+    (line,) = ax.lines
+    assert line.get_xdata().tolist() == [39, 45, 54]
+    assert line.get_ydata().tolist() == [0.202113271, 0.090870291, 0.027399063]
+    assert ax.get_ylabel() == "Base fee (gwei)" and ax.get_title() == "Base fee per block"
+    render(fig, "base_fee")
+
+
+def test_base_fee_keeps_an_exact_fee_exact_and_counts_blocks_without_one(render):
+    """A fee past a float's 53 bits still plots its gwei right, and a pre-London block (no
+    base fee) is said, not drawn as 0."""
+    huge = 2**80 + 1  # wei; as a float first, its gwei would be off in the 8th digit
+    frame = pd.DataFrame(
+        {"number": [10, 11, 12], "base_fee_wei": [None, 7 * 10**9, huge]}, dtype=object
+    )
+    fig, ax = plots.plot_base_fee(frame)
+    assert ax.lines[0].get_xdata().tolist() == [11, 12]
+    assert ax.lines[0].get_ydata().tolist() == [7.0, huge // 10**9 + (huge % 10**9) / 10**9]
+    assert "1 block without a base fee not shown" in _texts(fig)
+    fig, _ = plots.plot_base_fee(frame.iloc[:1])
+    assert "No block has a base fee" in _texts(fig)
+    render(fig, "base_fee_none", min_bytes=1_000)
+
+
+def test_blocks_fetched_twice_are_plotted_once(blocks):
+    _, ax = plots.plot_block_gas(pd.concat([blocks, blocks]))
+    assert len(ax.patches) == 3
+
+
+def test_many_blocks_become_lines(render):
+    numbers = np.arange(21_000_000, 21_000_200)
+    frame = pd.DataFrame(
+        {
+            "number": numbers,
+            "gas_used": (numbers % 7) * 2_000_000,
+            "gas_limit": 36_000_000,
+            "base_fee_wei": pd.Series([4_200_000_000] * 200, dtype=object),
+        }
+    )
+    fig, ax = plots.plot_block_gas(frame)
+    assert not ax.patches and [line.get_label() for line in ax.lines] == ["Gas used", "Gas limit"]
+    render(fig, "block_gas_line")
+
+
+def test_blocks_are_two_panels_readable_at_a_notebooks_width(blocks, render):
+    fig, axes = plots.plot_blocks(blocks)
+    assert len(axes) == 2 and all(ax.figure is fig for ax in axes)
+    titles = [ax.get_title() for ax in axes]
+    assert titles == ["Gas used and gas limit per block", "Base fee per block"]
+    px, text = _smallest_text_px(fig)
+    assert px >= 11, f"{text!r} would be {px:.1f} px tall"
+    render(fig, "blocks")
+
+
+def test_mainnet_block_numbers_do_not_overlap_on_a_panel(render):
+    numbers = np.arange(21_414_880, 21_414_921)
+    frame = pd.DataFrame(
+        {
+            "number": numbers,
+            "gas_used": 12_000_000,
+            "gas_limit": 36_000_000,
+            "base_fee_wei": pd.Series([4_200_000_000] * len(numbers), dtype=object),
+        }
+    )
+    fig, axes = plots.plot_blocks(frame)
+    fig.draw_without_rendering()  # lays the ticks out
+    for ax in axes:
+        boxes = [
+            label.get_window_extent()
+            for label in ax.get_xticklabels()
+            if label.get_visible() and label.get_text()
+        ]
+        assert len(boxes) >= 3
+        assert all(a.x1 < b.x0 for a, b in itertools.pairwise(boxes)), ax.get_title()
 
 
 def test_compute_units_bar_per_invocation_in_call_order(solana_simulation_logs, render):
@@ -212,6 +303,8 @@ def test_plots_draw_on_given_axes():
         (plots.plot_fees_per_block, pd.DataFrame({"block_number": [], "fee_trx": []})),
         (plots.plot_fee_distribution, pd.DataFrame({"fee_trx": [np.nan, 0.0]})),
         (plots.plot_balances, pd.DataFrame({"address": [], "block": [], "eth": []})),
+        (plots.plot_block_gas, pd.DataFrame({"number": [], "gas_used": [], "gas_limit": []})),
+        (plots.plot_base_fee, pd.DataFrame({"number": [], "base_fee_wei": []})),
         (plots.plot_cumulative_ru, pd.DataFrame({"time": [], "ru": [], "status": []})),
         (plots.plot_ru_by_method, pd.DataFrame({"method": [], "ru": [], "status": []})),
         (plots.plot_node_counts, pd.DataFrame({"protocol": [], "status": []})),
@@ -250,6 +343,9 @@ def test_empty_simulation_logs(render):
     [
         plots.plot_fees_per_block,
         plots.plot_balances,
+        plots.plot_block_gas,
+        plots.plot_base_fee,
+        plots.plot_blocks,
         plots.plot_compute_units,
         plots.plot_cumulative_ru,
         plots.plot_node_counts,

@@ -20,7 +20,7 @@ from ._bounds import BLOCK_TAGS, MAX_LOG_RANGE, SOLANA_MAX_TRANSACTION_BYTES
 from ._chains import CHAINS, Chain, HeadSource, chain_for
 from ._inputs import REQUIRED, Arg
 from ._kinds import Param
-from ._lookup import CATALOG, lookup
+from ._lookup import CATALOG, key_json, key_params, lookup
 from ._model import ALWAYS, BoundCall, Method, Surface
 from ._pricer import Pricer
 from ._pricing import (
@@ -93,5 +93,7 @@ __all__ = [
     "encoding",
     "fate_of_status",
     "is_block_hash",
+    "key_json",
+    "key_params",
     "lookup",
 ]

@@ -321,20 +321,70 @@ def _check_topics(value: Any) -> list[Any]:
     return wire
 
 
+# --- keys: one spelling of each value ----------------------------------------------------------
+# A kind's `key` takes a wire value (the check's, or one read back from a dataset or a tape) to
+# the one form every spelling of that value shares: what a call's keys (the response cache's, a
+# dataset's resume, a tape's) are made of, so that writing a value another way is the same call.
+# The wire keeps the caller's spelling. A key never raises: a value it does not know is its own.
+
+
+def _lower(value: Any) -> Any:
+    """Hex (addresses, hashes, data, block numbers) in lower case: the case of hex digits, an
+    EIP-55 checksum included, says nothing about the value."""
+    if isinstance(value, str):
+        return value.lower()
+    if isinstance(value, list):
+        return [_lower(item) for item in value]
+    return value
+
+
+_HEX_TEXT = re.compile(r"0x[0-9a-fA-F]{1,64}")
+
+
+def _quantity_key(value: Any) -> Any:
+    """A quantity without leading zeros (a storage slot as ``0x1`` or its 32-byte word)."""
+    if isinstance(value, str) and _HEX_TEXT.fullmatch(value):
+        return enc.to_quantity(int(value, 16))
+    return value
+
+
+def _state_block_key(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {name: _lower(inner) for name, inner in value.items()}
+    return _lower(value)
+
+
+def _tron_address_key(value: Any) -> Any:
+    """Hex, whether the wire has base58 (``visible``) or hex: one account, one key."""
+    return enc.tron_to_hex(value)
+
+
+def _ton_address_key(value: Any) -> Any:
+    """The raw form: a user-friendly one (bounceable or not, base64 or base64url) names the
+    same account."""
+    return enc.parse_ton_address(value).raw
+
+
 @dataclass(frozen=True)
 class Kind:
     """A parameter type: its name in docs and forms, the check that makes the wire value, and
     the Python values a helper takes for it (`python`, annotation text for the helpers' typed
-    signatures in `toolkit/client/_helpers.pyi`)."""
+    signatures in `toolkit/client/_helpers.pyi`); `key`, the one form of a wire value that its
+    call's keys are made of (None: the wire value is that form already)."""
 
     name: str
     check: Callable[[Any], Any]
     doc: str
     python: str
+    key: Callable[[Any], Any] | None = None
 
 
 BLOCK = Kind(
-    "block", _check_block, "0x hex block number, a Python int, or a tag", python="int | str"
+    "block",
+    _check_block,
+    "0x hex block number, a Python int, or a tag",
+    python="int | str",
+    key=_lower,
 )
 BLOCK_NUMBER = Kind(
     "block-number",
@@ -343,21 +393,29 @@ BLOCK_NUMBER = Kind(
     python="int | str",
 )
 QUANTITY = Kind(
-    "quantity", _check_quantity, "0x hex quantity or a Python int, uint256", python="int | str"
+    "quantity",
+    _check_quantity,
+    "0x hex quantity or a Python int, uint256",
+    python="int | str",
+    key=_quantity_key,
 )
 QUANTITY_U256 = Kind(
     "quantity",
     _quantity_check(256, canonical=True),
     "0x hex quantity or a Python int, uint256 (sent without leading zeros)",
     python="int | str",
+    key=_lower,
 )
 QUANTITY_U64 = Kind(
     "quantity",
     _quantity_check(64, canonical=True),
     "0x hex quantity or a Python int, uint64 (sent without leading zeros)",
     python="int | str",
+    key=_lower,
 )
-HEX_DATA = Kind("hex", _check_hex_data, "0x-prefixed hex bytes", python="str | bytes | bytearray")
+HEX_DATA = Kind(
+    "hex", _check_hex_data, "0x-prefixed hex bytes", python="str | bytes | bytearray", key=_lower
+)
 INT = Kind("int", _check_int, "integer (int64)", python="int")
 BOOL = Kind("bool", _check_bool, "true or false", python="bool")
 TEXT = Kind("text", _check_text, "string", python="str")
@@ -370,18 +428,26 @@ EVM_ADDRESS = Kind(
     _from_encoding(enc.check_evm_address, "address"),
     "0x + 40 hex digits",
     python="str",
+    key=_lower,
 )
 TRON_ADDRESS = Kind(
     "tron-address",
     _from_encoding(enc.tron_to_hex, "address"),
     "base58 T... or hex 41...",
     python="str",
+    key=_tron_address_key,
 )
 TON_ADDRESS = Kind(
     "ton-address",
     _from_encoding(enc.ton_address, "address"),
     "raw 0:<hex> or user-friendly",
     python="str",
+    key=_ton_address_key,
+)
+# An address whose spelling is the question: detectAddress answers which form it was given in
+# (``given_type``), so each form is a call of its own.
+TON_ADDRESS_AS_GIVEN = Kind(
+    "ton-address", TON_ADDRESS.check, "raw 0:<hex> or user-friendly", python="str"
 )
 ASSET_ID = Kind("asset-id", _check_asset_id, "TRC-10 token id (digits)", python="int | str")
 SOLANA_TX = Kind(
@@ -393,7 +459,7 @@ ADDRESS_LIST = Kind(
     "list of base58 addresses",
     python="list[str] | tuple[str, ...]",
 )
-HASH32 = Kind("hash", _check_hash32, "0x + 64 hex digits", python="str")
+HASH32 = Kind("hash", _check_hash32, "0x + 64 hex digits", python="str", key=_lower)
 
 
 def _check_state_block(value: Any) -> Any:
@@ -422,18 +488,21 @@ STATE_BLOCK = Kind(
     _check_state_block,
     "0x hex block number, a Python int, a tag, or a block hash (EIP-1898)",
     python="int | str | Mapping[str, Any]",
+    key=_state_block_key,
 )
 EVM_ADDRESSES = Kind(
     "evm-addresses",
     _check_addresses,
     "an EVM address or a list of them",
     python="str | list[str] | tuple[str, ...]",
+    key=_lower,
 )
 TOPICS = Kind(
     "topics",
     _check_topics,
     "up to 4 topics: null, a 32-byte hash, or a list",
     python="list[Any] | tuple[Any, ...]",
+    key=_lower,
 )
 
 _NO_DEFAULT: Any = type("NoDefault", (), {"__repr__": lambda self: "<no default>"})()
@@ -469,6 +538,28 @@ class Param:
     @property
     def has_helper_default(self) -> bool:
         return self.helper_default is not _NO_DEFAULT
+
+    def key(self, wire: Any) -> Any:
+        """The wire value in the one form its call's keys are made of (see `Kind.key`); a value
+        the key does not know (read back from a damaged file) is its own key."""
+        if self.fields and isinstance(wire, Mapping):
+            fields = {f.name: f for f in self.fields}
+            return {
+                name: fields[name].key(inner) if name in fields else inner
+                for name, inner in wire.items()
+            }
+        key = self.kind.key
+        if key is None:
+            return wire
+        try:
+            return key(wire)
+        except Exception:
+            return wire
+
+    @property
+    def keyed(self) -> bool:
+        """Whether some spellings of a value are one (`key` is not the wire value itself)."""
+        return self.kind.key is not None or any(f.keyed for f in self.fields)
 
     def check(self, value: Any, path: str) -> Any:
         wire = self.kind.check(value)

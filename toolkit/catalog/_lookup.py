@@ -3,13 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from .._errors import ValidationError
 from ._kinds import _close_matches, _shown
-from ._model import Method
+from ._model import _SORTED_JSON, Method
 from ._table import METHODS
 
 CATALOG: dict[str, Method] = {m.name: m for m in METHODS}
+
+
+def key_params(name: str, params: Any) -> Any:
+    """The params of a call to the catalog entry `name` (a JSON-RPC method, or a REST path with
+    or without its leading slash) in the form every key of the call is made of
+    (`Method.key_params`); those of a call outside the catalog as they are."""
+    method = CATALOG.get(name) or CATALOG.get(name.lstrip("/")) if type(name) is str else None
+    return method.key_params(params) if method is not None else params
+
+
+def key_json(name: str, params: Any) -> str:
+    """`key_params` as compact JSON with sorted keys: the text `BoundCall.key_json` has for
+    the same call (a dataset's rows are matched by it)."""
+    return _SORTED_JSON.encode(key_params(name, params))
 
 
 def lookup(name: str) -> Method:

@@ -66,6 +66,7 @@ _CHECKED_MAX = 100_000
 # JSON as compact as httpx sends it; one encoder, not one per call (json.dumps with options
 # builds a new encoder each time, which costs more than the encoding of a short call).
 _json_text = json.encoder.encode_basestring_ascii  # a str as JSON, as COMPACT_JSON writes it
+_SORTED_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"))  # call keys' JSON
 
 
 def _checked_plain(param: Param, value: Any) -> Any:
@@ -196,6 +197,24 @@ class BoundCall:
             return dict(self.arguments.get("params", {}))
         return dict(self.arguments)
 
+    @_once
+    def key_params(self) -> list[Any] | dict[str, Any]:
+        """`wire_params` with each value in its one canonical form (`Method.key_params`)."""
+        return self.method.key_params(self.wire_params)
+
+    @_once
+    def key_json(self) -> str:
+        """`key_params` as compact JSON with sorted keys: the call's params as each of its keys
+        (the response cache's, a dataset's resume, a tape's) has them, whatever the spelling."""
+        params = self.key_params
+        if type(params) is list and params == self.wire_params:
+            for value in params:
+                if type(value) not in _PLAIN:
+                    break
+            else:  # text and ints, as the wire has them: no keys to sort, its text is the key's
+                return self.wire_json
+        return _SORTED_JSON.encode(params)
+
     @property
     def rpc_method(self) -> str:
         """The JSON-RPC `method` field: the catalog name, or the inner method for TON's jsonRPC."""
@@ -251,6 +270,30 @@ class Method:
         if self.pinned_by is not None:
             return self.pinned_by
         return getattr(self.ru, "param", None)
+
+    @_once
+    def keyed(self) -> bool:
+        """Whether a value of some parameter has spellings that are one (see `key_params`)."""
+        return any(p.keyed for p in self.params)
+
+    def key_params(self, params: Any) -> Any:
+        """The call's params (wire form: a JSON-RPC list, a REST body or query; or read back
+        from a dataset or a tape) with each value in its one canonical form (`Param.key`):
+        a checksummed and a lower-case address, a TRON address in hex and in base58, a TON one
+        raw and user-friendly are one value. Every key of a call is made of this, so one
+        call written two ways is one call to the cache, a dataset and a tape."""
+        if not self.keyed:
+            return params
+        if isinstance(params, list) and self.surface is Surface.JSONRPC:
+            keyed = [p.key(value) for p, value in zip(self.params, params, strict=False)]
+            return keyed + params[len(keyed) :]
+        if isinstance(params, dict) and self.surface is not Surface.JSONRPC_NAMED:
+            by_name = {p.name: p for p in self.params}
+            return {
+                name: by_name[name].key(value) if name in by_name else value
+                for name, value in params.items()
+            }
+        return params
 
     @_once
     def helper_args(self) -> tuple[Arg, ...]:

@@ -141,7 +141,9 @@ def b58encode(data: bytes) -> str:
 
 
 def is_loopback_host(host: str) -> bool:
-    """``localhost`` or a loopback IP (127.0.0.0/8, ::1): where plain HTTP and a server may be."""
+    """``localhost`` or a loopback IP (127.0.0.0/8, ::1): where plain HTTP and a server may be.
+    A host is case-insensitive (RFC 3986, 3.2.2): ``LOCALHOST`` is loopback too."""
+    host = host.lower()
     if host == "localhost":
         return True
     import ipaddress

@@ -269,10 +269,32 @@ def _rpc_error(error: Any, status: int) -> ResponseError:
     if refused:  # before the rate-limit rule, whose words ("limit", "exceed") it shares
         return LogRangeRefused(code, message, suggested=suggested, data=data, status=status)
     retry = body_retry_after(data)
-    lowered = message.lower()
-    if code in (429, -32005) or retry is not None or ("limit" in lowered and "exceed" in lowered):
+    if code in (429, -32005) or retry is not None or says_rate_limited(message):
         return RateLimited(f"JSON-RPC rate limit: {message}", status=status, retry_after=retry)
     return RPCError(code, message, data=data, status=status)
+
+
+# What a rate limit says when it comes inside another error's message: a node forwarding the
+# answer of the one behind it writes that answer's status and body into a -32000 error
+# ("429 Too Many Requests: {... "over rate limit" ...}", an OP Stack node relaying its
+# sequencer's refusal; source in tests/fixtures/real/SOURCES.md), and providers write "rate
+# limit exceeded" or "RPS limit exceeded" under codes of their own.
+_RATE_WORDS = re.compile(r"\b429\b|too many requests|\brate[ _-]?limit", re.IGNORECASE)
+_LIMIT_EXCEEDED = re.compile(r"limit.*exceed|exceed.*limit", re.IGNORECASE | re.DOTALL)
+# A limit that is not a rate: asking again meets it again ("exceeds block gas limit", "block
+# range limit exceeded", a size, a batch's "batch limit 100 exceeded").
+_OTHER_LIMITS = re.compile(r"\bgas\b|\brange\b|\bsize\b|\blength\b|\bbatch", re.IGNORECASE)
+
+
+def says_rate_limited(message: str) -> bool:
+    """Whether a JSON-RPC error's message says the caller is over a rate limit. A contract's
+    revert reason is the contract's words, not the node's: "execution reverted: rate limit" is
+    the call's answer, never retried."""
+    if message[:18].lower() == "execution reverted":
+        return False
+    if _RATE_WORDS.search(message):
+        return True
+    return _LIMIT_EXCEEDED.search(message) is not None and not _OTHER_LIMITS.search(message)
 
 
 def id_key(value: Any) -> str | None:

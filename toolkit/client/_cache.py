@@ -21,7 +21,9 @@ platform API; raw calls outside the catalog (`call_raw`).
 A hit is checked before pricing and sending, costs 0 RU, and is recorded in the ledger with
 ``cache_hit=True``. Keys are a SHA-256 of the call's identity: the gateway (host and chain, as
 `toolkit.client._identity` defines it, under an HMAC with a random salt kept in the file, so the
-file names no host and never holds an access key), the method and its parameters. A new key or
+file names no host and never holds an access key), the method and its parameters, each in its
+one canonical form (`toolkit.catalog.key_params`: an address checksummed or not, TRON's hex or
+base58, TON's raw or user-friendly form are one call). A new key or
 port for the same gateway keeps its answers; another gateway's node of the same name does not
 see them.
 
@@ -60,7 +62,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 
 from .._errors import ValidationError
-from .._json import COMPACT_JSON
+from .._json import COMPACT_JSON, MAX_DEPTH, load_bounded
 from .._redact import holds_secret, warn
 from ..catalog import ALWAYS, CATALOG, RESULT_KINDS
 from ..catalog.encoding import is_hex_quantity
@@ -69,7 +71,7 @@ from ._identity import gateway_identity
 if TYPE_CHECKING:
     from ..catalog import BoundCall
 
-ENV_CACHE = "NODE_GATEWAY_CACHE"  # "off", or a file path; see `resolve_cache`
+ENV_CACHE = "NODE_GATEWAY_CACHE"  # "off", "on", "auto" or a file path; see `cache_word`
 DEFAULT_MAX_BYTES = 512 * 1024**2
 APP_DIR = "node-gateway-toolkit"
 CACHE_FILE = "responses.sqlite"
@@ -93,8 +95,8 @@ MISS = object()  # `ResponseCache.answers` where the cache holds no answer
 
 
 def _decode_together(texts: list[str]) -> list[Any] | None:
-    """Stored answers decoded in one pass (one JSON array of them all); None when the texts do
-    not make one value each (a damaged row): decode them one by one then."""
+    """Answers kept in memory decoded in one pass (one JSON array of them all); None when the
+    texts do not make one value each: decode them one by one then."""
     try:
         values = json.loads("[" + ",".join(texts) + "]")
     except ValueError:
@@ -102,51 +104,57 @@ def _decode_together(texts: list[str]) -> list[Any] | None:
     return values if len(values) == len(texts) else None
 
 
-def _decode_all(texts: dict[bytes, str]) -> dict[bytes, Any]:
-    """Stored answers by key; an answer that does not decode (a damaged row) is left out, so it
-    counts as a miss."""
-    if not texts:
-        return {}
-    values = _decode_together(list(texts.values()))
-    if values is not None:
-        return dict(zip(texts, values, strict=True))
+def _load_stored(text: Any) -> Any:
+    """A row's answer as read from the file, which anyone who could write it may have filled:
+    text only (not a number or bytes), JSON only (no ``NaN`` or ``Infinity``, no number beyond
+    a float), and nested no deeper than any answer is (a deeper one is not decoded at all, so
+    it cannot exhaust the stack). ValueError for anything else."""
+    if type(text) is not str:
+        raise ValueError(f"a {type(text).__name__} where an answer's JSON text belongs")
+    return load_bounded(text, MAX_DEPTH)
+
+
+def _decode_all(texts: dict[bytes, Any], *, stored: bool = False) -> dict[bytes, Any]:
+    """Answers by key; an answer that does not decode (a damaged row) is left out, so it counts
+    as a miss. `stored`: texts read from the file, each decoded on its own as `_load_stored`
+    says (joined, texts such as ``[1`` and ``2]`` would pass as one answer)."""
     found = {}
+    if not stored:
+        values = _decode_together(list(texts.values())) if texts else []
+        if values is not None:
+            return dict(zip(texts, values, strict=True))
+    load = _load_stored if stored else json.loads
     for key, text in texts.items():
         with contextlib.suppress(ValueError):
-            found[key] = json.loads(text)
+            found[key] = load(text)
     return found
 
 
 def _fits(method: str, value: Any) -> bool:
     """Whether a stored answer has the shape its method's answers have (what the client checked
     before storing it): a row damaged into another kind must not reach a typed helper."""
+    if type(method) is not str:
+        return False
     entry = CATALOG.get(method)
     kind = entry.result if entry is not None else None
-    return kind is None or RESULT_KINDS[kind].check(value)
-
-
-_SORTED_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
-_SCALARS = frozenset((str, int, float, bool, type(None)))
+    try:
+        return kind is None or bool(RESULT_KINDS[kind].check(value))
+    except Exception:  # a check meeting a value no answer has: not of its kind
+        return False
 
 
 def key_text(bound: BoundCall) -> str:
-    """The call as its cache key hashes it: ``[name, rpc method, wire params]`` as compact JSON
-    with sorted keys. Params that are a list of scalars (most JSON-RPC calls) have no keys to
-    sort, so their text is the call's `wire_json`, worked out once per call already."""
-    params = bound.wire_params
-    if type(params) is list:
-        for value in params:
-            if type(value) not in _SCALARS:
-                break
-        else:
-            names = (bound.method.name, bound.rpc_method)
-            head = _KEY_HEADS.get(names)
-            if head is None:
-                if len(_KEY_HEADS) >= 1024:
-                    _KEY_HEADS.clear()
-                head = _KEY_HEADS[names] = _SORTED_JSON.encode(list(names))[:-1]
-            return f"{head},{bound.wire_json}]"
-    return _SORTED_JSON.encode([bound.method.name, bound.rpc_method, params])
+    """The call as its cache key hashes it: ``[name, rpc method, params]`` as compact JSON with
+    sorted keys, the params in the one form every spelling of them shares
+    (`BoundCall.key_json`): a lower-case address where a checksummed one was used before is
+    the same call, not one paid for again."""
+    names = (bound.method.name, bound.rpc_method)
+    head = _KEY_HEADS.get(names)
+    if head is None:
+        if len(_KEY_HEADS) >= 1024:
+            _KEY_HEADS.clear()
+        head = _KEY_HEADS[names] = COMPACT_JSON.encode(list(names))[:-1]
+    return f"{head},{bound.key_json}]"
 
 
 _KEY_HEADS: dict[tuple[str, str], str] = {}  # '["name","rpc method"' per pair
@@ -288,6 +296,11 @@ class ResponseCache:
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         with contextlib.suppress(FileExistsError):  # a new file: yours alone (SQLite's -wal and
             os.close(os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))  # -shm too)
+        # Checked at every opening, not only the first: the file met damaged may have been
+        # swapped meanwhile, for a link to a file another user writes.
+        distrust = _distrust(self.path)
+        if distrust is not None:
+            raise PermissionError(f"not opened: {distrust[0]}")
         self._inode = _inode(self.path)  # the file this connection is on
         db = _connect(self.path)
         self._db = db
@@ -388,7 +401,7 @@ class ResponseCache:
             if rest:
                 query = "SELECT key, method, result FROM responses WHERE key IN ({marks})"
                 read = self._select(query, rest)
-                on_disk = _decode_all({key: text for key, _, text in read})
+                on_disk = _decode_all({key: text for key, _, text in read}, stored=True)
                 damaged = []
                 for key, method, text in read:
                     if key in on_disk and _fits(method, on_disk[key]):
@@ -561,7 +574,7 @@ class ResponseCache:
             doomed, freed = [], 0
             for key, size in oldest:  # about as many as the excess, at least one
                 doomed.append((key,))
-                freed += size
+                freed += size if type(size) is int else 0  # a damaged row's size is no number
                 if freed >= used - target:
                     break
             self._db.executemany("DELETE FROM responses WHERE key = ?", doomed)
@@ -699,29 +712,38 @@ def _write_rows(db: Any, pending: dict[bytes, tuple], lock: threading.Lock) -> N
 CacheSetting = ResponseCache | str | os.PathLike[str] | bool | None
 
 
+# The words a cache setting written as text may be, in the variable or in ``cache=``: any
+# other text is a file path (write ``./off`` for a file called ``off``).
+CACHE_OFF_WORDS = ("off", "0", "false", "no", "none")
+CACHE_ON_WORDS = ("on", "1", "true", "yes")
+
+
 def resolve_cache(setting: CacheSetting, *, remote: bool) -> ResponseCache | None:
     """The cache a `connect(cache=...)` setting means.
 
-    ``"auto"`` (the default): the ``NODE_GATEWAY_CACHE`` variable if set (``off``, or a path), else
-    the default file for a real (remote) gateway and no cache for a loopback one (the sandbox,
-    a local Anvil): their calls are free, and the sandbox's answers are synthetic (another
-    sandbox, of another seed, answers the same call otherwise). ``True``: the default file;
-    ``False``/``None``: no
+    ``"auto"`` (the default): the ``NODE_GATEWAY_CACHE`` variable if set, else the default file
+    for a real (remote) gateway and no cache for a loopback one (the sandbox, a local Anvil):
+    their calls are free, and the sandbox's answers are synthetic (another sandbox, of another
+    seed, answers the same call otherwise). ``True``: the default file; ``False``/``None``: no
     cache; a path: that file; a `ResponseCache`: itself.
+
+    Text means the same in ``cache=`` as in the variable (`cache_word`): ``off`` (or ``0``,
+    ``false``, ``no``, ``none``) is no cache, ``on`` (``1``, ``true``, ``yes``) the default
+    file, ``auto`` the default rule, any other text a file path.
     """
     if isinstance(setting, ResponseCache):
         return setting
+    if isinstance(setting, str):
+        setting = cache_word(setting)
     if setting is None or setting is False:
         return None
     if setting is True:
         return _usable(ResponseCache())
     if setting == "auto":
-        chosen = os.environ.get(ENV_CACHE, "").strip()
-        if chosen.lower() in ("off", "0", "false", "no", "none"):
-            return None
-        if chosen:
-            return _usable(ResponseCache(chosen))
-        return _usable(ResponseCache()) if remote else None
+        chosen = cache_word(os.environ.get(ENV_CACHE, ""), source=ENV_CACHE)
+        if chosen == "auto":
+            return _usable(ResponseCache()) if remote else None
+        return resolve_cache(chosen, remote=remote)
     if not isinstance(setting, str | os.PathLike):
         raise ValidationError(
             f"must be 'auto', True, False, a file path or a ResponseCache; got {setting!r}",
@@ -729,6 +751,27 @@ def resolve_cache(setting: CacheSetting, *, remote: bool) -> ResponseCache | Non
             rule="type",
         )
     return _usable(ResponseCache(setting))
+
+
+def cache_word(text: str, *, source: str = "") -> bool | str:
+    """What a cache setting written as text means, in ``cache=`` or in ``NODE_GATEWAY_CACHE``
+    (`source`, where blank means unset): False (off), True (the default file), ``"auto"``, or
+    the path it names. One reading for both, so ``cache="off"`` is no cache, not a file
+    called ``off``."""
+    word = text.strip()
+    if not word:
+        if source:
+            return "auto"
+        raise ValidationError(
+            "is empty: use 'off', 'on', 'auto' or a file path", param="cache", rule="type"
+        )
+    if word.lower() in CACHE_OFF_WORDS:
+        return False
+    if word.lower() in CACHE_ON_WORDS:
+        return True
+    if word.lower() == "auto":
+        return "auto"
+    return word
 
 
 def _usable(cache: ResponseCache) -> ResponseCache | None:

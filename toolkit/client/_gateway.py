@@ -11,8 +11,12 @@ Environment variables (read by `connect()` and `Gateway.node`):
                                  NODE_GATEWAY_NODE_ETHEREUM_MAINNET
     NODE_GATEWAY_KEY_<NAME>      a node's access key alone, appended to the node's
                                  `https_endpoint` from the platform API when that has no key
-    NODE_GATEWAY_CACHE           the response cache: ``off``, or the path of its file (see
-                                 `toolkit.client._cache.resolve_cache`)
+                                 (when it has one, the variable is not used: a warning says so)
+    NODE_GATEWAY_CACHE           the response cache: ``off``, ``on``, ``auto`` or the path of
+                                 its file (see `toolkit.client._cache.cache_word`)
+
+An error about a value one of them gave names the variable; so does the error of a call its
+node or the platform refused (HTTP 401, 403 or 404).
 
 <NAME> is the node's name in upper case with every other character than A-Z and 0-9 as `_`.
 """
@@ -26,7 +30,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal, Unpack, overload
 
 from .._errors import ValidationError
-from .._redact import clip, register_secret, register_url
+from .._redact import clip, key_material, register_secret, register_url, warn
 from .._reprs import key_values_html
 from ..catalog import CHAINS, Chain, PricingTable, chain_for
 from ..catalog.encoding import is_loopback_host
@@ -45,6 +49,7 @@ from ._settings import (
     takes_settings,
 )
 from ._tape import Tape, tape_from
+from ._transport import ANY_FAILURE, KEY_REFUSED, Advice
 from ._urls import check_key_in_clear, checked_url, clean_url
 
 if TYPE_CHECKING:
@@ -58,6 +63,7 @@ ENV_PLATFORM_URL = "NODE_GATEWAY_PLATFORM_URL"
 ENV_API_KEY = "NODE_GATEWAY_API_KEY"
 ENV_NODE_PREFIX = "NODE_GATEWAY_NODE_"
 ENV_KEY_PREFIX = "NODE_GATEWAY_KEY_"
+RUNNING = "running"  # the one node status the spec shows: a node that serves calls
 
 
 def env_name(node_name: str) -> str:
@@ -72,15 +78,17 @@ def make_node(
     chain: str | Chain | None = None,
     name: str | None = None,
     source: str = "",
+    advice: tuple[Advice, ...] = (),
 ) -> Node:
     """A blocking client of the right class for the node's chain, on `shared` settings.
-    `source` says where `url` came from, for an error about it."""
+    `source` says where `url` came from, for an error about it; `advice` what explains a call
+    that fails (`Advice`)."""
     from ._chains import NODE_CLASSES
 
     url = checked_url(url, source=source, allow_insecure_http=shared.settings.allow_insecure_http)
     register_url(url)
     resolved = resolve_chain(chain, url, name)
-    core = NodeCore(url, resolved, shared=shared, name=name)
+    core = NodeCore(url, resolved, shared=shared, name=name, advice=advice)
     return NODE_CLASSES[resolved.name](core)
 
 
@@ -111,6 +119,72 @@ def _environ(name: str) -> str | None:
     return os.environ.get(name, "").strip() or None
 
 
+def _node_key(name: str, endpoint: str, key: str | None) -> tuple[str | None, str]:
+    """The access key to append to a node record's `endpoint`, and where it came from: `key`,
+    else ``NODE_GATEWAY_KEY_<NAME>``, only when the endpoint holds no key of its own (another
+    key after it makes a path the node does not serve: HTTP 404)."""
+    variable = ENV_KEY_PREFIX + env_name(name)
+    holds_key = bool(key_material(endpoint))
+    if key is not None:
+        key = _checked_key(key, "key", "")
+        if holds_key:
+            raise ValidationError(
+                f"the platform's record of node {name!r} holds a key in its endpoint already; a "
+                "second one would make a path the node does not serve. Leave key= out, or pass "
+                "the node's whole URL with url=...",
+                param="key",
+                rule="conflict",
+            )
+        return key, "key="
+    from_environment = _environ(variable)
+    if from_environment is None:
+        return None, ""
+    from_environment = _checked_key(from_environment, "key", variable)
+    if holds_key:
+        warn(
+            f"{variable} is set, but the platform's record of node {name!r} holds a key in its "
+            f"endpoint already: {variable} is not used (unset it; to use another key, pass the "
+            "node's whole URL with url=... or NODE_GATEWAY_NODE_<NAME>)",
+            stacklevel=4,
+        )
+        return None, ""
+    return from_environment, variable
+
+
+def _checked_key(key: object, param: str, source: str) -> str:
+    """An access key as one path segment, without surrounding whitespace; else a
+    `ValidationError` naming `param` and `source` (never quoting the key)."""
+    where = f" ({source})" if source else ""
+    if not isinstance(key, str):
+        raise ValidationError(
+            f"must be the access key as text{where}, got {type(key).__name__}",
+            param=param,
+            rule="type",
+        )
+    key = key.strip()
+    register_secret(key)
+    if not key:
+        raise ValidationError(f"is empty{where}", param=param, rule="type")
+    if any(c.isspace() or not c.isprintable() or c in "/?#" for c in key):
+        raise ValidationError(
+            f"must be the access key alone{where}: no whitespace, control character or any of "
+            "/ ? # inside (for a whole URL, use url=... or NODE_GATEWAY_NODE_<NAME>)",
+            param=param,
+            rule="key",
+        )
+    return key
+
+
+def _status_advice(name: str, status: object) -> list[Advice]:
+    """A warning, and what a failed call will say, for a node the platform lists with a status
+    other than ``running`` (the only status the spec shows; a stopped node answers 503)."""
+    if status is None or status == RUNNING:
+        return []
+    listed = f"the platform lists node {name!r} as {clip(repr(status), 40)}, not {RUNNING!r}"
+    warn(f"{listed}: its calls may fail until it runs", stacklevel=4)
+    return [Advice(ANY_FAILURE, listed)]
+
+
 def _is_remote(url: str) -> bool:
     return not is_loopback_host(httpx.URL(url).host)
 
@@ -130,13 +204,19 @@ class Gateway:
         nodes: dict[str, str] | None = None,
         sandbox: Any = None,
         settings: Settings | None = None,
+        _sources: dict[str, str] | None = None,
         **options: Unpack[SettingsOptions],
     ):
         """The options are those of `connect` (the fields of `Settings`), or a whole
-        `settings` (the options then change it)."""
+        `settings` (the options then change it). (`_sources` is `connect`'s: the environment
+        variables `platform_url` and `api_key` came from, named by the errors about them.)"""
         register_secret(api_key)
         settings = settings_from(settings, dict(options), where="Gateway")
-        platform_url = clean_url(platform_url, param="platform_url")  # checked in platform_core
+        sources = _sources or {}
+        # Checked in platform_core; cleaned here for `_is_remote`.
+        platform_url = clean_url(
+            platform_url, param="platform_url", source=sources.get("platform_url", "")
+        )
         if sandbox is not None and settings.trust_env:
             settings = settings.replace(trust_env=False)  # in this process: never via a proxy
         self.settings = settings
@@ -148,7 +228,7 @@ class Gateway:
             self.meter.clock = sandbox.world.clock.utc
             if sandbox.world.clock.request_s is not None:
                 self.meter.count_time_in_requests(sandbox.world.clock.request_s)
-        self.platform = Platform(platform_core(platform_url, api_key, self.shared))
+        self.platform = Platform(platform_core(platform_url, api_key, self.shared, sources=sources))
         self._node_urls: dict[str, str] = {}
         for node_name, url in dict(nodes or {}).items():
             cleaned = clean_url(url, source=f"nodes[{node_name!r}]")
@@ -237,7 +317,10 @@ class Gateway:
         The node's URL comes from `url`, else the URLs this handle was given, else the environment
         (``NODE_GATEWAY_NODE_<NAME>``), else the platform API's record of the node; in the last
         case the access key comes from `key` or ``NODE_GATEWAY_KEY_<NAME>`` when the record's
-        endpoint carries none.
+        endpoint carries none. When it carries one, ``NODE_GATEWAY_KEY_<NAME>`` is not used (a
+        warning says so) and `key` is a `ValidationError`: a second key would make another path,
+        which the node does not serve. A node the platform lists with a status other than
+        ``running`` is given with a warning, and a call to it that fails says that status.
         """
         if chain is not None and name in self._nodes and url is None and key is None:
             _check_chain(self._nodes[name], chain)
@@ -250,15 +333,20 @@ class Gateway:
         if name in self._nodes and url is None and key is None:
             return self._nodes[name]
         record_chain, source = chain, ""
+        advice: tuple[Advice, ...] = ()
         if url is None and name in self._node_urls:
             url, source = self._node_urls[name], f"nodes[{name!r}]"
         if url is None:
             variable = ENV_NODE_PREFIX + env_name(name)
             url, source = _environ(variable), variable
+            if url is not None:
+                advice = (Advice(KEY_REFUSED, f"the node's URL and its key came from {variable}"),)
         if url is None:
-            url, record_chain = self._url_from_platform(name, key, chain)
+            url, record_chain, advice = self._url_from_platform(name, key, chain)
             source = f"the platform's record of node {name!r}"
-        client = make_node(url, self.shared, chain=record_chain, name=name, source=source)
+        client = make_node(
+            url, self.shared, chain=record_chain, name=name, source=source, advice=advice
+        )
         self._nodes[name] = client
         return client
 
@@ -268,7 +356,7 @@ class Gateway:
 
     def _url_from_platform(
         self, name: str, key: str | None, chain: str | Chain | None
-    ) -> tuple[str, str | Chain | None]:
+    ) -> tuple[str, str | Chain | None, tuple[Advice, ...]]:
         records = self.nodes()  # each an object with its fields' types checked (`checked_page`)
         position, record = next(
             ((i, r) for i, r in enumerate(records) if name in (r.get("name"), r.get("id"))),
@@ -284,10 +372,20 @@ class Gateway:
         endpoint = ((record.get("details") or {}).get("https_endpoint") or "").strip()
         if not endpoint:
             raise ValidationError(f"node {name!r} has no https_endpoint", param="name")
-        key = key or _environ(ENV_KEY_PREFIX + env_name(name))
+        advice = _status_advice(name, record.get("status"))
+        key, source = _node_key(name, endpoint, key)
         if key:
-            register_secret(key)
             endpoint = endpoint.rstrip("/") + "/" + key
+            fix = f"unset {source}" if source.startswith(ENV_KEY_PREFIX) else "leave out key="
+            advice.append(
+                Advice(
+                    KEY_REFUSED,
+                    f"the access key at the end of its URL came from {source}, appended to the "
+                    f"https_endpoint of the platform's record of node {name!r}: if that endpoint "
+                    f"holds the key already, {fix}; otherwise check the key (the platform's web "
+                    "console shows it)",
+                )
+            )
         protocol = record.get("protocol")
         if chain is None and protocol:
             try:
@@ -301,7 +399,7 @@ class Gateway:
                     f"is {clip(repr(protocol), 40)}, not a chain this toolkit serves ({known}); "
                     "pass chain=... if the node speaks one of them",
                 ) from None
-        return endpoint, chain or protocol
+        return endpoint, chain or protocol, tuple(advice)
 
     # --- money ---
 
@@ -437,7 +535,9 @@ def connect(
 
     `cache`: answers that can never change are kept on disk and never paid for twice. The
     default, ``"auto"``, caches for a real gateway (in ``~/.cache/node-gateway-toolkit/``) and
-    not for the sandbox; ``True``, ``False``, a file path or a `ResponseCache` choose yourself.
+    not for the sandbox (``NODE_GATEWAY_CACHE`` may say otherwise); ``True``, ``False``, a file
+    path or a `ResponseCache` choose yourself, and text reads as the variable does: ``"off"``,
+    ``"on"``, ``"auto"``, else a file path.
     `rate_limit`: calls per second for all nodes together, or a plan name ("Developer" is
     25/s); None (the default) sends as fast as the work goes and relies on retrying 429s.
     `async_transport`: ``"auto"`` (aiohttp) or ``"httpx"`` for the async clients.
@@ -450,7 +550,7 @@ def connect(
     `tape`, `tape_mode`: record the calls' answers into a tape file, or replay them from it with
     no key and no network (``"record"``, ``"replay"``, or ``"auto"``: replay when the file
     exists); by default from ``NODE_GATEWAY_TAPE`` and ``NODE_GATEWAY_TAPE_MODE``. Replaying,
-    ``connect()`` needs no gateway at all: the tape names the nodes. See `toolkit.client._tape`.
+    ``connect()`` needs no gateway at all: the tape names the nodes. See the Tapes guide.
     `max_answer_bytes`: the most an answer may decode to (32 MiB by default); a larger one, a
     decompression bomb say, is a `MalformedResponse`, its reading stopped at the bound.
     `budget`, `pricing` (None: `toolkit.DEFAULT_PRICING`), `retry`, `timeout`, `head_ttl_s`: see
@@ -462,15 +562,28 @@ def connect(
     settings = settings.replace(tape=tape)
     if tape is not None and tape.replaying and platform_url is None and api_key is None:
         return replaying_gateway(tape, settings, nodes)
+    sources: dict[str, str] = {}
+    missing = ""
     if platform_url is None and api_key is None and sandbox is not True:
         platform_url, api_key = _environ(ENV_PLATFORM_URL), _environ(ENV_API_KEY)
-        if not (platform_url and api_key):
+        if platform_url and api_key:
+            sources = {"platform_url": ENV_PLATFORM_URL, "api_key": ENV_API_KEY}
+        elif platform_url or api_key:
+            given, missing = (
+                (ENV_PLATFORM_URL, ENV_API_KEY) if platform_url else (ENV_API_KEY, ENV_PLATFORM_URL)
+            )
+            if sandbox is None:
+                warn(
+                    f"{given} is set but {missing} is not: connect() uses the embedded "
+                    "sandbox (set both to reach your gateway)"
+                )
             platform_url = api_key = None
     if platform_url is None and api_key is None:
         if sandbox is False:
+            unset = f" ({missing} is not set)" if missing else ""
             raise ValidationError(
                 "sandbox=False needs platform_url and api_key (or the environment variables "
-                f"{ENV_PLATFORM_URL} and {ENV_API_KEY})",
+                f"{ENV_PLATFORM_URL} and {ENV_API_KEY}){unset}",
                 param="platform_url",
             )
         from ..sandbox import shared_sandbox
@@ -488,7 +601,7 @@ def connect(
         raise ValidationError(
             "a real gateway needs both platform_url and api_key", param="platform_url"
         )
-    return Gateway(platform_url, api_key, nodes=nodes, settings=settings)
+    return Gateway(platform_url, api_key, nodes=nodes, settings=settings, _sources=sources)
 
 
 def replaying_gateway(

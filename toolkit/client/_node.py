@@ -26,7 +26,7 @@ from itertools import repeat
 from operator import attrgetter, is_, itemgetter
 from typing import TYPE_CHECKING, Any, cast
 
-from .._errors import GatewayError, MalformedResponse, ValidationError
+from .._errors import BudgetExceeded, GatewayError, MalformedResponse, ValidationError
 from .._redact import clip
 from .._reprs import key_values_html
 from ..catalog import (
@@ -63,6 +63,7 @@ from ._transport import (
     CACHE_HIT,
     NOT_SENT,
     USER_AGENT,
+    Advice,
     Endpoint,
     Exchange,
     HTTPRequest,
@@ -148,14 +149,18 @@ class NodeCore:
         shared: Shared,
         name: str | None = None,
         headers: dict[str, str] | None = None,
+        advice: tuple[Advice, ...] = (),
     ):
-        self.endpoint = Endpoint(url, label=name or "")
+        self.endpoint = Endpoint(url, label=name or "", advice=advice)
         self.gateway = gateway_identity(url, chain.name)
         self.headers = {**_HEADERS, **(headers or {})}
         self.chain = chain
         self.shared = shared
         # None until a batch is tried; False once the node refused one (then calls go singly).
         self.accepts_batches: bool | None = None
+        # The most calls a batch to this node holds, once it refused a larger one as too large
+        # (a batch over it is sent in parts); None while no batch was refused so.
+        self.max_batch: int | None = None
         self.heads = HeadTracker(
             lambda: shared.head_ttl_s,
             lambda: shared.timeout,
@@ -561,9 +566,17 @@ class NodeCore:
     ) -> Steps:
         """One batch request through the exchange, billed as one call each (each call's
         receipt set). A refusal (see `BatchRefused`) is not retried; it marks the node as one
-        that takes no batches (`accepts_batches`)."""
+        that takes no batches (`accepts_batches`), unless it refused the batch as too large:
+        then the calls go again in smaller batches (`_exchange_in_parts`), the refused one
+        billed as the gateway bills every request it receives."""
         from .._errors import BatchRefused
 
+        if self.max_batch is not None and len(wire) > self.max_batch:
+            return (
+                yield from self._exchange_in_parts(
+                    url, wire, estimates, receipts, return_exceptions, params_texts
+                )
+            )
         request, interpret = batch_request(
             wire,
             url,
@@ -589,21 +602,121 @@ class NodeCore:
             note=f"in a JSON-RPC batch of {len(wire)}",
             parts=_parts(methods, estimates, sides),
         )
+        too_large = False
         try:
             results = yield from exchange.run()
-        except BatchRefused:
-            self.accepts_batches = False
-            raise
+        except BatchRefused as refused:
+            too_large = refused.too_large and len(wire) > 1
+            if not too_large:
+                self.accepts_batches = False
+                raise
+            # The limit the node stated, else half as many each time, down to one call alone.
+            stated = refused.limit if refused.limit and refused.limit < len(wire) else None
+            smaller = stated or len(wire) // 2
+            self.max_batch = min(self.max_batch or smaller, smaller)
         finally:
-            # What each call cost, by its estimate: worked out once per distinct estimate.
+            # What each call cost, by its estimate: worked out once per distinct estimate. Added
+            # to what the call's earlier requests cost (a larger batch refused as too large).
             costs = {key: exchange.cost(low, high) for key, (low, high, _) in sides.items()}
             answered, status = exchange.answered_attempts, exchange.receipt.status
             for receipt, estimate in zip(receipts, estimates, strict=True):
-                receipt.ru, receipt.unconfirmed_ru = costs[id(estimate)]
-                receipt.answered = answered
+                billed, unconfirmed = costs[id(estimate)]
+                receipt.ru += billed
+                receipt.unconfirmed_ru += unconfirmed
+                receipt.answered += answered
                 receipt.status = status
+        if too_large:  # sent again in parts
+            return (
+                yield from self._exchange_in_parts(
+                    url, wire, estimates, receipts, return_exceptions, params_texts
+                )
+            )
         self.accepts_batches = True
         return results
+
+    def _exchange_in_parts(
+        self,
+        url: str,
+        wire: list[tuple[str, Any, str | None]],
+        estimates: list[Estimate],
+        receipts: list[Receipt],
+        return_exceptions: bool,
+        params_texts: list[str] | None,
+    ) -> Steps:
+        """A batch's calls in batches of at most `max_batch` (read again before each part: a
+        part refused as too large lowers it), a part of one sent as a plain call. With
+        `return_exceptions`, a part that fails whole after an earlier part was answered gives
+        its error to each call not answered, so the answers already paid for are kept; the
+        first part's failure is raised, as one batch's would be."""
+        results: list[Any] = []
+        start = 0
+        while start < len(wire):
+            size = self.max_batch or len(wire)
+            end = min(start + size, len(wire))
+            try:
+                if end - start == 1:
+                    results.append(
+                        (
+                            yield from self._exchange_alone(
+                                url,
+                                wire[start],
+                                estimates[start],
+                                receipts[start],
+                                return_exceptions,
+                            )
+                        )
+                    )
+                else:
+                    part = estimates[start:end]
+                    results.extend(
+                        (
+                            yield from self._exchange_batch(
+                                url,
+                                wire[start:end],
+                                part,
+                                Pricer.total(part, f"a batch of {end - start}"),
+                                receipts[start:end],
+                                return_exceptions=return_exceptions,
+                                params_texts=None
+                                if params_texts is None
+                                else params_texts[start:end],
+                            )
+                        )
+                    )
+            except GatewayError as error:
+                if not return_exceptions or not results:
+                    raise
+                error.node = self.endpoint.label
+                results.extend([error] * (len(wire) - start))
+                return results
+            start = end
+        return results
+
+    def _exchange_alone(
+        self,
+        url: str,
+        call: tuple[str, Any, str | None],
+        estimate: Estimate,
+        receipt: Receipt,
+        return_exceptions: bool,
+    ) -> Steps:
+        """One call of a batch sent as a plain JSON-RPC request (its receipt adds the cost)."""
+        method, params, kind = call
+        request, interpret = rpc_request(url, method, params, self.headers, kind)
+        exchange = self.exchange(
+            request,
+            interpret,
+            method=method,
+            estimate=estimate,
+            receipt=receipt,
+            note="sent alone: the node refused it in a larger JSON-RPC batch",
+        )
+        try:
+            return (yield from exchange.run())
+        except GatewayError as error:
+            if not return_exceptions or isinstance(error, BudgetExceeded):
+                raise
+            return error
 
     # --- the response cache ---
 
@@ -810,6 +923,13 @@ class _BaseNode:
         """None until a JSON-RPC batch was tried; False once the node refused one."""
         return self._core.accepts_batches
 
+    @property
+    def max_batch(self) -> int | None:
+        """The most calls this client puts in one JSON-RPC batch to the node, learned when the
+        node refused a larger batch as too large (a larger batch goes in parts); None while it
+        refused none so."""
+        return self._core.max_batch
+
     def prepare(self, name: str, *args: Any, **kwargs: Any) -> PreparedCall:
         """Validate a call against the catalog (a `ValidationError` here costs 0 RU), ready to
         price (`price`) and send (`send`) once or many times."""
@@ -827,7 +947,7 @@ class _BaseNode:
     def gateway(self) -> str:
         """The identity of the gateway this node is reached through (a digest of its host and
         chain, never its key or port): with the node's name, method and params, a call's
-        identity for the response cache and datasets (`toolkit.client._identity`)."""
+        identity for the response cache and datasets."""
         return self._core.gateway
 
     def spec(self) -> NodeSpec:
@@ -972,8 +1092,8 @@ class AsyncNode(_BaseNode):
     """An async client for one node: ``await node.get_balance(...)``. Works from any event loop
     (an HTTP client is kept per loop), including a notebook's top-level await.
 
-    It sends with aiohttp when installed (`async_transport="auto"`, see `_http` for why), or with
-    `httpx.AsyncClient` (`async_transport="httpx"`).
+    It sends with aiohttp when installed (`async_transport="auto"`: the fastest async stack
+    measured, see the Benchmarks guide), or with `httpx.AsyncClient` (`async_transport="httpx"`).
     """
 
     def __init__(self, core: NodeCore):

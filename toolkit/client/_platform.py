@@ -8,7 +8,7 @@ read (a loop) or more than `MAX_PAGES` pages is a `MalformedResponse`, never an 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Unpack
 
 from .._errors import MalformedResponse, PlatformError, ValidationError
@@ -17,7 +17,7 @@ from ..catalog import CHAINS
 from ._http import LazyModule
 from ._node import AsyncNode, Node, NodeCore
 from ._settings import Settings, SettingsOptions, Shared, settings_from, takes_settings
-from ._transport import bearer
+from ._transport import NO_ANSWER, Advice, bearer
 from ._urls import check_key_in_clear, clean_url
 
 if TYPE_CHECKING:
@@ -133,29 +133,48 @@ def _same_page(link: str) -> str:
     return f"{url.scheme}://{url.host}:{url.port}{url.path.rstrip('/')}?{query}"
 
 
-def check_platform_url(url: object, *, allow_insecure_http: bool = False) -> str:
+def check_platform_url(url: object, *, allow_insecure_http: bool = False, source: str = "") -> str:
     """The platform URL to use. The API key is broad: it travels only over HTTPS, or plain HTTP
-    on loopback (the sandbox), or where the user allowed plain HTTP for a private network."""
-    cleaned = clean_url(url, param="platform_url")
+    on loopback (the sandbox), or where the user allowed plain HTTP for a private network.
+    `source`: where the URL came from (an environment variable), for an error about it."""
+    cleaned = clean_url(url, param="platform_url", source=source)
     check_key_in_clear(
-        cleaned, param="platform_url", allow_insecure_http=allow_insecure_http, keyed=True
+        cleaned,
+        param="platform_url",
+        source=source,
+        allow_insecure_http=allow_insecure_http,
+        keyed=True,
     )
     return cleaned
 
 
-def platform_core(platform_url: str, api_key: str, shared: Shared) -> NodeCore:
+def platform_core(
+    platform_url: str, api_key: str, shared: Shared, *, sources: Mapping[str, str] | None = None
+) -> NodeCore:
+    """The platform API's client core. `sources` names where ``platform_url`` and ``api_key``
+    came from (an environment variable) when not from the caller, for the errors about them."""
+    sources = sources or {}
+    url_source, key_source = sources.get("platform_url", ""), sources.get("api_key", "")
     platform_url = check_platform_url(
-        platform_url, allow_insecure_http=shared.settings.allow_insecure_http
+        platform_url, allow_insecure_http=shared.settings.allow_insecure_http, source=url_source
     )
+    where = f" ({key_source})" if key_source else ""
     if not isinstance(api_key, str) or not api_key.strip():
-        raise ValidationError("an API key is needed for the platform API", param="api_key")
+        raise ValidationError(f"an API key is needed for the platform API{where}", param="api_key")
     if any(c.isspace() or not c.isprintable() or not c.isascii() for c in api_key.strip()):
         # Never quoted: httpx would raise a bare error, or one quoting the header, key and all.
         raise ValidationError(
-            "has whitespace, a control character or a character that is not ASCII inside; a "
-            "key has none (a zero-width space or a line break may come with a pasted key)",
+            f"has whitespace, a control character or a character that is not ASCII inside{where}; "
+            "a key has none (a zero-width space or a line break may come with a pasted key)",
             param="api_key",
             rule="key",
+        )
+    advice = []
+    if key_source:
+        advice.append(Advice(frozenset({401, 403}), f"the API key came from {key_source}"))
+    if url_source:
+        advice.append(
+            Advice(frozenset({NO_ANSWER, 404}), f"the platform URL came from {url_source}")
         )
     return NodeCore(
         platform_url,
@@ -163,6 +182,7 @@ def platform_core(platform_url: str, api_key: str, shared: Shared) -> NodeCore:
         shared=shared,
         name=f"platform {httpx.URL(platform_url).host}",
         headers=bearer(api_key),
+        advice=tuple(advice),
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import operator
+import re
 from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import Any
@@ -162,6 +163,8 @@ def batch_request(
         answers = parse_json(response)
         if not isinstance(answers, list):
             refuse_batch_answer(answers, response.status_code)
+        if len(answers) == 1 and len(ids) > 1:
+            refuse_whole_batch(answers[0], ids[0], response.status_code)
         results = _results_in_order(answers, ids, kinds, checks)
         if results is not None:
             return results
@@ -280,25 +283,74 @@ def answers_by_id(answers: list[Any]) -> tuple[dict[str | None, Any], dict[str, 
 
 def refuse_batch_status(response: Answer) -> None:
     """A 4xx to a batch is the node refusing batches, unless it is about the key, the path or
-    the rate or the quota (those would refuse single calls just the same)."""
+    the rate or the quota (those would refuse single calls just the same). A 413, or a body
+    that says the batch is too large, refuses this batch's size only."""
     status = response.status_code
     if 400 <= status < 500 and status not in (401, 402, 403, 404, 429):
-        body = clip(" ".join(response.content[:65536].decode("utf-8", "replace").split()), 160)
-        raise BatchRefused(f"HTTP {status} to a JSON-RPC batch ({body})", status=status)
+        text = " ".join(response.content[:65536].decode("utf-8", "replace").split())
+        too_large = status == 413 or says_batch_too_large(text)
+        raise BatchRefused(
+            f"HTTP {status} to a JSON-RPC batch ({clip(text, 160)})",
+            status=status,
+            too_large=too_large,
+            limit=_limit_in(text) if says_batch_too_large(text) else None,
+        )
+
+
+def refuse_whole_batch(answer: Any, first_id: int, status: int) -> None:
+    """A batch of many answered by one error object, with the first call's id or none, is a
+    refusal of the whole batch: geth answers a batch over its limit so, as "the best we can do,
+    given that the protocol doesn't have a way of reporting an error for the entire batch"
+    (go-ethereum ``rpc/handler.go``, `respondWithBatchTooLarge`). Read as one: see
+    `refuse_batch_answer`. Any other lone answer is read by its id as usual."""
+    if type(answer) is not dict or answer.get("error") is None:
+        return
+    if id_key(answer.get("id")) in (None, str(first_id)):
+        refuse_batch_answer(answer, status)
 
 
 def refuse_batch_answer(answer: Any, status: int) -> None:
     """A batch answered by one object: a rate-limit error is retried, a spent quota raised as it
-    is (single calls would meet it too); anything else is a no."""
+    is (single calls would meet it too); anything else is a no, and one that says the batch is
+    too large a no to its size only."""
     if isinstance(answer, dict) and answer.get("error") is not None:
         try:
             interpret_rpc(answer, None, status)
         except (RateLimited, QuotaExceeded):
             raise
         except GatewayError as error:
-            message = f"the node refused a JSON-RPC batch: {error}"
-            raise BatchRefused(message, status=status) from None
+            said = answer["error"].get("message") if isinstance(answer["error"], dict) else None
+            too_large = says_batch_too_large(str(said or ""))
+            raise BatchRefused(
+                f"the node refused a JSON-RPC batch: {error}",
+                status=status,
+                too_large=too_large,
+                limit=_limit_in(str(said)) if too_large else None,
+            ) from None
     raise BatchRefused(
         f"the node answered a JSON-RPC batch with a {type(answer).__name__}, not an array",
         status=status,
     )
+
+
+# How nodes word a batch over their limit: geth's "batch too large" (rpc/errors.go), Besu's
+# "Number of requests in batch exceeds --rpc-max-batch-size.", and kin.
+_BATCH_TOO_LARGE = re.compile(
+    r"batch.*\b(too (large|big|many)|exceed|limit|max)|\b(too (large|big|many)|exceed).*batch",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def says_batch_too_large(message: str) -> bool:
+    return _BATCH_TOO_LARGE.search(message) is not None
+
+
+def _limit_in(message: str) -> int | None:
+    """The batch size limit a refusal states ("batch limit 100 exceeded"), if it states one."""
+    found = _STATED_LIMIT.search(message)
+    return int(found.group(1)) or None if found else None
+
+
+_STATED_LIMIT = re.compile(
+    r"\b(?:limit|max(?:imum)?|more than|at most)(?: is| of)?:? (\d{1,6})\b(?![.,]\d)", re.I
+)

@@ -51,9 +51,10 @@ from urllib.parse import urlsplit
 
 from .._errors import TapeError, TapeMiss, ValidationError
 from .._files import remove_dead_writers_files, write_atomically
+from .._json import load_bounded
 from .._redact import redact_answer, scrub, warn
 from .._version import __version__
-from ..catalog import charge
+from ..catalog import charge, key_params
 from ._http import Answer, LazyModule, Replayed
 from ._transport import Send, StepClient, _send_async, _send_sync, attempt_fate
 
@@ -74,8 +75,20 @@ SAVE_SECONDS = 1.0
 Key = tuple[str, str, str, str]  # node, chain, call, params
 
 
-def _canonical(value: Any) -> str:
+def _canonical(value: Any, call: str = "") -> str:
+    """A call's params as its key has them: each value in its one form (`catalog.key_params`:
+    an address checksummed or not is one call), as JSON with sorted keys, scrubbed."""
+    value = key_params(call.rpartition(" ")[2], value)  # "POST /wallet/getaccount": the path
     return scrub(json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+
+
+def _record_key(record: dict[str, Any]) -> Key:
+    """A recorded call's key, its params made canonical again: a tape recorded before keys
+    were (or by hand) still answers the call however it is spelt now."""
+    params = record["params"]
+    with contextlib.suppress(ValueError, TypeError):
+        params = _canonical(load_bounded(params), record["call"])
+    return (record["node"], record["chain"], record["call"], params)
 
 
 class Tape:
@@ -291,7 +304,7 @@ class Tape:
             for node, info in header.get("nodes", {}).items():
                 self._nodes.setdefault(node, info)
             for record in records:
-                key = (record["node"], record["chain"], record["call"], record["params"])
+                key = _record_key(record)
                 mine = self._calls.setdefault(
                     key, {**record, "answers": [], "ru": 0, "unconfirmed_ru": 0, "pending": [0, 0]}
                 )
@@ -370,7 +383,7 @@ def _calls_of(data: bytes, path: Path) -> tuple[dict[str, Any], dict[Key, dict[s
     the worker), and every copy shares what was parsed, read-only, each at its own place in it.
     Two kept at most: a parsed tape outlives its gateway here, and a large one is large."""
     header, records = _parse(data, path)
-    calls = {(r["node"], r["chain"], r["call"], r["params"]): r for r in records}
+    calls = {_record_key(r): r for r in records}
     return header, calls
 
 
@@ -577,7 +590,7 @@ class TapeClient(StepClient):
         return [self._key(f"{request.method} {scrub(path) or '/'}", payload)], None
 
     def _key(self, call: str, params: Any) -> Key:
-        return (self.node, self.chain, call, _canonical(params))
+        return (self.node, self.chain, call, _canonical(params, call))
 
     # --- recording ---
 

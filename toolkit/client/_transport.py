@@ -73,12 +73,28 @@ scrub_logs()  # httpx logs each request URL at INFO, and node URLs carry access 
 USER_AGENT = "node-gateway-toolkit"
 
 
+# HTTP statuses an `Advice` may be about; 0 stands for no answer at all (a `TransportError`).
+NO_ANSWER = 0
+KEY_REFUSED = frozenset({401, 403, 404})  # a wrong or doubled key: refused, or no such path
+ANY_FAILURE = frozenset({NO_ANSWER, *range(400, 600)}) - {402, 429}  # not a quota or a rate
+
+
+class Advice(NamedTuple):
+    """What the toolkit knows of an address that explains a failed call with one of
+    `statuses`: where its key came from (an environment variable, ``key=``), what the
+    platform lists of the node. Added to the error's message (`advise`)."""
+
+    statuses: frozenset[int]
+    text: str
+
+
 @dataclass(frozen=True, repr=False)
 class Endpoint:
     """A node or platform address. `url` holds the access key; only `label` is ever shown."""
 
     url: str
     label: str = ""
+    advice: tuple[Advice, ...] = ()
 
     def __post_init__(self) -> None:
         register_url(self.url)
@@ -110,6 +126,24 @@ class HTTPRequest(NamedTuple):
 
     def __repr__(self) -> str:
         return f"HTTPRequest({self.method} {redact_url(self.url)})"
+
+
+def advise(error: GatewayError, advice: tuple[Advice, ...]) -> None:
+    """Add to `error`'s message the `advice` about its status, when it is about the address:
+    no answer, a bare HTTP status or the platform's refusal (not a JSON-RPC error, a rate
+    limit or a batch refused). Once: an error may pass here again."""
+    if not advice:
+        return
+    if isinstance(error, TransportError):
+        status: int | None = NO_ANSWER
+    elif isinstance(error, HTTPStatusError | PlatformError):
+        status = error.status
+    else:
+        return
+    notes = [a.text for a in advice if status in a.statuses and a.text not in error.detail]
+    if notes:
+        error.detail = "; ".join([error.detail, *notes])
+        error.args = (error.detail, *error.args[1:])
 
 
 class Sleep(NamedTuple):
@@ -348,6 +382,7 @@ class Exchange:
             status = type(error).__name__
             error.method = error.method or self.method
             error.node = error.node or self.endpoint.label
+            advise(error, self.endpoint.advice)
             raise
         except BaseException as error:
             status = interruption_status(error)

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import GatewayError
-from .._redact import REDACTED, redact_url, registered_secrets
+from .._redact import REDACTED, is_url, redact_url, registered_secrets
 from .._version import __version__
 
 if TYPE_CHECKING:
@@ -50,7 +50,6 @@ METADATA_KEY = b"toolkit"
 FORMAT = 1
 _DIGITS_128 = 38
 _DIGITS_256 = 76
-_URL_PREFIXES = ("http://", "https://", "ws://", "wss://")
 # The values that mean "missing" in an object column, by name.
 _MISSING = {"NA": pd.NA, "None": None, "NaN": math.nan, "NaT": pd.NaT}
 
@@ -393,7 +392,7 @@ def _json_safe(value: Any) -> Any:
     if isinstance(value, list | tuple | set | frozenset):
         return [_json_safe(v) for v in value]
     if isinstance(value, str):
-        return redact_url(value) if value.startswith(_URL_PREFIXES) else value
+        return redact_url(value) if is_url(value) else value
     if value is None or isinstance(value, bool | int | float):
         return value
     if isinstance(value, np.generic):

@@ -44,6 +44,13 @@ TOKEN_COLUMNS = (
     "uri",
     "image",
     "description",
+    "balance",
+    "owner_address",
+    "jetton_address",
+    "collection_address",
+    "index",
+    "next_item_index",
+    "init",
 )
 _TOKEN_SCHEMA = {
     "address": "text",
@@ -59,16 +66,31 @@ _TOKEN_SCHEMA = {
     "uri": "text",
     "image": "text",
     "description": "text",
+    "balance": "big_int",
+    "owner_address": "text",
+    "jetton_address": "text",
+    "collection_address": "text",
+    "index": "big_int",
+    "next_item_index": "big_int",
+    "init": "bool",
 }
 _TOKEN_FIELDS = frozenset(
     {"name", "symbol", "decimals", "totalSupply", "total_supply", "mintable", "burnable"}
     | {"address", "admin_address", "jetton_content", "contract_type"}
+    | {"balance", "owner", "jetton", "jetton_wallet_code"}  # a jetton wallet
+    | {"init", "index", "owner_address", "collection_address", "content"}  # an NFT item
+    | {"next_item_index", "collection_content"}  # an NFT collection
 )
+# Where each kind of token data keeps its content ({type, data}): a jetton master's
+# jetton_content, an NFT collection's collection_content, an NFT item's content (toncenter's
+# pytonlib `get_token_data`; an item of a collection gets the collection's answer for it).
+_CONTENT_KEYS = ("jetton_content", "collection_content", "content")
 
 
 @takes_runs("token-data", combine=listed_with("address", "address"))
 def ton_token_data(payload: Any, *, address: str | list[str] | None = None) -> pd.DataFrame:
-    """Token (jetton) data, one row per token.
+    """Token data, one row per token: a jetton master, a jetton wallet, an NFT collection or an
+    NFT item, whichever the address is (toncenter's ``contract_type`` says which).
 
     Accepts the spec's flat record (``{name, symbol, decimals, totalSupply, mintable, burnable,
     address}``), toncenter v2's current ``{"ok": true, "result": {"@type":
@@ -80,7 +102,12 @@ def ton_token_data(payload: Any, *, address: str | list[str] | None = None) -> p
     Columns: address, name, symbol (string), decimals (Int64; toncenter sends it as text),
     total_supply (exact int, smallest units), supply (float, total_supply / 10**decimals),
     mintable, burnable (boolean), admin_address, contract_type (string, e.g. jetton_master),
-    content_type (string: onchain/offchain), uri, image, description (string, from the content).
+    content_type (string: onchain/offchain), uri, image, description (string, from the content:
+    a jetton's ``jetton_content``, a collection's ``collection_content``, an item's ``content``;
+    off-chain content is its URI), balance (exact int: a jetton wallet's), owner_address (a
+    wallet's ``owner``, an NFT's or a collection's ``owner_address``), jetton_address (a wallet's
+    master), collection_address, index (an NFT item's), next_item_index (a collection's), init
+    (boolean: an NFT item is initialised). A column a kind does not have is NA.
 
     toncenter's older answers do not repeat the token's address: pass the `address` you asked for
     (a list, one per payload, for a list of payloads) to fill that column where the answer has
@@ -108,10 +135,11 @@ def _token_row(item: Any) -> dict[str, Any] | None:
     record = _token_record(unwrap_envelope(item))
     if not record:
         return None
-    content = as_mapping(record.get("jetton_content"), "jetton_content")
+    key = next((key for key in _CONTENT_KEYS if record.get(key) is not None), "jetton_content")
+    content = as_mapping(record.get(key), key)
     data = content.get("data")
     # Off-chain content is often just the metadata URI as a string.
-    metadata = {"uri": data} if isinstance(data, str) else as_mapping(data, "jetton_content.data")
+    metadata = {"uri": data} if isinstance(data, str) else as_mapping(data, f"{key}.data")
 
     def field(name: str) -> Any:
         value = record.get(name)
@@ -128,10 +156,17 @@ def _token_row(item: Any) -> dict[str, Any] | None:
         "burnable": record.get("burnable"),
         "admin_address": record.get("admin_address"),
         "contract_type": record.get("contract_type"),
-        "content_type": text_value(content.get("type"), "jetton_content.type"),
+        "content_type": text_value(content.get("type"), f"{key}.type"),
         "uri": field("uri"),
         "image": field("image"),
         "description": field("description"),
+        "balance": int_value(record.get("balance"), "balance"),
+        "owner_address": record.get("owner_address", record.get("owner")),
+        "jetton_address": record.get("jetton"),
+        "collection_address": record.get("collection_address"),
+        "index": int_value(record.get("index"), "index"),
+        "next_item_index": int_value(record.get("next_item_index"), "next_item_index"),
+        "init": record.get("init"),
     }
 
 

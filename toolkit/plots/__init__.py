@@ -10,6 +10,7 @@ writes a source line (a provenance caption) at the foot of a figure.
 """
 
 from ._evm import plot_balances
+from ._evm_blocks import plot_base_fee, plot_block_gas, plot_blocks
 from ._figure import add_caption
 from ._ledger import plot_cumulative_ru, plot_ru_by_method, plot_ru_ledger
 from ._platform import plot_node_counts, plot_nodes
@@ -19,6 +20,9 @@ from ._tron import plot_fee_distribution, plot_fees_per_block
 __all__ = [
     "add_caption",
     "plot_balances",
+    "plot_base_fee",
+    "plot_block_gas",
+    "plot_blocks",
     "plot_compute_units",
     "plot_cumulative_ru",
     "plot_fee_distribution",

@@ -77,6 +77,29 @@ def new_figure(columns: int, *, size: tuple[float, float]) -> tuple[Figure, Any]
     return figure, figure.subplots(1, columns, squeeze=False)[0]
 
 
+# Two panels side by side are drawn 11 inches wide; a notebook shows them about 900 px wide, so
+# a point of font is about 1.1 px on screen. Text is sized for that: nothing under 10 pt.
+PANELS_SIZE = (11, 4.6)
+PANELS_TEXT_PT = {"title": 13, "label": 11.5, "tick": 10.5, "legend": 10, "note": 10}
+
+
+def letter_panel(ax: Axes) -> None:
+    """Sizes every text of `ax` for a two-panel figure (see `PANELS_TEXT_PT`)."""
+    size = PANELS_TEXT_PT
+    ax.title.set_fontsize(size["title"])
+    ax.xaxis.label.set_fontsize(size["label"])
+    ax.yaxis.label.set_fontsize(size["label"])
+    ax.tick_params(labelsize=size["tick"])
+    legend = ax.get_legend()
+    if legend is not None:
+        for item in legend.get_texts():
+            item.set_fontsize(size["legend"])
+        if legend.get_title().get_text():
+            legend.get_title().set_fontsize(size["legend"])
+    for note in ax.texts:
+        note.set_fontsize(max(note.get_fontsize(), size["note"]))
+
+
 def _figure(size: tuple[float, float]) -> Figure:
     from matplotlib.figure import Figure
 

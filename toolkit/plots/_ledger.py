@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._figure import (
+    PANELS_SIZE,
     Plot,
     format_axis,
+    letter_panel,
     new_axes,
     new_figure,
     require_columns,
@@ -112,12 +114,6 @@ def plot_ru_by_method(ledger: pd.DataFrame, ax: Axes | None = None) -> Plot:
     return Plot(fig, ax)
 
 
-# The two panels are drawn 11 inches wide; a notebook shows them about 900 px wide, so a point of
-# font is about 1.1 px on screen. Text is sized for that: nothing under 10 pt.
-PANELS_SIZE = (11, 4.6)
-PANELS_TEXT_PT = {"title": 13, "label": 11.5, "tick": 10.5, "legend": 10, "note": 10}
-
-
 def plot_ru_ledger(ledger: pd.DataFrame) -> Plot:
     """`plot_cumulative_ru` and `plot_ru_by_method` side by side: (figure, array of 2 axes),
     sized and lettered to be read at a notebook's width."""
@@ -125,25 +121,8 @@ def plot_ru_ledger(ledger: pd.DataFrame) -> Plot:
     plot_cumulative_ru(ledger, axes[0])
     plot_ru_by_method(ledger, axes[1])
     for ax in axes:
-        _letter(ax)
+        letter_panel(ax)
     return Plot(fig, axes)
-
-
-def _letter(ax: Axes) -> None:
-    """Sizes every text of `ax` for the two-panel figure (see `PANELS_TEXT_PT`)."""
-    size = PANELS_TEXT_PT
-    ax.title.set_fontsize(size["title"])
-    ax.xaxis.label.set_fontsize(size["label"])
-    ax.yaxis.label.set_fontsize(size["label"])
-    ax.tick_params(labelsize=size["tick"])
-    legend = ax.get_legend()
-    if legend is not None:
-        for item in legend.get_texts():
-            item.set_fontsize(size["legend"])
-        if legend.get_title().get_text():
-            legend.get_title().set_fontsize(size["legend"])
-    for note in ax.texts:
-        note.set_fontsize(max(note.get_fontsize(), size["note"]))
 
 
 def _date_axis(ax: Axes) -> None:

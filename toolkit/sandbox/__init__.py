@@ -1,11 +1,16 @@
 """The embedded sandbox gateway: every endpoint of the spec on loopback, no key, no network.
 
-    >>> from toolkit.sandbox import Sandbox, DEMO
-    >>> with Sandbox(seed=0) as sandbox:               # doctest: +SKIP
-    ...     url = sandbox.info["nodes"]["ethereum-mainnet"]
+    >>> from toolkit.sandbox import Sandbox
+    >>> with Sandbox(seed=0) as sandbox:
+    ...     sandbox.info["nodes"]["ethereum-mainnet"].startswith("http://127.0.0.1:")
+    True
 
 It shares the catalog, pricing and encoding helpers with the client, and never imports the client.
-`DEMO` names the world's demo inputs (accounts, token, assets, proposals, jettons).
+
+For inputs to call it with, every chain's and Solana's included, use
+``toolkit.examples.examples(gw)``: it takes them from this world. `DEMO` is the world's own list
+of the names that do not change with the seed (accounts, the token, assets, proposals, jettons);
+it has no Solana part, whose wallets are derived from the seed.
 """
 
 from __future__ import annotations

@@ -118,10 +118,16 @@ def endpoints_of(chain_name: str) -> dict[tuple[str, str], NodePath]:
 
 
 def create_app(
-    world: World, *, meter: Metering | None = None, faults: Faults | None = None
+    world: World,
+    *,
+    meter: Metering | None = None,
+    faults: Faults | None = None,
+    batch_limit: int | None = None,
 ) -> Starlette:
-    """The gateway for `world`; pass `meter`/`faults` to share them with the caller."""
-    gateway = SandboxApp(world, meter, faults)
+    """The gateway for `world`; pass `meter`/`faults` to share them with the caller.
+    `batch_limit`: the most calls a JSON-RPC batch may hold; a larger one is refused as geth
+    refuses it (`_jsonrpc.refuse_batch`), and billed as received. None (the default): any."""
+    gateway = SandboxApp(world, meter, faults, batch_limit)
     app = Starlette(routes=gateway.routes(), exception_handlers={Exception: _internal_error})
     app.state.gateway = gateway
     return app
@@ -130,9 +136,16 @@ def create_app(
 class SandboxApp:
     """The app's endpoints, over a world, a meter and fault knobs."""
 
-    def __init__(self, world: World, meter: Metering | None, faults: Faults | None):
+    def __init__(
+        self,
+        world: World,
+        meter: Metering | None,
+        faults: Faults | None,
+        batch_limit: int | None = None,
+    ):
         names = [node.name for node in world.served_nodes]
         self.world = world
+        self.batch_limit = batch_limit
         self.meter = meter or Metering(names)
         self.faults = faults or Faults(world.seed, [*names, PLATFORM])
         self.endpoints = {node.name: endpoints_of(node.chain) for node in world.served_nodes}
@@ -219,15 +232,27 @@ class SandboxApp:
         if not endpoint.jsonrpc:
             handler = self.handlers[node.chain][endpoint.only_method.name]
             return service.rest(endpoint.only_method, handler, body, request.query_params, head)
+        style = jsonrpc.TONCENTER if endpoint.named else jsonrpc.JSONRPC
+        assert decoded is not None  # read for every JSON-RPC endpoint (`node_request`)
+        refused = self._over_batch_limit(decoded)
+        if refused is not None:
+            return Reply(jsonrpc.refuse_batch(refused, style))
         evm = any(name.startswith("eth_") for name in endpoint.methods)
         beyond = self.beyond.get(node.chain) if evm else None
         bound = _bound_in_batch(endpoint, decoded)
         dispatch = self._dispatcher(endpoint, self.handlers[node.chain], head, beyond, bound)
-        style = jsonrpc.TONCENTER if endpoint.named else jsonrpc.JSONRPC
-        assert decoded is not None  # read for every JSON-RPC endpoint (`node_request`)
         if getattr(service, "blocking", False):
             return Reply(await run_in_threadpool(jsonrpc.answer, decoded, dispatch, style))
         return Reply(jsonrpc.answer(decoded, dispatch, style))
+
+    def _over_batch_limit(self, decoded: jsonrpc.Decoded) -> list[Any] | None:
+        """The entries of `decoded` when it is a batch of more calls than the sandbox's opt-in
+        limit; else None."""
+        limit = self.batch_limit
+        if limit is None or not isinstance(decoded, tuple):
+            return None
+        is_batch, entries = decoded
+        return entries if is_batch and len(entries) > limit else None
 
     def _dispatcher(
         self,

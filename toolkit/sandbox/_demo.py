@@ -1,8 +1,10 @@
-"""`DEMO`: the named inputs of the sandbox world, for notebooks, widgets and tests.
+"""`DEMO`: the named inputs of the sandbox world that do not change with its seed.
 
 These are not secrets and do not depend on the seed (the seed changes balances and blocks, not
 who exists): EVM demo accounts and the token, TRON accounts, assets (with the ambiguous name),
-proposals with their creators, and TON jettons. `Demo.to_dict()` gives plain JSON.
+proposals with their creators, and TON jettons. `Demo.to_dict()` gives plain JSON. Solana's
+wallets are derived from the seed, so they are not here: ``examples(gw).solana`` has them, and
+``examples(gw)`` is the way in for inputs on every chain.
 """
 
 from __future__ import annotations
@@ -80,9 +82,21 @@ class TonDemo:
 
 @dataclass(frozen=True)
 class Demo:
+    """The sandbox's named inputs: `evm`, `tron`, `ton`. For Solana's, and for inputs that work
+    on a real gateway too, use ``examples(gw)`` (``from toolkit.examples import examples``)."""
+
     evm: EvmDemo
     tron: TronDemo
     ton: TonDemo
+
+    @property
+    def solana(self) -> Any:
+        """Not here: raises, saying where Solana's demo inputs are."""
+        raise AttributeError(
+            "DEMO has no Solana inputs: the simulator's wallets are derived from the sandbox's "
+            "seed. Take them from examples(gw).solana (from toolkit.examples import examples): "
+            "payer, recipient, mint, payer_keypair(), recent_blockhash"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -186,6 +186,25 @@ Dispatch = Callable[[str, Any], Any]
 """(method, params) -> result; raises RpcError."""
 
 
+BATCH_TOO_LARGE = "batch too large"  # geth's errMsgBatchTooLarge (go-ethereum rpc/errors.go)
+
+
+def refuse_batch(entries: list[Any], style: Style = JSONRPC) -> list[dict[str, Any]]:
+    """geth's answer to a batch over its item limit (go-ethereum ``rpc/handler.go``,
+    `respondWithBatchTooLarge`): one -32600 "batch too large" error in an array, with the id of
+    the batch's first call (an envelope with a method and a valid id), or null when it has none.
+    """
+    first = next(
+        (
+            _id_of(entry)
+            for entry in entries
+            if isinstance(entry, dict) and entry.get("method") and _id_of(entry) is not None
+        ),
+        None,
+    )
+    return [style.failure(first, RpcError(INVALID_REQUEST, BATCH_TOO_LARGE))]
+
+
 def answer(decoded: Decoded, dispatch: Dispatch, style: Style = JSONRPC) -> Any:
     """The response payload for a request body (`read`): one response, or an array for a
     batch."""

@@ -41,15 +41,19 @@ def _protocol_class() -> type:
 class Sandbox:
     """An embedded gateway with seven nodes, a platform API, RU metering and fault knobs.
 
+        >>> from toolkit.sandbox import Sandbox
         >>> with Sandbox(seed=0) as sandbox:
-        ...     sandbox.info["nodes"]["ethereum-mainnet"]  # doctest: +SKIP
-        'http://127.0.0.1:40123/6f1c...'
+        ...     sandbox.info["nodes"]["ethereum-mainnet"]   # the node's URL, its key in the path
+        'http://127.0.0.1:...'
 
     `clock` moves the chain heads: ``"requests"`` (each node request served is a second of
     sandbox time: the same calls see the same heads) or ``"wall"``; `head_pace` scales it (0
     freezes them); `root_hash_cap` is the
-    `bor_getRootHash` range limit. Non-loopback hosts need `allow_remote=True`: the sandbox has no
-    TLS and hands its keys to anyone who asks `info`.
+    `bor_getRootHash` range limit. `batch_limit` (off by default) is the most calls a JSON-RPC
+    batch may hold: a larger one is refused as geth refuses it (``--rpc.batch-request-limit``),
+    one -32600 "batch too large" error for the whole batch, billed as received. Non-loopback
+    hosts need `allow_remote=True`: the sandbox has no TLS and hands its keys to anyone who asks
+    `info`.
     """
 
     def __init__(
@@ -61,8 +65,13 @@ class Sandbox:
         head_pace: float = 1.0,
         clock: str = "requests",
         root_hash_cap: int = 1024,
+        batch_limit: int | None = None,
         allow_remote: bool = False,
     ):
+        if batch_limit is not None and (type(batch_limit) is not int or batch_limit < 1):
+            raise ValueError(
+                f"batch_limit must be a whole number of calls, 1 or more: {batch_limit!r}"
+            )
         if not allow_remote and not is_loopback_host(host):
             raise ValueError(
                 f"refusing to serve on {host!r}: the sandbox has no TLS and no real secrets, and "
@@ -74,7 +83,9 @@ class Sandbox:
         names = [node.name for node in self.world.served_nodes]
         self.meter = Metering(names)
         self.faults = Faults(seed, [*names, PLATFORM])
-        self.app = create_app(self.world, meter=self.meter, faults=self.faults)
+        self.app = create_app(
+            self.world, meter=self.meter, faults=self.faults, batch_limit=batch_limit
+        )
         self._server: Any = None
         self._thread: threading.Thread | None = None
         self._socket: socket.socket | None = None

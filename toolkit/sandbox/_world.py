@@ -84,9 +84,9 @@ class World:
     """Nodes, keys, heads and chain services for one seed.
 
     `clock` is what moves sandbox time, and with it the heads: ``"requests"`` (each node request
-    served is a second) or ``"wall"`` (see `_clock`); `head_pace` scales it (1.0 = each chain's
-    real block time, 0 = frozen); `root_hash_cap` is Polygon's `bor_getRootHash` range limit,
-    in blocks.
+    served is a second) or ``"wall"`` (wall time since the sandbox started); `head_pace` scales
+    it (1.0 = each chain's real block time, 0 = frozen); `root_hash_cap` is Polygon's
+    `bor_getRootHash` range limit, in blocks.
     """
 
     def __init__(

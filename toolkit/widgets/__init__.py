@@ -6,6 +6,9 @@
 
 The pieces work on their own too:
 
+    from toolkit.widgets import LedgerView, MethodExplorer, NodePicker
+
+    gw = toolkit.connect()
     picker = NodePicker(gw)                 # the organization's nodes; picker.node is a client
     methods = MethodExplorer(gw.node("ethereum-mainnet"))
     ledger = LedgerView(gw.meter)           # latest calls, totals, budget

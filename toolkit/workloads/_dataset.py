@@ -74,8 +74,10 @@ from urllib.parse import quote, unquote
 
 from .._errors import BudgetExceeded, DatasetBusy, DatasetError, ValidationError
 from .._files import fsync_dir, write_atomically
+from .._json import load_bounded
 from .._redact import holds_secret, scrub_value, warn
 from .._version import __version__
+from ..catalog import key_json
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -1047,10 +1049,18 @@ def check_rows_per_file(rows_per_file: Any) -> None:
 
 
 def already_done(
-    keys: Sequence[tuple[str, str, str, str]], previous: pd.DataFrame
+    keys: Sequence[tuple[str, str, str, str]],
+    previous: pd.DataFrame,
+    key_texts: Sequence[str] | None = None,
 ) -> list[int | None]:
     """For each call key (gateway, node, method, params), the row of `previous` that answers
-    it, or None (send it). A key seen n times in `previous` answers its first n calls."""
+    it, or None (send it). A key seen n times in `previous` answers its first n calls.
+
+    `key_texts`: each call's params in their one canonical form (`BoundCall.key_json`). A call
+    whose params text no row has is then matched by it against the rows left over, their params
+    made canonical too: the same call written another way (an address checksummed, then lower
+    case) is answered by its row, not paid for again. Rows the exact texts took are not read
+    again, so resuming a run written the same way costs no such pass."""
     rows: dict[tuple[str | None, str, str, str], list[int]] = {}
     gateways = [g if isinstance(g, str) else None for g in previous["gateway"]]  # NA: unknown
     columns = zip(gateways, previous["node"], previous["method"], previous["params"], strict=True)
@@ -1058,8 +1068,6 @@ def already_done(
         rows.setdefault(key, []).append(position)
     used: Counter[tuple[str | None, str, str, str]] = Counter()
     found: list[int | None] = []
-    elsewhere: Counter[str] = Counter()
-    through = {key[1:]: key[0] for key in rows}  # (node, method, params) -> some gateway
     for key in keys:
         available = rows.get(key, [])
         if used[key] < len(available):
@@ -1067,8 +1075,13 @@ def already_done(
             used[key] += 1
         else:
             found.append(None)
-            if through.get(key[1:], key[0]) != key[0]:
-                elsewhere[key[1]] += 1
+    if key_texts is not None and None in found:
+        _match_spellings(keys, key_texts, rows, used, found)
+    elsewhere: Counter[str] = Counter()
+    through = {key[1:]: key[0] for key in rows}  # (node, method, params) -> some gateway
+    for key, row in zip(keys, found, strict=True):
+        if row is None and through.get(key[1:], key[0]) != key[0]:
+            elsewhere[key[1]] += 1
     if elsewhere:
         nodes = ", ".join(f"{node} ({n:,} calls)" for node, n in elsewhere.items())
         warn(
@@ -1079,3 +1092,36 @@ def already_done(
             stacklevel=4,
         )
     return found
+
+
+def _match_spellings(
+    keys: Sequence[tuple[str, str, str, str]],
+    key_texts: Sequence[str],
+    rows: dict[tuple[str | None, str, str, str], list[int]],
+    used: Counter[tuple[str | None, str, str, str]],
+    found: list[int | None],
+) -> None:
+    """`already_done`'s second pass: the calls not found yet, by their canonical params, among
+    the rows the first pass left (each row's params made canonical by the catalog)."""
+    left: dict[tuple[str | None, str, str, str], list[int]] = {}
+    for (gateway, node, method, text), positions in rows.items():
+        spare = positions[used[(gateway, node, method, text)] :]
+        if spare:
+            canonical = (gateway, node, method, _key_json(method, text))
+            left.setdefault(canonical, []).extend(spare)
+    if not left:
+        return
+    for index, (key, text) in enumerate(zip(keys, key_texts, strict=True)):
+        if found[index] is None:
+            rows_left = left.get((key[0], key[1], key[2], text))
+            if rows_left:
+                found[index] = rows_left.pop(0)
+
+
+def _key_json(method: Any, text: Any) -> Any:
+    """A row's params text in canonical form (`catalog.key_json`); a text that is not JSON
+    (a damaged row) stays itself."""
+    try:
+        return key_json(method, load_bounded(text))
+    except (ValueError, TypeError):
+        return text

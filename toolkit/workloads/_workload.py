@@ -365,8 +365,8 @@ class Workload:
         were priced at before they were sent (what the budget reserved).
 
         `progress`: True for a progress bar counting calls (its rate is calls per second since
-        the calls started), False for none, or your own object with ``update(n)`` (see
-        `_bulk.progress_bar`).
+        the calls started), False for none, or your own object with ``update(n)`` (and, if it
+        has them, ``reset(total=...)``, called when the calls start, and ``close()``).
 
         Nothing raises for one call: a failed call is a row with its error. When the budget
         refuses a call, the run stops sending, and that call and every call not yet sent are
@@ -380,11 +380,11 @@ class Workload:
         continues where it stopped, and a finished one costs 0 RU. Their rows come from the
         dataset (``ru`` 0, ``cache_hit`` True; ``summary["from_dataset"]`` counts them). One run
         writes into a dataset at a time: another waits for it (`wait_for_dataset`, saying who
-        holds it) or raises `toolkit.DatasetBusy` at once. See `_dataset`.
+        holds it) or raises `toolkit.DatasetBusy` at once. See the Datasets guide.
 
         With `client` (a `dask.distributed.Client`; `dataset` required, on storage every worker
         sees), the calls run on the cluster's workers in partitions of `partition_size` calls,
-        within the budget, rate limit and ledger of this gateway. See `_distributed`.
+        within the budget, rate limit and ledger of this gateway.
 
         The arguments are checked before anything is sent: a wrong one raises `ValidationError`
         naming it (0 RU). Calls that failed turn the progress bar red with their count, and the
@@ -572,13 +572,14 @@ class Workload:
 
     def _answered_by(self, previous: pd.DataFrame | None) -> list[int | None]:
         """For each call, the row of the dataset's `previous` rows that answers it (None: send
-        it): the same call identity (gateway, node, method, params)."""
+        it): the same call identity (gateway, node, method, params, however they are spelt)."""
         if previous is None or previous.empty:  # a new dataset: nothing to look up
             return [None] * len(self.calls)
         from ._bulk import params_text
 
         keys = [(c.node.gateway, c.node.name, c.method, params_text(c.call)) for c in self.calls]
-        return already_done(keys, previous)
+        key_texts = [c.call.bound.key_json for c in self.calls]
+        return already_done(keys, previous, key_texts)
 
     def _run_on_cluster(
         self,
