@@ -291,6 +291,15 @@ def test_the_published_refusals_as_they_are():
         assert isinstance(error, toolkit.LogRangeRefused) and error.suggested is None, name
 
 
+def test_infuras_documented_result_cap_under_the_rate_limit_code_is_a_refusal():
+    """Infura documents "A maximum of 10,000 results can be returned by a single query (code
+    -32005)" (its eth_getLogs page, quoted in INFURA/infura#237; aurora-relayer#327 answers the
+    same), and -32005 is also its rate limit's code: the text decides, the range is split."""
+    error = _error(-32005, "query returned more than 10000 results")
+    assert isinstance(error, toolkit.LogRangeRefused) and not isinstance(error, toolkit.RateLimited)
+    assert isinstance(_error(-32005, "RPS limit exceeded"), toolkit.RateLimited)
+
+
 def _error(code, message):
     return _read({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": message}})
 

@@ -174,7 +174,7 @@ class Workload:
         When `run` meets a chunk the node refuses for its range or result size, it splits that
         chunk in two (where the node's error suggests, else in halves) and sends both parts;
         the run's frame then has the parts' rows in place of the refused chunk's, in block
-        order (see `_logs`). Decode the logs with ``frames.evm_events(frame, event=...)``.
+        order. Decode the logs with ``frames.evm_events(frame, event=...)``.
         """
         from ..catalog import MAX_LOG_RANGE
         from ._logs import chunks
