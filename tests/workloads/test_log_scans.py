@@ -122,11 +122,13 @@ def test_a_scan_on_the_sandbox_decodes_every_transfer_and_its_ru_match_the_meter
     assert gateway.ledger.total_ru - spent_before == served == run["ru"].sum()
 
     transfers = frames.evm_events(run, event="Transfer")
-    truth = (
+    every = (
         make_gateway()
         .node("ethereum-mainnet")
         .get_logs({"fromBlock": hex(start), "toBlock": hex(end), "address": TOKEN})
     )
+    truth = [log for log in every if log["topics"][0] == TRANSFER]
+
     assert len(transfers) == len(truth) > 500
     assert transfers.attrs["skipped"] == 0
     assert list(transfers.columns) == [
@@ -146,6 +148,12 @@ def test_a_scan_on_the_sandbox_decodes_every_transfer_and_its_ru_match_the_meter
     )
     assert transfers["value"].iloc[0] == int(first["data"], 16)
     assert set(transfers["from"]) <= set(DEMO.evm.accounts.values())
+
+    # The token approves as well: the same logs scanned without a topic filter hold both events.
+    approvals = frames.evm_events(every, event="Approval")
+    assert len(approvals) == len(every) - len(truth) > 0
+    assert frames.evm_events(every, event="Transfer").attrs["skipped"] == len(approvals)
+    assert list(approvals.columns[-3:]) == ["owner", "spender", "value"]
 
     # The same scan again into its dataset: nothing is sent, the same rows come back.
     again = (
