@@ -126,8 +126,9 @@ class Workload:
     ) -> Workload:
         """Plan a contract read (one ``eth_call``, as ``eth.read`` makes) for every address, every
         argument tuple of `args_list` and every block: ``work.reads(eth, token,
-        "balanceOf(address)(uint256)", [(h,) for h in holders], month_ends)``. An item of
-        `args_list` that is not a tuple or list is the one argument of its call.
+        "balanceOf(address)(uint256)", holders, month_ends)``. An item of `args_list` is the
+        tuple of a call's arguments, or, when not a tuple, its one argument (a list is one
+        array argument).
 
         Priced like eth_call (archive by block). A bad signature or argument raises
         `ValidationError` at once and adds none of the calls. Decode the run's frame with
@@ -137,7 +138,7 @@ class Workload:
 
         addresses = [address] if isinstance(address, str) else list(address)
         data = [
-            abi.function_call(signature, args if isinstance(args, tuple | list) else (args,))[1]
+            abi.function_call(signature, args if isinstance(args, tuple) else (args,))[1]
             for args in args_list
         ]
         values = list(blocks)
