@@ -13,6 +13,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler
 
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -412,3 +413,19 @@ def test_a_refused_one_block_chunk_stays_a_failed_row(capped):
             run = work.run(progress=False)
     assert _ranges(work) == [(10, 10), (11, 11), (12, 12), (13, 13)]
     assert run["error"].eq("LogRangeRefused").all()
+
+
+def test_events_take_their_blocks_times(gateway):
+    eth = gateway.node("ethereum-mainnet")
+    head = eth.head()
+    logs = eth.get_logs({"fromBlock": hex(head - 20), "toBlock": hex(head), "address": TOKEN})
+    numbers = sorted({int(log["blockNumber"], 16) for log in logs})
+    blocks = frames.evm_blocks([eth.get_block(n) for n in numbers[1:]])  # the first one missing
+    events = frames.evm_events(logs, event="Transfer", blocks=blocks)
+    assert list(events.columns[:3]) == ["block_number", "time", "log_index"]
+    times = dict(zip(blocks["number"], blocks["time"], strict=True))
+    for number, time_ in zip(events["block_number"], events["time"], strict=True):
+        assert (time_ == times[number]) if number in times else time_ is pd.NaT
+    assert events["time"].dtype == blocks["time"].dtype
+    with pytest.raises(frames.FrameError, match="blocks"):
+        frames.evm_events(logs, blocks=[1, 2])

@@ -71,7 +71,7 @@ EVENT_COLUMNS = ("block_number", "log_index", "transaction_hash", "address", "ev
 
 
 @takes_runs("log-list", combine=flattened)
-def evm_events(payload: Any, event: Any = "Transfer") -> pd.DataFrame:
+def evm_events(payload: Any, event: Any = "Transfer", *, blocks: Any = None) -> pd.DataFrame:
     """Event logs decoded by the event's signature, one row per log of that event, in order.
 
     `payload`: ``eth_getLogs`` answers (a list of logs, an envelope) or the frame of a run (a
@@ -89,6 +89,10 @@ def evm_events(payload: Any, event: Any = "Transfer") -> pd.DataFrame:
     arguments, as ERC-721's Transfer beside ERC-20's) are left out, and so are logs the node
     marked ``removed`` (a reorganisation took them back); ``frame.attrs["skipped"]`` counts
     them, and ``frame.attrs["undecodable"]`` the logs of this event whose data does not decode.
+
+    `blocks`: the blocks' times, as a frame of `evm_blocks` (its number and time columns) or a
+    mapping of block number to time; a ``time`` column (UTC) then follows block_number, NA for
+    a block it does not hold.
     """
     parsed = event_of(event)
     topic0, topics_wanted = parsed.topic0, 1 + sum(p.indexed for p in parsed.inputs)
@@ -136,8 +140,24 @@ def evm_events(payload: Any, event: Any = "Transfer") -> pd.DataFrame:
         },
     }
     result = frame(columns_from_rows(rows, schema), (*EVENT_COLUMNS, *names))
+    if blocks is not None:
+        result.insert(1, "time", _block_times(blocks, result["block_number"]))
     result.attrs.update(skipped=skipped, undecodable=undecodable, event=parsed.signature)
     return result
+
+
+def _block_times(blocks: Any, numbers: pd.Series) -> pd.Series:
+    if isinstance(blocks, pd.DataFrame):
+        if not {"number", "time"} <= set(blocks.columns):
+            raise FrameError("blocks: expected a frame of evm_blocks (number and time columns)")
+        blocks = dict(zip(blocks["number"].tolist(), blocks["time"].tolist(), strict=True))
+    if not isinstance(blocks, Mapping):
+        raise FrameError(
+            f"blocks: expected an evm_blocks frame or a mapping, got {describe(blocks)}"
+        )
+    # The unit evm_blocks gives its times (whole seconds, as microseconds).
+    times = pd.to_datetime(numbers.map(blocks.get).astype(object), utc=True)
+    return times.astype("datetime64[us, UTC]").reset_index(drop=True)
 
 
 def _hashed(param: abi.AbiParam) -> bool:
