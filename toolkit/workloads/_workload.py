@@ -599,6 +599,7 @@ class Workload:
             try:
                 previous = writer.open_blocking()
                 done = self._answered_by(previous)
+                self._split_known_refusals(done, previous)  # refused chunks: their parts
                 to_send = Workload(
                     [c for c, row in zip(self.calls, done, strict=True) if row is None]
                 )
@@ -627,8 +628,18 @@ class Workload:
         return frame
 
     async def _run(
-        self, bar: Any, concurrency: int, batch_size: int, writer: DatasetWriter | None
+        self,
+        bar: Any,
+        concurrency: int,
+        batch_size: int,
+        writer: DatasetWriter | None,
+        *,
+        split_refusals: bool = True,
     ) -> pd.DataFrame:
+        """The local run. `split_refusals`: split the eth_getLogs chunks refused for their range
+        (False in a cluster's partition, whose rows must be one per call it was given: the
+        coordinator splits what the dataset says was refused, before the next run's partitions
+        are made)."""
         from ._bulk import BulkRun, results, start_progress
 
         started, ledgers = time.perf_counter(), _ledger_marks(self.calls)
@@ -638,7 +649,8 @@ class Workload:
                 # runs left.
                 previous = None if writer is None else await writer.open()
                 done = self._answered_by(previous)
-                self._split_known_refusals(done, previous)
+                if split_refusals:
+                    self._split_known_refusals(done, previous)
                 if done.count(None) == len(done):  # the dataset answers none of the calls
                     to_send = self
                 else:
@@ -667,7 +679,7 @@ class Workload:
                         heads_held.enter_context(meter.bulk_run())
                     items = await run.run()
                     priced_high, stopped = run.priced_high(), run.stopped
-                    if stopped is None:
+                    if stopped is None and split_refusals:
                         items, more_high, stopped = await self._split_refused_chunks(
                             items, done, previous, writer, concurrency, batch_size, run.progress
                         )
