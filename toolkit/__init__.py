@@ -7,7 +7,8 @@
     gw.ledger.frame                           # what was spent, in RU
 
 Heavy parts load on first use: `toolkit.frames`, `toolkit.plots`, `toolkit.widgets`,
-`toolkit.sandbox`, `toolkit.solana_tx`, `toolkit.workloads` (`Workload` and its kin), and httpx
+`toolkit.sandbox`, `toolkit.solana_tx`, `toolkit.workloads` (`Workload` and its kin),
+`toolkit.reports` (`say`), and httpx
 (when a client is first made). `tests/architecture/test_startup.py` keeps it so.
 """
 
@@ -100,6 +101,7 @@ from .client import (
 
 if TYPE_CHECKING:
     from .frames import read_parquet, to_parquet
+    from .reports import say
     from .workloads import (
         Preview,
         Provenance,
@@ -109,7 +111,16 @@ if TYPE_CHECKING:
         read_dataset,
     )
 
-_LAZY_MODULES = ("frames", "plots", "widgets", "sandbox", "solana_tx", "examples", "workloads")
+_LAZY_MODULES = (
+    "frames",
+    "plots",
+    "widgets",
+    "sandbox",
+    "solana_tx",
+    "examples",
+    "workloads",
+    "reports",
+)
 # Names loaded on first use, from the module that holds them: the frames' functions load pandas
 # (and pyarrow); the workloads are a rarer need than a node's calls, and heavy to import.
 _LAZY_NAMES = {
@@ -119,6 +130,7 @@ _LAZY_NAMES = {
         ("Preview", "Provenance", "Workload", "compact_dataset", "provenance", "read_dataset"),
         "workloads",
     ),
+    "say": "reports",
 }
 
 
@@ -219,6 +231,7 @@ __all__ = [
     "provenance",
     "read_dataset",
     "read_parquet",
+    "say",
     "scrub_logging",
     "to_checksum_address",
     "to_parquet",

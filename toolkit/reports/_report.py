@@ -25,7 +25,6 @@ from .._errors import TapeError, ValidationError
 from .._redact import register_secret, register_url, scrub
 from .._version import __version__
 from ._run import (
-    EPILOGUE_MIME,
     WIDGET_VIEW,
     execute,
     first_error,
@@ -207,7 +206,9 @@ def render(
     failed = first_error(run)
     if failed is not None:
         number, error = failed
-        raise ReportError(f"cell {number} raised {scrub(error)}; no report written", EXIT_CELL_FAILED)
+        raise ReportError(
+            f"cell {number} raised {scrub(error)}; no report written", EXIT_CELL_FAILED
+        )
     facts = _facts(tape_path)
     shown_parameters = {name: repr(value) for name, value in parameters.items()}
     payload = {

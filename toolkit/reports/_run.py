@@ -63,6 +63,9 @@ def _report_epilogue(model_ids):
     }
     found = {"widgets": snapshots(model_ids), "spent": spent}
     display({%r: found}, raw=True)
+    if %r:  # recording: each gateway writes its tape whole now, not when the kernel exits
+        for gateway in gateways:
+            gateway.close()
 
 _report_epilogue(%s)
 del _report_epilogue
@@ -127,9 +130,9 @@ def _kernel_manager() -> Any:
 def execute(
     notebook: Any, *, path: Path, workdir: Path, tape: Path, mode: str, offline: bool
 ) -> tuple[Any, dict[str, Any]]:
-    """Run `notebook` (read from `path`), in `workdir`, against `tape` in `mode` ("replay" or "record"), every
-    cell even after an error; the run notebook (our own cells taken out) and what the last cell
-    found: ``{"widgets": {model_id: html}, "spent": {"ru", "sent"}}``."""
+    """Run `notebook` (read from `path`), in `workdir`, against `tape` in `mode` ("replay" or
+    "record"), every cell even after an error; the run notebook (our own cells taken out) and
+    what the last cell found: ``{"widgets": {model_id: html}, "spent": {"ru", "sent"}}``."""
     import nbformat
     from nbclient import NotebookClient
 
@@ -163,7 +166,9 @@ def execute(
                 if WIDGET_VIEW in output.get("data", {})
             }
         )
-        epilogue = nbformat.v4.new_code_cell(_EPILOGUE % (EPILOGUE_MIME, model_ids))
+        epilogue = nbformat.v4.new_code_cell(
+            _EPILOGUE % (EPILOGUE_MIME, mode == "record", model_ids)
+        )
         run.cells.append(epilogue)
         client.execute_cell(epilogue, len(run.cells) - 1)
     found: dict[str, Any] = {"widgets": {}, "spent": None}

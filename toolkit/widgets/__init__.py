@@ -13,7 +13,8 @@ The pieces work on their own too:
 Every form comes from the catalog (`Method.params`) and is checked by the catalog
 (`Method.bind`); the RU preview is `node.estimate`; results go through `toolkit.frames` and
 `toolkit.plots`. `static_html(widget)` draws a widget as it is now, with no script, for a page
-with no kernel (a rendered report). Nothing on screen carries a node URL or key: nodes are shown by name.
+with no kernel (a rendered report). Nothing on screen carries a node URL or key: nodes are shown
+by name.
 """
 
 from ._builder import WorkloadBuilder, workload_builder

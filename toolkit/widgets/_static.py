@@ -29,9 +29,7 @@ def _escape(value: Any) -> str:
 
 def _hidden(widget: Any) -> bool:
     layout = getattr(widget, "layout", None)
-    return layout is not None and (
-        layout.display == "none" or layout.visibility == "hidden"
-    )
+    return layout is not None and (layout.display == "none" or layout.visibility == "hidden")
 
 
 def _described(widget: Any, body: str) -> str:
