@@ -53,11 +53,9 @@ def markdown(template: str, /, **values: Any) -> str:
 def say(template: str, /, **values: Any) -> None:
     """Show `markdown(template, **values)` as Markdown in the notebook; print it outside IPython."""
     text = markdown(template, **values)
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
-        get_ipython = None  # type: ignore[assignment]
-    if get_ipython is None or get_ipython() is None:
+    from IPython import get_ipython  # IPython comes with ipywidgets, a core dependency
+
+    if get_ipython() is None:
         print(text)
         return
     from IPython.display import Markdown, display
