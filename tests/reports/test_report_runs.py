@@ -143,7 +143,7 @@ def test_a_report_is_recorded_rendered_verified_and_caught_when_changed(tmp_path
         main(["report", str(failing), "--tape", str(tape), "-o", str(out), "-p", "blocks_back=20"])
         == EXIT_CELL_FAILED
     )
-    assert "cell 8 raised ZeroDivisionError" in capsys.readouterr().err
+    assert "cell 9 raised ZeroDivisionError" in capsys.readouterr().err
     assert not out.exists()
 
 
