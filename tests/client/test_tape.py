@@ -373,3 +373,48 @@ def test_copies_of_a_replayed_tape_parse_its_file_once_each_replaying_from_the_s
     path.write_bytes(gzip.compress("\n".join([json.dumps(header), *lines[1:]]).encode()))
     assert _tape.Tape(path, "replay").recorded_at.year == 2020
     assert parsed == [tape.path, tape.path]
+
+
+def test_a_batch_replays_every_call_the_tape_holds_and_misses_only_the_others(
+    tmp_path, monkeypatch
+):
+    """Growing an analysis against its tape: a workload of N+1 calls replayed from a tape of
+    N, in batches, answers N rows at 0 RU and misses one, naming its own params."""
+    tape = tmp_path / "grown.tape.gz"
+    recorded_addresses = ADDRESSES[:5]
+    with toolkit.connect(tape=tape, tape_mode="record", sandbox=True) as gateway:
+        eth = gateway.node("ethereum-mainnet")
+        work = Workload().grid(eth, "eth_getBalance", recorded_addresses, [100])
+        recorded = work.run(progress=False, batch_size=10)
+    added = ADDRESSES[5]
+    grown = [*ADDRESSES[:3], added, *ADDRESSES[3:5]]  # the new call in the middle of a batch
+    with no_network(monkeypatch), toolkit.connect(tape=tape, tape_mode="replay") as gateway:
+        eth = gateway.node("ethereum-mainnet")
+        work = Workload().grid(eth, "eth_getBalance", grown, [100])
+        with pytest.warns(RuntimeWarning, match="1 of 6 calls failed: 1 TapeMiss"):
+            frame = work.run(progress=False, batch_size=4)
+        answered = frame[frame["error"].isna()]
+        assert answered["value"].tolist() == recorded["value"].tolist()
+        assert answered["ru"].sum() == 0 and answered["unconfirmed_ru"].sum() == 0
+        (missed,) = frame[frame["error"].notna()].itertuples()
+        assert missed.error == "TapeMiss" and added in missed.params and added in missed.message
+        assert not any(address in missed.message for address in recorded_addresses)
+        # The ledger: the five replayed, the one missed neither sent nor replayed.
+        ledger = [e for e in gateway.ledger.entries if e.method == "eth_getBalance"]
+        assert sorted(e.status for e in ledger) == ["TapeMiss"] + ["ok"] * 5
+        assert [e.replayed for e in ledger if e.status == "TapeMiss"] == [False]
+        assert toolkit.provenance(gateway).replayed == 5 + 1  # and the head's call
+        # A batch the tape holds none of: each call misses with its own params.
+        results = eth.batch(
+            [("eth_getBalance", address, 100) for address in ADDRESSES[6:8]],
+            return_exceptions=True,
+        )
+        assert [type(r) for r in results] == [toolkit.TapeMiss] * 2
+        assert [
+            ADDRESSES[6] in results[0].call["params"],
+            ADDRESSES[7] in results[1].call["params"],
+        ] == [True, True]
+        # Without return_exceptions, the batch raises the miss of the call it lacks.
+        with pytest.raises(toolkit.TapeMiss) as raised:
+            eth.batch([("eth_getBalance", address, 100) for address in [ADDRESSES[0], added]])
+        assert added in raised.value.call["params"]

@@ -43,6 +43,7 @@ import threading
 import time
 import weakref
 import zlib
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
@@ -316,28 +317,35 @@ class Tape:
         with contextlib.suppress(OSError):  # gone, or a worker still writing into it
             _parts_folder(self.path).rmdir()
 
-    def answer(self, keys: list[Key]) -> list[dict[str, Any]] | TapeMiss:
-        """The next recorded answer of each call, or a `TapeMiss` for the first it lacks."""
+    def answer(self, keys: list[Key]) -> list[dict[str, Any] | TapeMiss]:
+        """The next recorded answer of each call, or a `TapeMiss` for each call it lacks (the
+        others of a batch still replay: growing an analysis against its tape misses only the
+        calls added since)."""
         with self._lock:
-            found = []
+            found: list[dict[str, Any] | TapeMiss] = []
             for key in keys:
                 record = self._calls.get(key)
                 if record is None or not record["answers"]:
-                    node, chain, call, params = key
-                    return TapeMiss(
-                        f"the tape {self.path.name} holds no answer for {call} with params "
-                        f"{params} on {node} ({chain}); nothing was sent. Record the tape "
-                        "again (tape_mode='record') to add it",
-                        call={"node": node, "chain": chain, "method": call, "params": params},
-                        node=node,
-                        method=call,
-                    )
+                    found.append(self._miss(key))
+                    continue
                 index = self._next.get(key, 0)
                 answers = record["answers"]
                 found.append(answers[min(index, len(answers) - 1)])
                 self._next[key] = index + 1
-            self._clock = max(self._clock, *(answer["at"] for answer in found))
+            times = [answer["at"] for answer in found if isinstance(answer, dict)]
+            self._clock = max(self._clock, *times) if times else self._clock
             return found
+
+    def _miss(self, key: Key) -> TapeMiss:
+        node, chain, call, params = key
+        return TapeMiss(
+            f"the tape {self.path.name} holds no answer for {call} with params "
+            f"{params} on {node} ({chain}); nothing was sent. Record the tape "
+            "again (tape_mode='record') to add it",
+            call={"node": node, "chain": chain, "method": call, "params": params},
+            node=node,
+            method=call,
+        )
 
     def answer_recorded(self, keys: list[Key]) -> list[dict[str, Any]] | None:
         """Recording on from a recording that died: the next answer the file holds of each
@@ -610,8 +618,8 @@ class TapeClient(StepClient):
     def _replay(self, step: Send) -> Answer | TapeMiss:
         keys, ids = self._calls(step)
         found = self.tape.answer(keys)
-        if isinstance(found, TapeMiss):
-            return found
+        if not isinstance(step.request.json, list) and isinstance(found[0], TapeMiss):
+            return found[0]  # one call: its miss is the request's
         return self._answer(step, ids, found)
 
     def _recorded(self, step: Send) -> Answer | None:
@@ -622,19 +630,39 @@ class TapeClient(StepClient):
         found = self.tape.answer_recorded(keys)
         return None if found is None else self._answer(step, ids, found)
 
-    def _answer(self, step: Send, ids: list[Any] | None, found: list[dict[str, Any]]) -> Answer:
-        """The answer of a request from the recorded answers of its calls."""
-        costs = tuple((answer["ru"], answer["unconfirmed_ru"]) for answer in found)
-        replayed = Replayed(costs, found[0]["at"], found[0].get("latency_s", 0.0))
-        first = found[0]
-        if "item" not in first or ids is None:  # an answer to the whole request
-            headers = {"content-type": first.get("type") or "application/json"}
-            if first.get("retry_after") is not None:
-                headers["retry-after"] = first["retry_after"]
-            return Answer(first["status"], headers, _body_bytes(first["body"]), replayed)
+    def _answer(
+        self, step: Send, ids: list[Any] | None, found: Sequence[dict[str, Any] | TapeMiss]
+    ) -> Answer:
+        """The answer of a request from the recorded answers of its calls; a batch answer
+        lacks the calls the tape does not hold, which `Replayed.misses` names (by request id)."""
+        costs = tuple(
+            (0, 0) if isinstance(answer, TapeMiss) else (answer["ru"], answer["unconfirmed_ru"])
+            for answer in found
+        )
+        held = [answer for answer in found if not isinstance(answer, TapeMiss)]
+        first = held[0] if held else None
+        misses = {}
+        if ids is not None:
+            misses = {
+                i: miss for i, miss in zip(ids, found, strict=True) if isinstance(miss, TapeMiss)
+            }
+        replayed = Replayed(
+            costs,
+            None if first is None else first["at"],
+            0.0 if first is None else first.get("latency_s", 0.0),
+            misses,
+        )
+        whole = next((answer for answer in held if "item" not in answer), None)
+        if whole is not None or ids is None:  # an answer to the whole request
+            whole = whole or held[0]
+            headers = {"content-type": whole.get("type") or "application/json"}
+            if whole.get("retry_after") is not None:
+                headers["retry-after"] = whole["retry_after"]
+            return Answer(whole["status"], headers, _body_bytes(whole["body"]), replayed)
         items = [
-            {"jsonrpc": "2.0", "id": request_id, **answer.get("item", {})}
+            {"jsonrpc": "2.0", "id": request_id, **answer["item"]}
             for request_id, answer in zip(ids, found, strict=True)
+            if not isinstance(answer, TapeMiss)
         ]
         body = items if isinstance(step.request.json, list) else items[0]
         return Answer(200, {"content-type": "application/json"}, _json_bytes(body), replayed)
