@@ -418,3 +418,44 @@ def test_a_batch_replays_every_call_the_tape_holds_and_misses_only_the_others(
         with pytest.raises(toolkit.TapeMiss) as raised:
             eth.batch([("eth_getBalance", address, 100) for address in [ADDRESSES[0], added]])
         assert added in raised.value.call["params"]
+
+
+def test_replayed_rows_belong_to_the_tapes_gateway_whatever_handle_replays_them(
+    sandbox, tmp_path, monkeypatch
+):
+    """A tape replayed through a handle on another gateway (``connect(platform_url=...)``)
+    writes dataset rows of the gateway the tape was recorded from: a live run through that
+    other gateway into the same dataset pays for its calls instead of taking replayed rows for
+    its gateway's answers."""
+    info = sandbox.info
+    tape, dataset = tmp_path / "recorded.tape.gz", tmp_path / "ds"
+    calls = (ADDRESSES[:2], [5, 6])
+    with toolkit.connect(tape=tape, tape_mode="record", sandbox=True) as recording:
+        recorder = recording.node("ethereum-mainnet")
+        Workload().grid(recorder, "eth_getBalance", *calls).run(progress=False)
+        recorded_gateway = recorder.gateway  # the sandbox's host, 127.0.0.1
+    elsewhere = {  # the same sandbox reached by another name: another gateway's identity
+        "platform_url": info["platform_url"].replace("127.0.0.1", "localhost"),
+        "api_key": info["api_key"],
+        "nodes": {
+            "ethereum-mainnet": info["nodes"]["ethereum-mainnet"].replace("127.0.0.1", "localhost")
+        },
+        "cache": False,
+    }
+    with (
+        no_network(monkeypatch),
+        toolkit.connect(**elsewhere, tape=tape, tape_mode="replay") as replay,
+    ):
+        eth = replay.node("ethereum-mainnet")
+        assert eth.gateway == recorded_gateway
+        frame = Workload().grid(eth, "eth_getBalance", *calls).run(progress=False, dataset=dataset)
+        assert frame["error"].isna().all() and frame["ru"].sum() == 0
+    assert set(toolkit.read_dataset(dataset)["gateway"]) == {recorded_gateway}
+    with toolkit.connect(**elsewhere) as live:
+        eth = live.node("ethereum-mainnet")
+        assert eth.gateway != recorded_gateway
+        with pytest.warns(RuntimeWarning, match="through another gateway"):
+            frame = (
+                Workload().grid(eth, "eth_getBalance", *calls).run(progress=False, dataset=dataset)
+            )
+    assert frame.attrs["summary"]["from_dataset"] == 0 and frame["ru"].sum() > 0

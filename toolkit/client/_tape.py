@@ -162,6 +162,16 @@ class Tape:
         """The nodes the tape has answers of: name -> chain and host (with its port)."""
         return dict(self._nodes)
 
+    def recorded_url(self, core: NodeCore) -> str:
+        """Where `core`'s node was when the tape recorded it (its host and port: what its
+        gateway's identity is made of, `_identity`); a node the tape never recorded, nowhere."""
+        name, _ = _node_of(core)
+        info = self._nodes.get(name)
+        host = (
+            info["host"] if info is not None else (self.header.get("known_nodes") or {}).get(name)
+        )
+        return f"//{host or 'tape.invalid'}"
+
     def cost(self) -> tuple[int, int]:
         """What the recorded calls cost (billed, maybe billed), every answer counted."""
         billed = unconfirmed = 0
