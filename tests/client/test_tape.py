@@ -459,3 +459,40 @@ def test_replayed_rows_belong_to_the_tapes_gateway_whatever_handle_replays_them(
                 Workload().grid(eth, "eth_getBalance", *calls).run(progress=False, dataset=dataset)
             )
     assert frame.attrs["summary"]["from_dataset"] == 0 and frame["ru"].sum() > 0
+
+
+def test_keys_a_gateway_echoes_inside_text_or_headers_never_reach_the_tape(
+    tmp_path, loopback_server
+):
+    """An answer may quote a URL with a key the toolkit was never told of inside its text (an
+    error message, a record's field, an error page that is not JSON), and echo the node's own
+    key in a header: the tape keeps none of them, as no other output does."""
+    path_key = "a1b2c3d4e5f6a7b8c9d0"
+    unknown = ["0f1e2d3c4b5a69788796", "k3yT0k9x", "9a8b7c6d5e4f3a2b1c0d"]
+
+    def answer(request):
+        _, target, _, body = request
+        call = json.loads(body)
+        if call["method"] == "web3_clientVersion":  # refused, with a page that is not JSON
+            page = f"Forbidden. Try https://other.example/{unknown[0]}?x=1, or ask support."
+            headers = {"content-type": "text/plain", "retry-after": f"60 ({target})"}
+            return 403, headers, page.encode()
+        message = (
+            f"node https://other.example/v2/{unknown[1]} is down (see wss://w.example/{unknown[2]})"
+        )
+        error = {"code": -32000, "message": message, "data": {"record": {"note": message}}}
+        content = {"jsonrpc": "2.0", "id": call["id"], "error": error}
+        return 200, {"content-type": "application/json"}, json.dumps(content).encode()
+
+    server = loopback_server(answer)
+    tape = tmp_path / "echoes.tape.gz"
+    url = f"{server.url}/{path_key}"
+    with toolkit.node(url, chain="ethereum", name="echo", tape=tape, tape_mode="record") as node:
+        with pytest.raises(toolkit.GatewayError):
+            node.client_version()
+        with pytest.raises(toolkit.RPCError):
+            node.block_number()
+    text = gzip.decompress(tape.read_bytes()).decode()
+    assert "web3_clientVersion" in text and "is down" in text and "Forbidden" in text
+    assert_no_fragment(text, [path_key, *unknown])
+    assert "other.example/v2/***" in text  # the URL's host and words stay: it still says where

@@ -53,7 +53,7 @@ from urllib.parse import urlsplit
 from .._errors import TapeError, TapeMiss, ValidationError
 from .._files import remove_dead_writers_files, write_atomically
 from .._json import load_bounded
-from .._redact import redact_answer, scrub, warn
+from .._redact import redact_answer, redact_text, scrub, warn
 from .._version import __version__
 from ..catalog import charge, key_params
 from ._http import Answer, LazyModule, Replayed
@@ -717,13 +717,21 @@ def _split(answer: Any, ids: list[Any] | None, count: int) -> list[dict[str, Any
             found = [by_id.get(json.dumps(request_id)) for request_id in ids]
             if all(item is not None for item in found):
                 return [{"item": _item(cast("dict[str, Any]", item))} for item in found]
+    # Headers and text pass the same scrubbing as a JSON body: a gateway may echo the URL it
+    # was called at (its key in it) anywhere, an error page or a header included.
+    kept_headers = {
+        name: None if value is None else redact_text(value)
+        for name, value in (
+            ("type", answer.headers.get("content-type")),
+            ("retry_after", answer.headers.get("retry-after")),
+        )
+    }
     whole = {
         "status": answer.status_code,
-        "type": answer.headers.get("content-type"),
-        "retry_after": answer.headers.get("retry-after"),
+        **kept_headers,
         "body": redact_answer(body)
         if body is not None
-        else {"text": scrub(content.decode("utf-8", "replace"))},
+        else {"text": redact_text(content.decode("utf-8", "replace"))},
     }
     return [dict(whole) for _ in range(count)]
 
