@@ -951,7 +951,8 @@ class _BaseNode:
     def gateway(self) -> str:
         """The identity of the gateway this node is reached through (a digest of its host and
         chain, never its key or port): with the node's name, method and params, a call's
-        identity for the response cache and datasets."""
+        identity for the response cache and datasets. Replaying a tape, the gateway the tape
+        recorded this node at."""
         return self._core.gateway
 
     def spec(self) -> NodeSpec:

@@ -15,7 +15,9 @@ a batch of 100 recorded is answered as two batches of 50, or one by one.
 - ``replay``: no socket is opened. A call gets its recorded answers in order (the last again
   once they run out), as an `Answer` marked replayed: it costs 0 RU, and its ledger entry keeps
   what it cost when recorded (``recorded_ru``) and when (the ledger's time is the tape's). A
-  call the tape does not hold is a `TapeMiss` at once, naming the node, method and params.
+  call the tape does not hold is a `TapeMiss` at once, naming the node, method and params; in a
+  JSON-RPC batch, only that call (`Replayed.misses`), the others replay. A replaying node's
+  gateway identity (`_identity`) is the recording's host for it, whatever its URL.
 - ``auto``: replay when the file exists, else record. A recording that did not finish (its
   kernel was killed before closing the gateway or exiting: the file does not say ``finished``)
   is recorded on instead: a request whose calls the file answers gets those answers (0 RU, as a
@@ -24,8 +26,11 @@ a batch of 100 recorded is answered as two batches of 50, or one by one.
 The file is gzip-compressed JSON lines, readable after ``gunzip``: a header (format, version,
 when it was recorded, the toolkit's version, the nodes by name, chain and host), then one line
 per call identity. Everything written passes through the toolkit's scrubber: registered keys
-anywhere, URLs in answers (the platform's node list holds endpoint URLs with their keys) reduced
-to their host, and nothing of the request but the call's identity. It is written whole (temporary
+anywhere, key material of every URL in an answer's text and kept headers (`redact_text`: the
+platform's node list holds endpoint URLs with their keys; an error may quote the URL called),
+and nothing of the request but the call's identity. A file is checked line by line when read
+(`_parse`): a tape edited by hand, written by another program or inflating like a bomb is a
+`TapeError` naming its line, never a raw error in a replayed call. It is written whole (temporary
 file, fsync, rename) when the gateway closes, at exit, and at most every `SAVE_SECONDS` while
 answers come in; the temporary files of saves that were killed go at the next save.
 """
@@ -36,7 +41,9 @@ import atexit
 import contextlib
 import functools
 import gzip
+import io
 import json
+import math
 import os
 import secrets
 import threading
@@ -53,11 +60,12 @@ from urllib.parse import urlsplit
 from .._errors import TapeError, TapeMiss, ValidationError
 from .._files import remove_dead_writers_files, write_atomically
 from .._json import load_bounded
-from .._redact import redact_answer, redact_text, scrub, warn
+from .._redact import clip, redact_answer, redact_text, scrub, warn
 from .._version import __version__
 from ..catalog import charge, key_params
-from ._http import Answer, LazyModule, Replayed
+from ._http import MAX_ANSWER_BYTES, Answer, LazyModule, Replayed
 from ._transport import Send, StepClient, _send_async, _send_sync, attempt_fate
+from ._urls import clean_url
 
 if TYPE_CHECKING:
     import asyncio
@@ -405,57 +413,150 @@ def _calls_of(data: bytes, path: Path) -> tuple[dict[str, Any], dict[Key, dict[s
     return header, calls
 
 
+# A tape is inflated, parsed and held whole, so what it may inflate to is bounded as a live
+# answer is (`MAX_ANSWER_BYTES`), or, for a larger file, by how far JSON lines compress: a tape
+# of a hundred thousand near-identical answers shrinks about 90 times, a gzip bomb a thousand.
+MAX_INFLATION = 128
+# The most one recorded answer may say it cost: far above any call's price, far below what
+# would overflow a ledger's sum.
+MAX_RECORDED_RU = 10**9
+MAX_LATENCY_S = 86_400.0
+_DAMAGED = "record it again (tape_mode='record') or restore it from where it came from"
+
+
 def _parse(data: bytes, path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    try:
-        text = gzip.decompress(data).decode()
-        lines = [json.loads(line) for line in text.splitlines() if line.strip()]
-    except (OSError, EOFError, ValueError, zlib.error) as error:  # BadGzipFile is an OSError
-        raise TapeError(
-            f"{path} is not a tape that can be read ({error}): it is torn or damaged; record "
-            "it again (tape_mode='record') or restore it from where it came from"
-        ) from None
-    header = lines[0] if lines and isinstance(lines[0], dict) else {}
+    """A tape's header and call records, each checked as far as a replay reads it: anything
+    wrong in a file edited by hand or written by another program is a `TapeError` naming its
+    line, never a raw error later in a replayed call or in the ledger."""
+    text = _inflate(data, path)
+    lines: list[tuple[int, Any]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            lines.append((number, json.loads(line)))
+        except (ValueError, RecursionError) as error:  # RecursionError: nested past reading
+            raise TapeError(
+                f"{path} is not a tape that can be read (line {number} is not JSON: "
+                f"{str(error)[:80]}): it is torn or damaged; {_DAMAGED}"
+            ) from None
+    header = lines[0][1] if lines and isinstance(lines[0][1], dict) else {}
     if header.get("format") != FORMAT:
-        raise TapeError(
-            f"{path} is not a tape (no {FORMAT!r} header): record it again "
-            "(tape_mode='record') or restore it from where it came from"
-        )
+        raise TapeError(f"{path} is not a tape (no {FORMAT!r} header): {_DAMAGED}")
     if header.get("version") != VERSION:
         raise TapeError(
             f"{path} is a tape of version {header.get('version')!r}; this toolkit "
             f"({__version__}) reads version {VERSION}: record it again, or upgrade"
         )
-    if not _header_whole(header):
-        raise TapeError(f"{path} is damaged: its header lacks its nodes or when it was recorded")
-    for number, record in enumerate(lines[1:], start=2):
+    problem = _header_damage(header)
+    if problem is not None:
+        raise TapeError(f"{path} is damaged: line {lines[0][0]} (its header) {problem}; {_DAMAGED}")
+    records = []
+    seen: dict[Key, int] = {}
+    for number, record in lines[1:]:
         problem = _damage(record)
         if problem is not None:  # edited by hand, say: refused now, not a KeyError in a call
-            raise TapeError(f"{path} is damaged: line {number} {problem}; record it again")
-    return header, lines[1:]
+            raise TapeError(f"{path} is damaged: line {number} {problem}; {_DAMAGED}")
+        key = _record_key(record)  # two spellings of one call are one call
+        if key in seen:  # which of the two is the call's is not ours to guess
+            raise TapeError(
+                f"{path} is damaged: lines {seen[key]} and {number} both hold {record['call']} "
+                f"with params {clip(record['params'], 80)} on {record['node']}; a call has one "
+                f"line; {_DAMAGED}"
+            )
+        seen[key] = number
+        records.append(record)
+    return header, records
 
 
-def _header_whole(header: dict[str, Any]) -> bool:
-    """Whether a replay can read the header: when it was recorded, the nodes by name (each with
-    its chain and host) and the hosts of the nodes the gateway knew."""
+def _inflate(data: bytes, path: Path) -> str:
+    """The text of a tape file, inflated no further than `MAX_INFLATION` times its size (or
+    `MAX_ANSWER_BYTES`, for a small one): a small file that grows far past that is refused
+    before it fills the memory."""
+    limit = max(MAX_ANSWER_BYTES, MAX_INFLATION * len(data))
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as file:
+            inflated = file.read(limit + 1)  # decompressed a piece at a time, up to the limit
+        if len(inflated) > limit:
+            raise TapeError(
+                f"{path} is not a tape that can be read: its {len(data):,} bytes inflate past "
+                f"{limit:,} (a tape's JSON lines compress {MAX_INFLATION} times at most); "
+                f"{_DAMAGED}"
+            )
+        return inflated.decode()
+    except (OSError, EOFError, ValueError, zlib.error) as error:  # BadGzipFile is an OSError
+        raise TapeError(
+            f"{path} is not a tape that can be read ({error}): it is torn or damaged; {_DAMAGED}"
+        ) from None
+
+
+def _header_damage(header: dict[str, Any]) -> str | None:
+    """What a replay could not read in the header (when it was recorded, the nodes by name,
+    each with its chain and host, the hosts of the nodes the gateway knew, how time passed),
+    or None."""
+    if not _is_time(header.get("recorded")):
+        return "lacks when it was recorded (a time with its UTC offset, from 1970 to 2200)"
     nodes, known = header.get("nodes", {}), header.get("known_nodes") or {}
-    return (
-        _is_time(header.get("recorded"))
-        and isinstance(nodes, dict)
-        and all(
-            isinstance(info, dict) and all(isinstance(info.get(f), str) for f in ("chain", "host"))
-            for info in nodes.values()
-        )
-        and isinstance(known, dict)
-        and all(isinstance(host, str) for host in known.values())
-    )
+    if not isinstance(nodes, dict) or not all(
+        isinstance(info, dict) and isinstance(info.get("chain"), str) for info in nodes.values()
+    ):
+        return "lacks its nodes, each with its chain and host"
+    if not isinstance(known, dict):
+        return "has known nodes that are not an object of hosts"
+    hosts = [*(info.get("host") for info in nodes.values()), *known.values()]
+    bad = next((host for host in hosts if not _is_host(host)), None)
+    if bad is not None or None in hosts:
+        return f"has a node host that is no host ({clip(repr(bad), 60)}; a host is name[:port])"
+    request_s = header.get("request_s")
+    if request_s is not None and not _is_number(request_s, low=1e-6, high=MAX_LATENCY_S):
+        return "says time passed by a number of seconds a request that is no such number"
+    if not isinstance(header.get("gateway"), str | None):
+        return "names its gateway with something other than text"
+    seed = header.get("sandbox_seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        return "has a sandbox seed that is not a whole number"
+    if not isinstance(header.get("finished", True), bool):
+        return "says whether it finished with something other than true or false"
+    return None
 
 
 def _is_time(text: Any) -> bool:
-    try:
-        datetime.fromisoformat(text)
-    except (TypeError, ValueError):
+    """An ISO 8601 time with its UTC offset (what a recording writes), from 1970 to 2200: a
+    ledger's time column holds no other."""
+    if not isinstance(text, str):
         return False
-    return True
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return when.tzinfo is not None and 1970 <= when.year <= 2200
+
+
+def _is_number(value: Any, *, low: float, high: float) -> bool:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and low <= value <= high
+    )
+
+
+def _is_ru(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_RECORDED_RU
+
+
+def _is_host(host: Any) -> bool:
+    """A host and maybe its port (``name``, ``name:port``, ``[::1]:port``), as a recording
+    writes one: what a replay makes its nodes' URLs of, and their gateway's identity."""
+    if not isinstance(host, str) or not host or len(host) > 300:
+        return False
+    try:
+        parts = urlsplit(f"//{host}")
+        parts.port  # noqa: B018 (a port out of range, or not a number, raises)
+        clean_url(f"http://{host}/")
+    except (ValueError, ValidationError):
+        return False
+    return parts.netloc == host and bool(parts.hostname) and "@" not in host
 
 
 def _damage(record: Any) -> str | None:
@@ -464,21 +565,26 @@ def _damage(record: Any) -> str | None:
         return "is not an object"
     if not all(isinstance(record.get(field), str) for field in ("node", "chain", "call", "params")):
         return "lacks the node, chain, call or params of its call"
-    if not all(isinstance(record.get(cost), int) for cost in ("ru", "unconfirmed_ru")):
-        return "lacks what its call cost"
+    if not all(_is_ru(record.get(cost)) for cost in ("ru", "unconfirmed_ru")):
+        return f"lacks what its call cost (whole RU from 0 to {MAX_RECORDED_RU:,})"
     answers = record.get("answers")
     if not isinstance(answers, list):
         return "has no list of answers"
     for answer in answers:
         if not isinstance(answer, dict) or not _is_time(answer.get("at")):
-            return "has an answer without the time it was recorded"
-        if not all(isinstance(answer.get(cost), int) for cost in ("ru", "unconfirmed_ru")):
-            return "has an answer without what it cost"
+            return "has an answer without the time it was recorded (with its UTC offset)"
+        if not all(_is_ru(answer.get(cost)) for cost in ("ru", "unconfirmed_ru")):
+            return f"has an answer without what it cost (whole RU from 0 to {MAX_RECORDED_RU:,})"
+        if not _is_number(answer.get("latency_s", 0.0), low=0.0, high=MAX_LATENCY_S):
+            return "has an answer that took no number of seconds from 0 to a day"
         if "item" in answer:
-            if not isinstance(answer["item"], dict):
+            item = answer["item"]
+            if not isinstance(item, dict):
                 return "has a JSON-RPC answer that is not an object"
-        elif not isinstance(answer.get("status"), int) or "body" not in answer:
-            return "has an answer without its status and body"
+            if "id" in item or "jsonrpc" in item:  # the request's own, given when replayed
+                return "has a JSON-RPC answer with an id of its own"
+        elif not _is_status(answer.get("status")) or "body" not in answer:
+            return "has an answer without its status (100 to 599) and body"
         elif not all(isinstance(answer.get(h), str | None) for h in ("type", "retry_after")):
             return "has an answer whose headers are not text"
         elif isinstance(answer["body"], dict) and not isinstance(
@@ -486,6 +592,10 @@ def _damage(record: Any) -> str | None:
         ):
             return "has a text body that is not text"
     return None
+
+
+def _is_status(status: Any) -> bool:
+    return isinstance(status, int) and not isinstance(status, bool) and 100 <= status <= 599
 
 
 def _file_of(path: Path) -> Path:
