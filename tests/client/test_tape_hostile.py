@@ -10,6 +10,7 @@ import copy
 import gzip
 import json
 import math
+import tracemalloc
 import warnings
 import zlib
 
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 import toolkit
 from tests.strategies import json_values
 from toolkit.client import _tape
+from toolkit.client._http import MAX_ANSWER_BYTES
 from toolkit.workloads._workload import Workload
 
 ADDRESSES = [f"0x{index:040x}" for index in range(1, 5)]
@@ -143,7 +145,7 @@ def test_one_call_on_two_lines_is_a_tape_error_naming_both(recorded, tmp_path):
 def test_a_gzip_bomb_is_refused_before_it_fills_the_memory(recorded, tmp_path):
     """A small file that inflates far past its size: refused once it inflated past the bound
     (`MAX_ANSWER_BYTES`, a live answer's), not read whole."""
-    inflated = _tape.MAX_ANSWER_BYTES * 4  # 128 MiB of spaces after a real header
+    inflated = MAX_ANSWER_BYTES * 4  # 128 MiB of spaces after a real header
     packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # gzip
     data = packer.compress(json.dumps(recorded[0]).encode() + b"\n")
     chunk = b" " * (1 << 20)
@@ -151,9 +153,15 @@ def test_a_gzip_bomb_is_refused_before_it_fills_the_memory(recorded, tmp_path):
     assert len(data) < inflated / 500
     path = tmp_path / "bomb.tape.gz"
     path.write_bytes(data)
-    with pytest.raises(toolkit.TapeError, match="inflate past") as raised:
-        toolkit.connect(tape=path, tape_mode="replay")
+    tracemalloc.start()
+    try:
+        with pytest.raises(toolkit.TapeError, match="inflate past") as raised:
+            toolkit.connect(tape=path, tape_mode="replay")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
     assert str(path) in str(raised.value)
+    assert peak < inflated / 2  # never inflated whole
 
 
 def test_a_line_nested_past_reading_is_a_tape_error(recorded, tmp_path):
