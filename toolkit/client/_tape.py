@@ -283,7 +283,7 @@ class Tape:
                 "unconfirmed_ru": unconfirmed,
                 "finished": finished,
             }
-            lines = [json.dumps(header, sort_keys=True)]
+            lines = [scrub(json.dumps(header, sort_keys=True))]  # its gateway's name, say
             for key in sorted(self._calls):
                 record = {k: v for k, v in self._calls[key].items() if k != "pending"}
                 lines.append(json.dumps(record, sort_keys=True, ensure_ascii=False))
