@@ -24,7 +24,7 @@ from toolkit.client import _tape
 from toolkit.client._http import MAX_ANSWER_BYTES
 from toolkit.workloads._workload import Workload
 
-ADDRESSES = [f"0x{index:040x}" for index in range(1, 5)]
+ADDRESSES = [f"0x{0xABCDEF00 + index:040x}" for index in range(1, 5)]
 GATEWAY_ERRORS = {
     name
     for name, kind in vars(toolkit).items()
@@ -140,6 +140,17 @@ def test_one_call_on_two_lines_is_a_tape_error_naming_both(recorded, tmp_path):
     error = replay(path)
     assert error is not None
     assert f"lines 4 and {len(lines) + 1} both hold {twin['call']}" in str(error)
+    # Spelt another way (the address in capitals), it is still the same call.
+    number, balance = next(
+        (number, line) for number, line in enumerate(lines) if line.get("call") == "eth_getBalance"
+    )
+    twin = copy.deepcopy(balance)
+    twin["params"] = balance["params"].replace("abcdef", "ABCDEF")
+    assert twin["params"] != balance["params"]
+    write(path, [*lines, twin])
+    error = replay(path)
+    assert error is not None
+    assert f"lines {number + 1} and {len(lines) + 1} both hold eth_getBalance" in str(error)
 
 
 def test_a_gzip_bomb_is_refused_before_it_fills_the_memory(recorded, tmp_path):

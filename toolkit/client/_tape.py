@@ -322,8 +322,7 @@ class Tape:
                 continue
             for node, info in header.get("nodes", {}).items():
                 self._nodes.setdefault(node, info)
-            for record in records:
-                key = _record_key(record)
+            for key, record in records.items():
                 mine = self._calls.setdefault(
                     key, {**record, "answers": [], "ru": 0, "unconfirmed_ru": 0, "pending": [0, 0]}
                 )
@@ -390,8 +389,9 @@ class Tape:
         return datetime.fromisoformat(self._clock or self.header["recorded"])
 
 
-def _read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A tape file's header and call records; `TapeError` for a file that is not one."""
+def _read(path: Path) -> tuple[dict[str, Any], dict[Key, dict[str, Any]]]:
+    """A tape file's header and call records by call identity; `TapeError` for a file that
+    is not one."""
     return _parse(_bytes_of(path), path)
 
 
@@ -408,9 +408,7 @@ def _calls_of(data: bytes, path: Path) -> tuple[dict[str, Any], dict[Key, dict[s
     same bytes: Dask unpickles a replayed tape for each partition (on the scheduler, then on
     the worker), and every copy shares what was parsed, read-only, each at its own place in it.
     Two kept at most: a parsed tape outlives its gateway here, and a large one is large."""
-    header, records = _parse(data, path)
-    calls = {_record_key(r): r for r in records}
-    return header, calls
+    return _parse(data, path)
 
 
 # A tape is inflated, parsed and held whole, so what it may inflate to is bounded as a live
@@ -424,10 +422,10 @@ MAX_LATENCY_S = 86_400.0
 _DAMAGED = "record it again (tape_mode='record') or restore it from where it came from"
 
 
-def _parse(data: bytes, path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A tape's header and call records, each checked as far as a replay reads it: anything
-    wrong in a file edited by hand or written by another program is a `TapeError` naming its
-    line, never a raw error later in a replayed call or in the ledger."""
+def _parse(data: bytes, path: Path) -> tuple[dict[str, Any], dict[Key, dict[str, Any]]]:
+    """A tape's header and call records by call identity, each checked as far as a replay
+    reads it: anything wrong in a file edited by hand or written by another program is a
+    `TapeError` naming its line, never a raw error later in a replayed call or in the ledger."""
     text = _inflate(data, path)
     lines: list[tuple[int, Any]] = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -451,7 +449,7 @@ def _parse(data: bytes, path: Path) -> tuple[dict[str, Any], list[dict[str, Any]
     problem = _header_damage(header)
     if problem is not None:
         raise TapeError(f"{path} is damaged: line {lines[0][0]} (its header) {problem}; {_DAMAGED}")
-    records = []
+    records: dict[Key, dict[str, Any]] = {}
     seen: dict[Key, int] = {}
     for number, record in lines[1:]:
         problem = _damage(record)
@@ -465,7 +463,7 @@ def _parse(data: bytes, path: Path) -> tuple[dict[str, Any], list[dict[str, Any]
                 f"line; {_DAMAGED}"
             )
         seen[key] = number
-        records.append(record)
+        records[key] = record
     return header, records
 
 
