@@ -502,16 +502,16 @@ def _header_damage(header: dict[str, Any]) -> str | None:
     if not isinstance(known, dict):
         return "has known nodes that are not an object of hosts"
     hosts = [*(info.get("host") for info in nodes.values()), *known.values()]
-    bad = next((host for host in hosts if not _is_host(host)), None)
-    if bad is not None or None in hosts:
-        return f"has a node host that is no host ({clip(repr(bad), 60)}; a host is name[:port])"
+    bad = [host for host in hosts if not _is_host(host)]
+    if bad:
+        return f"has a node host that is no host ({clip(repr(bad[0]), 60)}; a host is name[:port])"
     request_s = header.get("request_s")
     if request_s is not None and not _is_number(request_s, low=1e-6, high=MAX_LATENCY_S):
         return "says time passed by a number of seconds a request that is no such number"
     if not isinstance(header.get("gateway"), str | None):
         return "names its gateway with something other than text"
     seed = header.get("sandbox_seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+    if seed is not None and not _is_whole(seed, -(2**63), 2**63):
         return "has a sandbox seed that is not a whole number"
     if not isinstance(header.get("finished", True), bool):
         return "says whether it finished with something other than true or false"
@@ -539,8 +539,12 @@ def _is_number(value: Any, *, low: float, high: float) -> bool:
     )
 
 
+def _is_whole(value: Any, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
 def _is_ru(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_RECORDED_RU
+    return _is_whole(value, 0, MAX_RECORDED_RU)
 
 
 def _is_host(host: Any) -> bool:
@@ -581,7 +585,7 @@ def _damage(record: Any) -> str | None:
                 return "has a JSON-RPC answer that is not an object"
             if "id" in item or "jsonrpc" in item:  # the request's own, given when replayed
                 return "has a JSON-RPC answer with an id of its own"
-        elif not _is_status(answer.get("status")) or "body" not in answer:
+        elif not _is_whole(answer.get("status"), 100, 599) or "body" not in answer:
             return "has an answer without its status (100 to 599) and body"
         elif not all(isinstance(answer.get(h), str | None) for h in ("type", "retry_after")):
             return "has an answer whose headers are not text"
@@ -590,10 +594,6 @@ def _damage(record: Any) -> str | None:
         ):
             return "has a text body that is not text"
     return None
-
-
-def _is_status(status: Any) -> bool:
-    return isinstance(status, int) and not isinstance(status, bool) and 100 <= status <= 599
 
 
 def _file_of(path: Path) -> Path:
