@@ -328,13 +328,40 @@ def redact_key_material(url: str) -> str:
     return scrub(cleaned)
 
 
+# A URL inside text: up to the first space or quote; punctuation that ends a sentence after it
+# is the sentence's, not the URL's.
+_URL_IN_TEXT = re.compile(r"(?:https?|wss?)://[^\s\"'<>`]+", re.IGNORECASE)
+_SENTENCE_END = ".,;:!?)]}"
+
+
+def redact_text(text: str) -> str:
+    """Text from a gateway (an error message, a header, a body that is not JSON) as it may be
+    kept or quoted: every URL in it without its key material (`redact_key_material`: a node
+    echoes the URL it was called at, keys the toolkit was never told of included), registered
+    secrets scrubbed."""
+    if is_url(text) and not any(c.isspace() for c in text):
+        return redact_key_material(text)  # one URL (or text that only starts like one): whole
+    if "://" in text:
+        text = _URL_IN_TEXT.sub(_redact_url_in_text, text)
+    return scrub(text)
+
+
+def _redact_url_in_text(match: re.Match[str]) -> str:
+    url = match.group()
+    kept = url.rstrip(_SENTENCE_END)
+    if kept.count("[") > kept.count("]") and url[len(kept) :].startswith("]"):
+        kept = url  # an IPv6 host's bracket, not the sentence's
+    return redact_key_material(kept) + url[len(kept) :]
+
+
 def redact_answer(value: Any) -> Any:
     """A JSON value from a gateway (an answer, or a part of one) as it may be kept or quoted:
-    URLs without their key material (`redact_key_material`: the platform's node list holds
-    endpoint URLs with keys the toolkit was never told of), the values of credential fields
+    URLs without their key material, wherever they are in its text (`redact_text`: the
+    platform's node list holds endpoint URLs with keys the toolkit was never told of, and an
+    error message may quote the URL it was called at), the values of credential fields
     (`CREDENTIAL_FIELDS`) hidden, registered secrets scrubbed."""
     if isinstance(value, str):
-        return redact_key_material(value) if is_url(value) else scrub(value)
+        return redact_text(value)
     if isinstance(value, list):
         return [redact_answer(item) for item in value]
     if isinstance(value, dict):

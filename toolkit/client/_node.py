@@ -152,10 +152,14 @@ class NodeCore:
         advice: tuple[Advice, ...] = (),
     ):
         self.endpoint = Endpoint(url, label=name or "", advice=advice)
-        self.gateway = gateway_identity(url, chain.name)
         self.headers = {**_HEADERS, **(headers or {})}
         self.chain = chain
         self.shared = shared
+        tape = shared.tape
+        # Replayed answers are the recording's gateway's, whatever URL this handle was given:
+        # a dataset's rows are then never taken for this URL's gateway's answers.
+        answered_by = url if tape is None or not tape.replaying else tape.recorded_url(self)
+        self.gateway = gateway_identity(answered_by, chain.name)
         # None until a batch is tried; False once the node refused one (then calls go singly).
         self.accepts_batches: bool | None = None
         # The most calls a batch to this node holds, once it refused a larger one as too large
@@ -947,7 +951,8 @@ class _BaseNode:
     def gateway(self) -> str:
         """The identity of the gateway this node is reached through (a digest of its host and
         chain, never its key or port): with the node's name, method and params, a call's
-        identity for the response cache and datasets."""
+        identity for the response cache and datasets. Replaying a tape, the gateway the tape
+        recorded this node at."""
         return self._core.gateway
 
     def spec(self) -> NodeSpec:

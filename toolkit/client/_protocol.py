@@ -181,7 +181,7 @@ def batch_request(
                     )
                 answer = by_id.get(key)
                 if answer is None:
-                    raise MalformedResponse(f"the batch answer lacks id {request_id}")
+                    raise _unanswered(response, request_id)
                 # Found by its id: the id check `interpret_rpc` makes is done already. A
                 # result without an error is read here, the rest by `interpret_rpc`.
                 if type(answer) is dict and answer.get("error") is None and "result" in answer:
@@ -201,6 +201,16 @@ def batch_request(
         return results
 
     return HTTPRequest("POST", url, json=body, headers=headers, content=text), interpret
+
+
+def _unanswered(response: Answer, request_id: int) -> GatewayError:
+    """Why a batch answer lacks a call's answer: a replayed tape says which calls it does not
+    hold (each its own `TapeMiss`, while the others replay); from a node it is malformed."""
+    replayed = getattr(response, "replayed", None)  # an httpx.Response has none
+    missed = replayed.misses.get(request_id) if replayed is not None else None
+    if isinstance(missed, GatewayError):
+        return missed
+    return MalformedResponse(f"the batch answer lacks id {request_id}")
 
 
 _json_text = json.encoder.encode_basestring_ascii  # a str as JSON, ASCII only

@@ -495,7 +495,8 @@ class Exchange:
             sent=sent,
             recorded_ru=recorded[0],
             recorded_unconfirmed_ru=recorded[1],
-            replayed=self.replayed_at is not None,
+            # A call of a replayed batch that the tape lacks was not replayed.
+            replayed=self.replayed_at is not None and status != "TapeMiss",
         )
 
     @staticmethod
