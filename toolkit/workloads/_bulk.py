@@ -292,11 +292,13 @@ class BulkRun:
                 self._queue.task_done()
 
     async def _send(self, unit: list[Item]) -> None:
-        if self.budget_refusal is not None:
-            self._finish(unit, error=self._not_sent())
-            return
-        stop = self.stop_sending() if self.stop_sending is not None else None
+        stop: Exception | None = self._not_sent() if self.budget_refusal is not None else None
+        if stop is None and self.stop_sending is not None:
+            stop = self.stop_sending()
         if stop is not None:
+            # Each call the run does not send is a ledger entry too, as each is a row of its
+            # frame: the ledger joins the frame call by call.
+            unit[0].node.record_not_sent([item.call for item in unit], stop)
             self._finish(unit, error=stop)
             return
         if len(unit) == 1:
@@ -337,7 +339,10 @@ class BulkRun:
         failure: GatewayError | None
         try:
             results = await node.aio.send_batch(
-                [item.call for item in unit], return_exceptions=True, check_cache=False
+                [item.call for item in unit],
+                return_exceptions=True,
+                check_cache=False,
+                records_budget_refusal=False,  # its calls are sent one by one then
             )
         except BatchRefused:
             self._requeue_singly(unit)
