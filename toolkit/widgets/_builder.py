@@ -553,17 +553,23 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
 
 def _headline(node: str, rows: pd.DataFrame, preview: Preview | None, seconds: float) -> str:
     summary = rows.attrs["summary"]
-    failed = summary["failed"]
+    failed, refused = summary["failed"], summary.get("budget_refused", 0)
     previewed = f" (previewed {preview.ru_high:,} at most)" if preview is not None else ""
     fails = ""
-    if failed:
-        first = rows[rows["error"].notna()].iloc[0]
+    if refused:
         fails = (
+            f", <b>stopped at the budget</b>: {summary['calls'] - refused:,} done, "
+            f"{refused:,} not sent (raise the budget and run again)"
+        )
+    if failed:
+        errors = rows["error"]
+        first = rows[errors.notna() & errors.ne("BudgetExceeded")].iloc[0]
+        fails += (
             f", <b>{failed:,} failed</b>, the first with <b>{text(first['error'])}</b>: "
             f"{text(first['message'])} (every error is in <code>builder.results</code>)"
         )
     return message(
-        "warn" if failed else "ok",
+        "warn" if failed or refused else "ok",
         f"<b>{summary['calls']:,} calls</b> on <b>{text(node)}</b>: {summary['ru']:,} RU"
         f"{previewed}{fails}, {seconds:,.1f} s",
     )

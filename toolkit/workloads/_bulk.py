@@ -61,6 +61,7 @@ class Interrupted(Exception):
 
 
 INTERRUPTED = Interrupted.__name__  # the ``error`` column's text for such a row
+BUDGET_EXCEEDED = BudgetExceeded.__name__  # ... and for a call the budget stop left unsent
 
 
 class Item:
@@ -501,10 +502,12 @@ def results(items: Sequence[Item]) -> tuple[pd.DataFrame, dict[str, int]]:
     ru, unconfirmed, cache_hit = _receipt_columns(receipts)
     columns["ru"], columns["unconfirmed_ru"], columns["cache_hit"] = ru, unconfirmed, cache_hit
     interrupted = sum(type(e) is Interrupted for e in failures) if failed else 0
+    refused = sum(type(e) is BudgetExceeded for e in failures) if failed else 0
     counts = {
         "calls": n,
-        "failed": n - failures.count(None) - interrupted,
+        "failed": n - failures.count(None) - interrupted - refused,
         "interrupted": interrupted,
+        "budget_refused": refused,
         "cache_hits": int(cache_hit.sum()),
         "ru": int(ru.sum()),
         "unconfirmed_ru": int(unconfirmed.sum()),
@@ -516,10 +519,12 @@ def results(items: Sequence[Item]) -> tuple[pd.DataFrame, dict[str, int]]:
 def row_counts(frame: pd.DataFrame) -> dict[str, int]:
     """What `results` counts, for a frame made otherwise (rows resumed from a dataset)."""
     interrupted = int(frame["error"].eq(INTERRUPTED).sum())
+    refused = int(frame["error"].eq(BUDGET_EXCEEDED).sum())
     return {
         "calls": len(frame),
-        "failed": len(frame) - int(frame["error"].array.isna().sum()) - interrupted,
+        "failed": len(frame) - int(frame["error"].array.isna().sum()) - interrupted - refused,
         "interrupted": interrupted,
+        "budget_refused": refused,
         "cache_hits": int(frame["cache_hit"].to_numpy().sum()),
         "ru": int(frame["ru"].to_numpy().sum()),
         "unconfirmed_ru": int(frame["unconfirmed_ru"].to_numpy().sum()),
