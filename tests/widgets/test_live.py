@@ -3,9 +3,9 @@ gateway's ledger and budget whatever changed them (code cells, workloads, the pa
 
 from __future__ import annotations
 
-import pytest
-
 import time
+
+import pytest
 
 import toolkit
 from toolkit.widgets import LedgerView

@@ -18,7 +18,9 @@ def archive_and_full_balances(gateway) -> Workload:
     head, tron_head = eth.head(), tron.head()
     work = Workload()
     work.grid(eth, "eth_getBalance", ADDRESSES, [head - 400, head - 3])
-    work.each(tron, "wallet/gettransactioninfobyblocknum", range(tron_head - 8, tron_head), param="num")
+    work.each(
+        tron, "wallet/gettransactioninfobyblocknum", range(tron_head - 8, tron_head), param="num"
+    )
     return work
 
 

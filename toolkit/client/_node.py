@@ -721,7 +721,9 @@ class NodeCore:
             recorded = [make((*head, text)) for text in params]
         else:
             names = map(_METHOD_NAME_OF, calls)
-            recorded = [make((*heads[name], text)) for name, text in zip(names, params)]
+            recorded = [
+                make((*heads[name], text)) for name, text in zip(names, params, strict=True)
+            ]
         for call in calls:
             call.receipt = CACHE_HIT
         self.meter.ledger.record_many(recorded)

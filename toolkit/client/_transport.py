@@ -426,10 +426,10 @@ class Exchange:
             entry = self._entry(part, status, now, latency, retries, sent, recorded[0])
             self.meter.ledger.record(entry._replace(params=params[0]) if params else entry)
             return
-        # One entry per call; calls of a batch that read alike share one immutable entry (a
-        # batch of 100 balances at archive blocks is 100 rows of one entry, made once).
+        # One entry per call; calls of a batch that read alike share one entry but their params
+        # (made once, each call's params then set in one pass: `_with_params`).
         made: dict[tuple[Any, ...], Entry] = {}
-        entries = []
+        entries: list[Entry] = []
         statuses = self._statuses(status, result, len(self.parts))
         if statuses is None and len(recorded) == 1:  # each call as the request went
             # Calls of one part read alike: an entry per distinct part, found in C per call.
@@ -437,8 +437,8 @@ class Exchange:
                 part: self._entry(part, status, now, latency, retries, sent, recorded[0])
                 for part in dict.fromkeys(self.parts)
             }
-            shared = list(map(by_part.__getitem__, self.parts))
-            self.meter.ledger.record_many(_with_params(shared, params))
+            alike = list(map(by_part.__getitem__, self.parts))
+            self.meter.ledger.record_many(_with_params(alike, params))
             return
         if statuses is None:
             statuses = [status] * len(self.parts)

@@ -426,7 +426,8 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
                 pin.kind.check(value)
             except ValueError as error:  # the catalog's `Broken`, with its rule
                 rule = getattr(error, "rule", "")
-                raise _Problem("blocks", f"{name}: {error}" + (f" (rule: {rule})" if rule else ""))
+                shown = f"{name}: {error}" + (f" (rule: {rule})" if rule else "")
+                raise _Problem("blocks", shown) from None
         try:
             blocks = block_range(first, last, step)
         except ValidationError as error:

@@ -118,7 +118,9 @@ class Provenance:
         if not self.tape_replaying:
             line = f"recording to the tape {self.tape}"
             if self.replayed:  # recording on from an unfinished recording, which answered these
-                line += f"; {self.replayed:,} calls answered from its earlier recording at {recorded}"
+                line += (
+                    f"; {self.replayed:,} calls answered from its earlier recording at {recorded}"
+                )
             return line
         return (
             f"{self.replayed:,} calls replayed from the tape {self.tape} at {recorded}; "
