@@ -390,7 +390,7 @@ class NodeCore:
         if not isinstance(params, list):
             raise ValidationError("params must be a list", param="params", rule="type")
 
-    def follow(self, url: str, method: str) -> Steps:
+    def follow(self, url: str, method: str, *, note: str = "") -> Steps:
         """GET a link the API gave (a page's `next`), only on the API's own origin."""
         own = httpx.URL(self.endpoint.url)
         try:
@@ -407,7 +407,9 @@ class NodeCore:
             )
         estimate = yield from self.price_raw(method, None)
         request = platform_request(url, self.headers)
-        exchange = self.exchange(request, read_platform, method=method, estimate=estimate)
+        exchange = self.exchange(
+            request, read_platform, method=method, estimate=estimate, note=note
+        )
         return (yield from exchange.run())
 
     def send_batch(
