@@ -276,7 +276,9 @@ class Workload:
 
         Nothing raises for one call: a failed call is a row with its error. When the budget
         refuses a call, the run stops sending, and that call and every call not yet sent are
-        rows with the error ``BudgetExceeded`` (0 RU).
+        rows with the error ``BudgetExceeded`` (0 RU), each a ledger entry too;
+        ``summary["budget_refused"]`` counts them (not ``summary["failed"]``), and the run's one
+        warning says it stopped at the budget, how many calls are done and how to finish.
 
         With `dataset` (a folder), the rows are also written there as calls finish, as a
         partitioned Parquet dataset (files of at most `rows_per_file` rows; read it with
@@ -284,7 +286,8 @@ class Workload:
         run that dies loses only the calls in flight. A run into a folder that holds rows
         already sends only the calls that have no successful row there: an interrupted run
         continues where it stopped, and a finished one costs 0 RU. Their rows come from the
-        dataset (``ru`` 0, ``cache_hit`` True; ``summary["from_dataset"]`` counts them). One run
+        dataset (``ru`` 0, ``cache_hit`` True; ``summary["from_dataset"]`` counts them, apart from
+        ``summary["cache_hits"]``: the response cache's answers). One run
         writes into a dataset at a time: another waits for it (`wait_for_dataset`, saying who
         holds it) or raises `toolkit.DatasetBusy` at once. See `_dataset`.
 
