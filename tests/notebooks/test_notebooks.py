@@ -6,6 +6,8 @@ import json
 import nbformat
 import pytest
 
+from toolkit.sandbox import World
+
 from tests.notebooks.kernel import (
     AFTER_RUN_ALL,
     NOTEBOOKS,
@@ -14,7 +16,6 @@ from tests.notebooks.kernel import (
     errors_of,
     shown,
 )
-from toolkit.sandbox import World
 
 pytestmark = pytest.mark.notebooks
 
