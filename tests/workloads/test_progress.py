@@ -137,7 +137,7 @@ def test_a_run_whose_calls_fail_says_so_on_its_bar_in_red_and_warns_once(make_ga
     )
     assert warned[0].filename == __file__  # it points at the line that ran the workload
     shown = capsys.readouterr().err.rsplit("\r", 1)[-1]  # the bar as it was left
-    assert "20/20" in shown and "20 failed" in shown
+    assert "20/20" in shown and "20 not sent: budget" in shown and "failed" not in shown
     assert "\x1b[31m" in shown  # red
 
 

@@ -143,6 +143,7 @@ class BulkRun:
         # what finished (see the module doc).
         self.stopped: BaseException | None = None
         self.failed = 0  # calls finished with an error so far (the bar shows them)
+        self.refused = 0  # ... of them, those the budget stop left unsent (shown apart)
         self._queue: asyncio.Queue[list[Item]] = asyncio.Queue()
         self._batch_verdicts: dict[int, asyncio.Event] = {}  # per node: first batch answered
         self._to_send: list[Item] | None = None  # what the cache did not answer
@@ -405,22 +406,24 @@ class BulkRun:
                 item.succeed(result)
             else:
                 item.fail(error)
-        self._done(unit, failed=0 if error is None else len(unit))
+        refused = len(unit) if isinstance(error, BudgetExceeded) else 0
+        self._done(unit, failed=0 if error is None else len(unit), refused=refused)
 
-    def _done(self, unit: list[Item], failed: int = 0) -> None:
+    def _done(self, unit: list[Item], failed: int = 0, refused: int = 0) -> None:
         if not unit:
             return
         if self.on_done is not None:
             self.on_done(unit)
-        self._advance(len(unit), failed)
+        self._advance(len(unit), failed, refused)
 
-    def _advance(self, count: int, failed: int = 0) -> None:
+    def _advance(self, count: int, failed: int = 0, refused: int = 0) -> None:
         """Move the progress bar on; a bar that fails is dropped (see the module doc)."""
         self.failed += failed
+        self.refused += refused
         if self.progress is None:
             return
         if failed:
-            show_failures(self.progress, self.failed)
+            show_failures(self.progress, self.failed - self.refused, self.refused)
         try:
             self.progress.update(count)
         except Exception as error:
@@ -690,15 +693,18 @@ def check_progress(progress: Any) -> None:
         )
 
 
-def show_failures(bar: Any, failed: int) -> None:
-    """Say on the bar that `failed` calls failed: in its postfix and in red, where it has them
-    (tqdm's text and notebook bars). A bar that filled up green read as a run that went well when
-    every call had been refused. Only cosmetic: a bar that has neither, or refuses them, is left as
-    it is (the run warns of its failures anyway)."""
+def show_failures(bar: Any, failed: int, refused: int = 0) -> None:
+    """Say on the bar that `failed` calls failed, and `refused` were not sent for the budget:
+    in its postfix and in red, where it has them (tqdm's text and notebook bars). A bar that
+    filled up green read as a run that went well when every call had been refused. Only
+    cosmetic: a bar that has neither, or refuses them, is left as it is (the run warns anyway)."""
+    said = [f"{failed:,} failed"] if failed else []
+    if refused:
+        said.append(f"{refused:,} not sent: budget")
     try:
         postfix = getattr(bar, "set_postfix_str", None)
         if callable(postfix):
-            postfix(f"{failed:,} failed", refresh=False)  # drawn by the update that follows
+            postfix(", ".join(said), refresh=False)  # drawn by the update that follows
         if hasattr(bar, "colour") and bar.colour != "red":
             bar.colour = "red"
     except Exception:  # cosmetic: see the doc

@@ -437,7 +437,7 @@ class Workload:
         if not failed and not refused:
             return
         if bar is not None:
-            show_failures(bar, failed + refused)
+            show_failures(bar, failed, refused)
         said = []
         if refused:
             said.append(_budget_stop_message(summary, dataset))
