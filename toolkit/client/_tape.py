@@ -135,6 +135,9 @@ class Tape:
                 }
         else:
             self.header = {"recorded": datetime.now(UTC).isoformat(timespec="seconds")}
+        # A new recording's time is that of its first answer, on the ledger's clock (the
+        # sandbox's own, for it), not the wall's: set by `record`.
+        self._dated = mode == "replay" or not self._finished_on_disk
         self.mode = mode
         self.resumed = not self._finished_on_disk
         """Recording on from a recording that never finished (see `answer_recorded`)."""
@@ -214,6 +217,9 @@ class Tape:
             prices = [prices[0]] * len(keys)
         at = when.isoformat(timespec="milliseconds")
         with self._lock:
+            if not self._dated:
+                self.header["recorded"] = when.isoformat(timespec="seconds")
+                self._dated = True
             for key, answer, (likely, ru) in zip(keys, answers, prices, strict=True):
                 billed, unconfirmed = charge(fate, likely, ru)
                 record = self._calls.get(key)
