@@ -10,6 +10,8 @@ import copy
 import gzip
 import json
 import math
+import subprocess
+import sys
 import tracemalloc
 import warnings
 import zlib
@@ -180,6 +182,16 @@ def test_a_line_nested_past_reading_is_a_tape_error(recorded, tmp_path):
     write(path, [recorded[0], "[" * 100_000 + "]" * 100_000])
     with pytest.raises(toolkit.TapeError, match="line 2 is not JSON"):
         toolkit.connect(tape=path, tape_mode="replay")
+    # Measured before decoding, never recursed into: where the recursion limit is raised past
+    # what the C stack holds (as some libraries do), catching a RecursionError came too late
+    # and the process died of a segmentation fault (seen under pytest-xdist).
+    script = (
+        "import sys, toolkit; sys.setrecursionlimit(10**6)\n"
+        f"try: toolkit.connect(tape={str(path)!r}, tape_mode='replay')\n"
+        "except toolkit.TapeError as error: print('refused:', 'line 2' in str(error))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=120)
+    assert (done.returncode, done.stdout) == (0, b"refused: True\n"), done.stderr[-500:]
 
 
 def _paths(value, prefix=()):

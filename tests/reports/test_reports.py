@@ -4,6 +4,7 @@ HTML, and the command line's refusals (exit 2, before any kernel starts)."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 from pathlib import Path
@@ -109,8 +110,13 @@ def test_the_tape_facts_are_read_from_the_file_alone():
 
 def test_a_file_that_is_not_a_tape_is_a_tape_error(tmp_path):
     (tmp_path / "x.gz").write_bytes(b"not gzip")
-    with pytest.raises(toolkit.TapeError, match="not a readable tape"):
+    with pytest.raises(toolkit.TapeError, match="not a tape that can be read"):
         tape_facts(tmp_path / "x.gz")
+    # Read as a replay reads it: a hostile line is refused naming it, never decoded by recursion.
+    header = gzip.decompress(TAPE_08.read_bytes()).splitlines()[0]
+    (tmp_path / "deep.gz").write_bytes(gzip.compress(header + b"\n" + b"[" * 100_000))
+    with pytest.raises(toolkit.TapeError, match="line 2"):
+        tape_facts(tmp_path / "deep.gz")
     with pytest.raises(toolkit.TapeError, match="no such tape"):
         tape_facts(tmp_path / "missing.gz")
 

@@ -59,7 +59,7 @@ from urllib.parse import urlsplit
 
 from .._errors import TapeError, TapeMiss, ValidationError
 from .._files import remove_dead_writers_files, write_atomically
-from .._json import load_bounded
+from .._json import MAX_DEPTH, NotJSONNumber, load_bounded
 from .._redact import clip, redact_answer, redact_text, scrub, warn
 from .._version import __version__
 from ..catalog import charge, key_params
@@ -408,6 +408,13 @@ def _bytes_of(path: Path) -> bytes:
         raise TapeError(f"{path} is not a tape that can be read ({error})") from None
 
 
+def parse_tape(data: bytes, path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A tape file's bytes as its header and call records, checked as a replay checks them (a
+    `TapeError` naming the line otherwise): for what reads a tape without replaying it."""
+    header, calls = _calls_of(data, path)
+    return header, list(calls.values())
+
+
 @functools.lru_cache(maxsize=2)
 def _calls_of(data: bytes, path: Path) -> tuple[dict[str, Any], dict[Key, dict[str, Any]]]:
     """A replayed tape's header and records by call identity, parsed once per process for the
@@ -425,6 +432,10 @@ MAX_INFLATION = 128
 # would overflow a ledger's sum.
 MAX_RECORDED_RU = 10**9
 MAX_LATENCY_S = 86_400.0
+# A line holds answers (each nested no deeper than the transport lets an answer be) inside its
+# record: decoding stops past that, before recursing (a RecursionError caught is too late where
+# the C stack is smaller than the recursion limit allows: a thread, or a raised limit).
+LINE_DEPTH = MAX_DEPTH + 8
 _DAMAGED = "record it again (tape_mode='record') or restore it from where it came from"
 
 
@@ -438,8 +449,12 @@ def _parse(data: bytes, path: Path) -> tuple[dict[str, Any], dict[Key, dict[str,
         if not line.strip():
             continue
         try:
-            lines.append((number, json.loads(line)))
-        except (ValueError, RecursionError) as error:  # RecursionError: nested past reading
+            lines.append((number, load_bounded(line, LINE_DEPTH)))
+        except NotJSONNumber as error:  # NaN, Infinity: written by hand, not by us
+            raise TapeError(
+                f"{path} is damaged: line {number} holds a number JSON cannot ({error}); {_DAMAGED}"
+            ) from None
+        except ValueError as error:  # nested past reading included: measured, never recursed
             raise TapeError(
                 f"{path} is not a tape that can be read (line {number} is not JSON: "
                 f"{str(error)[:80]}): it is torn or damaged; {_DAMAGED}"
@@ -820,7 +835,7 @@ def _split(answer: Any, ids: list[Any] | None, count: int) -> list[dict[str, Any
     id) per call when the answer is one, else the whole answer under each."""
     content = answer.content
     try:
-        body = json.loads(content)
+        body = load_bounded(content)
     except ValueError:
         body = None
     if ids is not None and answer.status_code == 200:

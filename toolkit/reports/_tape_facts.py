@@ -3,18 +3,14 @@ recorded, the nodes by name, their last heads, the toolkit that recorded it and 
 
 from __future__ import annotations
 
-import gzip
 import hashlib
-import json
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .._errors import TapeError
 from ..catalog import CHAINS
-
-_FORMAT = "node-gateway-toolkit tape"
+from ..client import parse_tape
 
 
 @dataclass(frozen=True)
@@ -45,17 +41,15 @@ class TapeFacts:
 
 
 def tape_facts(path: Path) -> TapeFacts:
-    """The facts of the tape at `path`; TapeError naming it when it is not a readable tape."""
+    """The facts of the tape at `path`; TapeError naming it when it is not a readable tape (read
+    and checked as a replay reads it: a damaged or hostile file is refused, naming its line)."""
     try:
         data = path.read_bytes()
-        lines = [json.loads(line) for line in gzip.decompress(data).decode().splitlines()]
     except FileNotFoundError:
         raise TapeError(f"{path}: no such tape") from None
-    except (OSError, EOFError, zlib.error, UnicodeDecodeError, ValueError) as error:
+    except OSError as error:
         raise TapeError(f"{path} is not a readable tape ({error})") from None
-    header = lines[0] if lines and isinstance(lines[0], dict) else {}
-    if header.get("format") != _FORMAT:
-        raise TapeError(f"{path} is not a tape (no {_FORMAT!r} header)")
+    header, records = parse_tape(data, path)
     nodes = {name: str(info.get("chain", "")) for name, info in header.get("nodes", {}).items()}
     return TapeFacts(
         sha256=hashlib.sha256(data).hexdigest(),
@@ -65,7 +59,7 @@ def tape_facts(path: Path) -> TapeFacts:
         toolkit_version=str(header.get("toolkit_version", "unknown")),
         gateway=str(header.get("gateway") or "unknown"),
         nodes=nodes,
-        heads=_heads(lines[1:], nodes),
+        heads=_heads(records, nodes),
     )
 
 
