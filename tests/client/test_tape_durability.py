@@ -246,13 +246,15 @@ def test_a_batch_resumed_on_a_killed_recording_sends_only_the_calls_the_tape_lac
     usage = sandbox.metering()["ethereum-mainnet"]
     assert paid_balances(sandbox) == missing  # only the calls the tape lacked were sent
     assert usage["requests"] == 4  # one alone, a batch of 4, two batches of 8
-    ledger = gateway.ledger.frame
-    balances = ledger[ledger["method"] == "eth_getBalance"]
-    assert gateway.ledger.counted_ru == usage["ru"] == balances["ru"].sum()
-    assert balances["replayed"].sum() == len(HELD) and balances["sent"].sum() == missing
-    assert (balances[balances["replayed"]]["ru"] == 0).all()
-    assert (balances[balances["replayed"]]["recorded_ru"] > 0).all()
-    assert len(balances) == len(ADDRESSES)  # one entry per call, none for a call sent again
+    balances = [e for e in gateway.ledger.entries if e.method == "eth_getBalance"]
+    assert gateway.ledger.counted_ru == usage["ru"] == sum(entry.ru for entry in balances)
+    assert len(balances) == len(ADDRESSES)  # one entry per call, none for a call sent next
+    replayed = [entry for entry in balances if entry.replayed]
+    assert len(replayed) == len(HELD) and sum(entry.sent for entry in balances) == missing
+    assert all(entry.ru == 0 and entry.recorded_ru > 0 for entry in replayed)
+    assert {json.loads(entry.params)[0] for entry in replayed} == {
+        ADDRESSES[index] for index in HELD
+    }
     gateway.close()
     assert sorted(calls_on_tape(tape).values()) == [1] * len(ADDRESSES)  # each once
     replay = make_gateway(cache=False, tape=tape, tape_mode="auto")
