@@ -234,7 +234,8 @@ def test_a_batch_resumed_on_a_killed_recording_sends_only_the_calls_the_tape_lac
     eth = gateway.node("ethereum-mainnet")
     if flavour == "workload":  # async, in batches of 8, as a bulk run sends them
         work = Workload().grid(eth, "eth_getBalance", ADDRESSES, [100])
-        got = work.run(progress=False, batch_size=8, concurrency=1)["value"].tolist()
+        frame = work.run(progress=False, batch_size=8)
+        got, rows_ru = frame["value"].tolist(), frame["ru"].tolist()
     else:  # node.batch, blocking, one batch of 8 at a time
         got = []
         for start in range(0, len(ADDRESSES), 8):
@@ -246,12 +247,17 @@ def test_a_batch_resumed_on_a_killed_recording_sends_only_the_calls_the_tape_lac
     usage = sandbox.metering()["ethereum-mainnet"]
     assert paid_balances(sandbox) == missing  # only the calls the tape lacked were sent
     assert usage["requests"] == 4  # one alone, a batch of 4, two batches of 8
+    if flavour == "workload":  # each row says what it cost: nothing, for what the tape held
+        assert sum(rows_ru) == usage["ru"] and {rows_ru[index] for index in HELD} == {0}
     balances = [e for e in gateway.ledger.entries if e.method == "eth_getBalance"]
     assert gateway.ledger.counted_ru == usage["ru"] == sum(entry.ru for entry in balances)
     assert len(balances) == len(ADDRESSES)  # one entry per call, none for a call sent next
     replayed = [entry for entry in balances if entry.replayed]
     assert len(replayed) == len(HELD) and sum(entry.sent for entry in balances) == missing
     assert all(entry.ru == 0 and entry.recorded_ru > 0 for entry in replayed)
+    alone = [entry for entry in balances if entry.note.startswith("sent alone")]
+    assert [json.loads(entry.params)[0] for entry in alone] == [ADDRESSES[12]]
+    assert "the tape answered the rest" in alone[0].note
     assert {json.loads(entry.params)[0] for entry in replayed} == {
         ADDRESSES[index] for index in HELD
     }
@@ -264,9 +270,7 @@ def test_a_batch_resumed_on_a_killed_recording_sends_only_the_calls_the_tape_lac
     assert paid_balances(sandbox) == missing
 
 
-def test_a_call_resumed_on_a_killed_recording_is_never_paid_again(
-    make_gateway, sandbox, tmp_path
-):
+def test_a_call_resumed_on_a_killed_recording_is_never_paid_again(make_gateway, sandbox, tmp_path):
     tape = tmp_path / "notebook.tape.gz"
     killed_recording(sandbox, tape)
     gateway = make_gateway(cache=False, tape=tape, tape_mode="auto")

@@ -204,8 +204,9 @@ def batch_request(
 
 
 def _unanswered(response: Answer, request_id: int) -> GatewayError:
-    """Why a batch answer lacks a call's answer: a replayed tape says which calls it does not
-    hold (each its own `TapeMiss`, while the others replay); from a node it is malformed."""
+    """Why a batch answer lacks a call's answer: a tape says which calls it does not hold
+    (each its own `TapeMiss` replaying, or `StillToSend` recording on, while the others
+    replay); from a node it is malformed."""
     replayed = getattr(response, "replayed", None)  # an httpx.Response has none
     missed = replayed.misses.get(request_id) if replayed is not None else None
     if isinstance(missed, GatewayError):

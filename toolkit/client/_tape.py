@@ -21,7 +21,9 @@ a batch of 100 recorded is answered as two batches of 50, or one by one.
 - ``auto``: replay when the file exists, else record. A recording that did not finish (its
   kernel was killed before closing the gateway or exiting: the file does not say ``finished``)
   is recorded on instead: a request whose calls the file answers gets those answers (0 RU, as a
-  replay), any other is sent and recorded after them, so what it holds is never paid twice.
+  replay), any other is sent and recorded after them, so what it holds is never paid twice. A
+  JSON-RPC batch of which it holds some calls gets those, and the node sends only the others
+  (`StillToSend`, `NodeCore._exchange_batch`).
 
 The file is gzip-compressed JSON lines, readable after ``gunzip``: a header (format, version,
 when it was recorded, the toolkit's version, the nodes by name, chain and host), then one line
