@@ -4,6 +4,7 @@ read-only while a notebook records, and tape files torn or garbled at every byte
 from __future__ import annotations
 
 import copy
+import gzip
 import json
 import random
 import subprocess
@@ -281,3 +282,32 @@ def test_a_call_resumed_on_a_killed_recording_is_never_paid_again(make_gateway, 
     assert gateway.ledger.counted_ru == sandbox.metering()["ethereum-mainnet"]["ru"]
     gateway.close()
     assert sorted(calls_on_tape(tape).values()) == [1] * (len(HELD) + 1)
+
+
+def test_a_batch_of_which_the_tape_holds_one_error_is_not_a_batch_refusal(
+    make_gateway, sandbox, tmp_path
+):
+    tape = tmp_path / "notebook.tape.gz"
+    killed_recording(sandbox, tape)
+    # The one call of the batch the tape holds was answered with an error, as a node answers
+    # a block it lacks: alone in the tape's answer, with the first id, it reads as geth's
+    # refusal of a whole batch, which it is not.
+    lines = gzip.decompress(tape.read_bytes()).decode().splitlines()
+    records = [json.loads(line) for line in lines[1:]]
+    for record in records:
+        if ADDRESSES[0] in record["params"]:
+            record["answers"][0]["item"] = {"error": {"code": -32000, "message": "missing trie"}}
+    text = "\n".join([lines[0], *map(json.dumps, records)]) + "\n"
+    tape.write_bytes(gzip.compress(text.encode()))
+    gateway = make_gateway(cache=False, tape=tape, tape_mode="auto")
+    eth = gateway.node("ethereum-mainnet")
+    calls = [("eth_getBalance", address, 100) for address in [ADDRESSES[0], *ADDRESSES[24:31]]]
+    got = eth.batch(calls, return_exceptions=True)
+    assert isinstance(got[0], toolkit.RPCError) and "missing trie" in str(got[0])
+    assert not any(isinstance(result, Exception) for result in got[1:])
+    assert paid_balances(sandbox) == 7 and eth.accepts_batches
+    gateway.close()
+    # Replayed, a batch of which the tape holds that one call alone reads it the same way.
+    replay = make_gateway(cache=False, tape=tape, tape_mode="replay").node("ethereum-mainnet")
+    again = replay.batch(calls[:1] + [("eth_getBalance", ADDRESSES[39], 7)], return_exceptions=True)
+    assert isinstance(again[0], toolkit.RPCError) and isinstance(again[1], toolkit.TapeMiss)
