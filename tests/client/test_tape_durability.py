@@ -309,5 +309,6 @@ def test_a_batch_of_which_the_tape_holds_one_error_is_not_a_batch_refusal(
     gateway.close()
     # Replayed, a batch of which the tape holds that one call alone reads it the same way.
     replay = make_gateway(cache=False, tape=tape, tape_mode="replay").node("ethereum-mainnet")
-    again = replay.batch(calls[:1] + [("eth_getBalance", ADDRESSES[39], 7)], return_exceptions=True)
+    lacking = ("eth_getBalance", ADDRESSES[39], 7)
+    again = replay.batch([calls[0], lacking], return_exceptions=True)
     assert isinstance(again[0], toolkit.RPCError) and isinstance(again[1], toolkit.TapeMiss)
