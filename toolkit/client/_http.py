@@ -79,7 +79,8 @@ class Replayed(NamedTuple):
     """What a tape says of the answer it replays: what each call it answers cost when it was
     recorded (billed, maybe billed), and when that was (ISO 8601, UTC; None when the tape held
     none of its calls). `misses`: the calls of a JSON-RPC batch the tape does not hold, by
-    request id, each its own `TapeMiss` (the batch answer lacks them; the others replay)."""
+    request id, each its own `TapeMiss` (the batch answer lacks them; the others replay), or,
+    recording on from a recording that died, its `StillToSend` (the node sends them next)."""
 
     costs: tuple[tuple[int, int], ...]
     at: str | None

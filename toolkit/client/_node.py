@@ -69,6 +69,7 @@ from ._transport import (
     Exchange,
     HTTPRequest,
     Receipt,
+    StillToSend,
     drive_async,
     drive_sync,
 )
@@ -85,6 +86,7 @@ Steps = Generator[Any, Any, Any]
 HEAD_NOTE = "chain head, fetched to price archive calls"
 CACHE_HEAD_NOTE = "chain head, fetched to decide which answers are final (cacheable)"
 CACHE_HIT_NOTE = "answered from the response cache"
+ALONE_AFTER_REFUSAL = "sent alone: the node refused it in a larger JSON-RPC batch"
 _HEADERS = {"User-Agent": USER_AGENT}
 
 
@@ -600,7 +602,9 @@ class NodeCore:
         receipt set). A refusal (see `BatchRefused`) is not retried; it marks the node as one
         that takes no batches (`accepts_batches`), unless it refused the batch as too large:
         then the calls go again in smaller batches (`_exchange_in_parts`), the refused one
-        billed as the gateway bills every request it receives."""
+        billed as the gateway bills every request it receives. Recording on from a recording
+        that died (`Tape.resumed`), the tape answers the calls it holds (0 RU, as a replay) and
+        the others go next, on their own (`_send_still_to_send`)."""
         from .._errors import BatchRefused
 
         if self.max_batch is not None and len(wire) > self.max_batch:
@@ -615,11 +619,15 @@ class NodeCore:
                     records_budget_refusal,
                 )
             )
+        tape = self.shared.tape
+        resumed = tape is not None and tape.resumed
         request, interpret = batch_request(
             wire,
             url,
             self.headers,
-            return_exceptions=return_exceptions,
+            # Each call's own result, a call the tape lacks included (`StillToSend`), to send
+            # those, then raise the first error if the caller wants it raised.
+            return_exceptions=return_exceptions or resumed,
             node=self.endpoint.label,
             params_texts=params_texts,
         )
@@ -678,6 +686,56 @@ class NodeCore:
                 )
             )
         self.accepts_batches = True
+        if resumed:
+            return (
+                yield from self._send_still_to_send(
+                    url,
+                    wire,
+                    estimates,
+                    receipts,
+                    results,
+                    return_exceptions,
+                    params_texts,
+                    records_budget_refusal,
+                )
+            )
+        return results
+
+    def _send_still_to_send(
+        self,
+        url: str,
+        wire: list[tuple[str, Any, str | None]],
+        estimates: list[Estimate],
+        receipts: list[Receipt],
+        results: list[Any],
+        return_exceptions: bool,
+        params_texts: list[str] | None,
+        records_budget_refusal: bool,
+    ) -> Steps:
+        """A batch's results once a resumed recording's tape has answered the calls it holds:
+        the others (`StillToSend`) sent now, as a smaller batch or alone when one, billed,
+        entered in the ledger and recorded as such, so a run again in batches never pays twice
+        for what the tape kept. Without `return_exceptions`, an answered call's error is
+        raised first, as the whole batch's would have been."""
+        lacking = [i for i, result in enumerate(results) if isinstance(result, StillToSend)]
+        if not return_exceptions:
+            for result in results:
+                if isinstance(result, GatewayError) and not isinstance(result, StillToSend):
+                    raise result
+        if not lacking:
+            return results
+        sent = yield from self._exchange_in_parts(
+            url,
+            [wire[i] for i in lacking],
+            [estimates[i] for i in lacking],
+            [receipts[i] for i in lacking],
+            return_exceptions,
+            None if params_texts is None else [params_texts[i] for i in lacking],
+            records_budget_refusal,
+            alone="sent alone: the tape answered the rest of its JSON-RPC batch",
+        )
+        for index, result in zip(lacking, sent, strict=True):
+            results[index] = result
         return results
 
     def _exchange_in_parts(
@@ -689,9 +747,11 @@ class NodeCore:
         return_exceptions: bool,
         params_texts: list[str] | None,
         records_budget_refusal: bool,
+        alone: str = ALONE_AFTER_REFUSAL,
     ) -> Steps:
         """A batch's calls in batches of at most `max_batch` (read again before each part: a
-        part refused as too large lowers it), a part of one sent as a plain call. With
+        part refused as too large lowers it), a part of one sent as a plain call (its ledger
+        note: `alone`). With
         `return_exceptions`, a part that fails whole after an earlier part was answered gives
         its error to each call not answered, so the answers already paid for are kept; the
         first part's failure is raised, as one batch's would be."""
@@ -712,6 +772,7 @@ class NodeCore:
                                 return_exceptions,
                                 None if params_texts is None else params_texts[start],
                                 records_budget_refusal,
+                                alone,
                             )
                         )
                     )
@@ -751,6 +812,7 @@ class NodeCore:
         return_exceptions: bool,
         params_text: str | None,
         records_budget_refusal: bool,
+        note: str = ALONE_AFTER_REFUSAL,
     ) -> Steps:
         """One call of a batch sent as a plain JSON-RPC request (its receipt adds the cost)."""
         method, params, kind = call
@@ -761,7 +823,7 @@ class NodeCore:
             method=method,
             estimate=estimate,
             receipt=receipt,
-            note="sent alone: the node refused it in a larger JSON-RPC batch",
+            note=note,
             params=(_compact(params) if params_text is None else params_text,),
             records_budget_refusal=records_budget_refusal,
         )

@@ -163,7 +163,9 @@ def batch_request(
         answers = parse_json(response)
         if not isinstance(answers, list):
             refuse_batch_answer(answers, response.status_code)
-        if len(answers) == 1 and len(ids) > 1:
+        # A tape's answer to a batch holds the calls it has: one of them alone is that call's
+        # answer, never a node's refusal of the whole batch.
+        if len(answers) == 1 and len(ids) > 1 and getattr(response, "replayed", None) is None:
             refuse_whole_batch(answers[0], ids[0], response.status_code)
         results = _results_in_order(answers, ids, kinds, checks)
         if results is not None:
@@ -204,8 +206,9 @@ def batch_request(
 
 
 def _unanswered(response: Answer, request_id: int) -> GatewayError:
-    """Why a batch answer lacks a call's answer: a replayed tape says which calls it does not
-    hold (each its own `TapeMiss`, while the others replay); from a node it is malformed."""
+    """Why a batch answer lacks a call's answer: a tape says which calls it does not hold
+    (each its own `TapeMiss` replaying, or `StillToSend` recording on, while the others
+    replay); from a node it is malformed."""
     replayed = getattr(response, "replayed", None)  # an httpx.Response has none
     missed = replayed.misses.get(request_id) if replayed is not None else None
     if isinstance(missed, GatewayError):

@@ -21,7 +21,9 @@ a batch of 100 recorded is answered as two batches of 50, or one by one.
 - ``auto``: replay when the file exists, else record. A recording that did not finish (its
   kernel was killed before closing the gateway or exiting: the file does not say ``finished``)
   is recorded on instead: a request whose calls the file answers gets those answers (0 RU, as a
-  replay), any other is sent and recorded after them, so what it holds is never paid twice.
+  replay), any other is sent and recorded after them, so what it holds is never paid twice. A
+  JSON-RPC batch of which it holds some calls gets those, and the node sends only the others
+  (`StillToSend`, `NodeCore._exchange_batch`).
 
 The file is gzip-compressed JSON lines, readable after ``gunzip``: a header (format, version,
 when it was recorded, the toolkit's version, the nodes by name, chain and host), then one line
@@ -57,14 +59,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
-from .._errors import TapeError, TapeMiss, ValidationError
+from .._errors import GatewayError, TapeError, TapeMiss, ValidationError
 from .._files import remove_dead_writers_files, write_atomically
 from .._json import MAX_DEPTH, NotJSONNumber, load_bounded
 from .._redact import clip, redact_answer, redact_text, scrub, warn
 from .._version import __version__
 from ..catalog import charge, key_params
 from ._http import MAX_ANSWER_BYTES, Answer, LazyModule, Replayed
-from ._transport import Send, StepClient, _send_async, _send_sync, attempt_fate
+from ._transport import Send, StepClient, StillToSend, _send_async, _send_sync, attempt_fate
 from ._urls import clean_url
 
 if TYPE_CHECKING:
@@ -370,20 +372,34 @@ class Tape:
             method=call,
         )
 
-    def answer_recorded(self, keys: list[Key]) -> list[dict[str, Any]] | None:
+    def answer_recorded(
+        self, keys: list[Key], *, partly: bool = False
+    ) -> list[dict[str, Any] | None] | None:
         """Recording on from a recording that died: the next answer the file holds of each
-        call, so that no call it answered is paid for again; None when one has none left (the
-        request is sent, and its answers recorded after those)."""
+        call, so that no call it answered is paid for again; None when it holds none of them
+        (the request is sent, and its answers recorded after those). When it holds some:
+        with `partly` (a JSON-RPC batch), those, and None for each other call (sent next, on
+        its own: see `StillToSend`); else None, and all are sent. Taken in one step, so two
+        requests in flight never both take one answer."""
         with self._lock:
             taken: dict[Key, int] = {}
-            found = []
+            found: list[dict[str, Any] | None] = []
             for key in keys:
                 record = self._calls.get(key)
                 index = self._next.get(key, 0) + taken.get(key, 0)
                 if record is None or index >= len(record["answers"]):
-                    return None
+                    found.append(None)
+                    continue
                 found.append(record["answers"][index])
                 taken[key] = taken.get(key, 0) + 1
+            held = len(keys) - found.count(None)
+            # An answer to a whole request (an HTTP error kept under each of its calls) is not
+            # one call's, and cannot answer a part of a batch.
+            if held == 0 or (
+                held < len(keys)
+                and not (partly and all("item" in answer for answer in found if answer))
+            ):
+                return None
             for key, count in taken.items():
                 self._next[key] = self._next.get(key, 0) + count
             return found
@@ -762,28 +778,53 @@ class TapeClient(StepClient):
         return self._answer(step, ids, found)
 
     def _recorded(self, step: Send) -> Answer | None:
-        """Recording on from a recording that died: the answer its file holds, if it does."""
+        """Recording on from a recording that died: the answer its file holds, if it does. A
+        JSON-RPC batch of which it holds some calls gets those, and `Replayed.misses` names the
+        others as `StillToSend`: the node sends them next, on their own, so that a resumed run
+        in batches pays for the calls the tape lacks and for no other."""
         if not self.tape.resumed:
             return None
         keys, ids = self._calls(step)
-        found = self.tape.answer_recorded(keys)
-        return None if found is None else self._answer(step, ids, found)
+        batch = ids is not None and isinstance(step.request.json, list)
+        found = self.tape.answer_recorded(keys, partly=batch)
+        if found is None:
+            return None
+        return self._answer(
+            step,
+            ids,
+            [
+                self._still_to_send(key) if answer is None else answer
+                for key, answer in zip(keys, found, strict=True)
+            ],
+        )
+
+    def _still_to_send(self, key: Key) -> StillToSend:
+        _, _, call, params = key
+        return StillToSend(
+            f"the tape {self.tape.path.name} holds no answer for {call} with params {params}: "
+            "it is sent next, on its own",
+            node=self.node,
+            method=call,
+        )
 
     def _answer(
-        self, step: Send, ids: list[Any] | None, found: Sequence[dict[str, Any] | TapeMiss]
+        self, step: Send, ids: list[Any] | None, found: Sequence[dict[str, Any] | GatewayError]
     ) -> Answer:
         """The answer of a request from the recorded answers of its calls; a batch answer
-        lacks the calls the tape does not hold, which `Replayed.misses` names (by request id)."""
+        lacks the calls the tape does not hold, which `Replayed.misses` names (by request id,
+        each its `TapeMiss`, or `StillToSend` when recording on)."""
         costs = tuple(
-            (0, 0) if isinstance(answer, TapeMiss) else (answer["ru"], answer["unconfirmed_ru"])
+            (0, 0) if isinstance(answer, GatewayError) else (answer["ru"], answer["unconfirmed_ru"])
             for answer in found
         )
-        held = [answer for answer in found if not isinstance(answer, TapeMiss)]
+        held = [answer for answer in found if not isinstance(answer, GatewayError)]
         first = held[0] if held else None
         misses = {}
         if ids is not None:
             misses = {
-                i: miss for i, miss in zip(ids, found, strict=True) if isinstance(miss, TapeMiss)
+                i: miss
+                for i, miss in zip(ids, found, strict=True)
+                if isinstance(miss, GatewayError)
             }
         replayed = Replayed(
             costs,
@@ -801,7 +842,7 @@ class TapeClient(StepClient):
         items = [
             {"jsonrpc": "2.0", "id": request_id, **answer["item"]}
             for request_id, answer in zip(ids, found, strict=True)
-            if not isinstance(answer, TapeMiss)
+            if not isinstance(answer, GatewayError)
         ]
         body = items if isinstance(step.request.json, list) else items[0]
         return Answer(200, {"content-type": "application/json"}, _json_bytes(body), replayed)

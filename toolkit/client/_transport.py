@@ -232,6 +232,13 @@ class DeadlinePassed(Exception):
     """The call's deadline passed before this attempt could be sent (so it was not)."""
 
 
+class StillToSend(GatewayError):
+    """A call of a JSON-RPC batch that a recording resumed from one that died (`Tape.resumed`)
+    does not hold: its tape answered the batch's other calls (0 RU, as a replay) and sent
+    nothing; the node sends this one next (`NodeCore._exchange_batch`), and enters it in the
+    ledger then. Never a caller's result."""
+
+
 @functools.cache
 def not_sent_errors() -> tuple[type[BaseException], ...]:
     """Failures that prove the request never reached the gateway; any other may have (a
@@ -475,10 +482,17 @@ class Exchange:
             alike = list(map(by_part.__getitem__, self.parts))
             self.meter.ledger.record_many(_with_params(alike, params))
             return
+        parts = self.parts
         if statuses is None:
-            statuses = [status] * len(self.parts)
-        costs = recorded if len(recorded) == len(self.parts) else [recorded[0]] * len(self.parts)
-        for part, part_status, cost in zip(self.parts, statuses, costs, strict=True):
+            statuses = [status] * len(parts)
+        costs = recorded if len(recorded) == len(parts) else [recorded[0]] * len(parts)
+        if _STILL_TO_SEND in statuses:  # entered when they are sent, as what they cost then
+            kept = [i for i, part_status in enumerate(statuses) if part_status != _STILL_TO_SEND]
+            parts = tuple(parts[i] for i in kept)
+            statuses = [statuses[i] for i in kept]
+            costs = [costs[i] for i in kept]
+            params = tuple(params[i] for i in kept) if len(params) == len(self.parts) else params
+        for part, part_status, cost in zip(parts, statuses, costs, strict=True):
             shared = made.get((part, part_status, cost))
             if shared is None:
                 shared = made[(part, part_status, cost)] = self._entry(
@@ -578,6 +592,9 @@ class Exchange:
                 + (f": {reason})" if reason else ")")
             )
         raise outcome
+
+
+_STILL_TO_SEND = StillToSend.__name__
 
 
 def _utc(text: str) -> datetime:
@@ -791,6 +808,7 @@ __all__ = [
     "RetryPolicy",
     "Send",
     "Sleep",
+    "StillToSend",
     "bearer",
     "drive_async",
     "drive_sync",
