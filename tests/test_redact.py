@@ -3,7 +3,7 @@
 import pytest
 
 import toolkit
-from toolkit._redact import redact_url, register_url, scrub
+from toolkit._redact import redact_answer, redact_text, redact_url, register_url, scrub
 
 MARKER = "MARKERKEY0123456789abcdef"
 
@@ -290,3 +290,26 @@ def test_a_url_that_does_not_parse_is_hidden_not_an_error(url):
     assert redact_url(url) == "***" and redact_key_material(url) == "***"
     assert redact_answer({"link": [url]}) == {"link": ["***"]}
     assert key_material(url) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("see https://x.io/a1b2c3d4e5f6a7b8c9d0.", "see https://x.io/***."),
+        (
+            "down (at HTTPS://nd-1.example.com/0123abcd4567ef89aa) now",
+            "down (at https://nd-1.example.com/***) now",
+        ),
+        (
+            "try wss://w.example/v2/k3yT0k9x, or https://n.io/v2?dkey=q9r8s7t6u5v4w3x2&x=1",
+            "try wss://w.example/v2/***, or https://n.io/v2?dkey=***&x=1",
+        ),
+        ("http://[::1/x", "***"),
+        ("no url here: 0xabc", "no url here: 0xabc"),
+    ],
+)
+def test_urls_anywhere_in_text_lose_their_key_material_and_keep_their_words(text, kept):
+    """An error message or a page a gateway sends may quote the URL it was called at, with a key
+    the toolkit was never told of: kept or quoted, the text keeps the URL's host and words."""
+    assert redact_text(text) == kept
+    assert redact_answer({"error": {"message": text}}) == {"error": {"message": kept}}

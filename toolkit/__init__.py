@@ -10,8 +10,9 @@
     gw.ledger.frame                             # what was spent, in RU
 
 Heavy parts load on first use: `toolkit.frames`, `toolkit.plots`, `toolkit.widgets`,
-`toolkit.sandbox`, `toolkit.solana_tx`, `toolkit.workloads` (`Workload` and its kin), and httpx
-(when a client is first made), so that ``import toolkit`` stays fast.
+`toolkit.sandbox`, `toolkit.solana_tx`, `toolkit.workloads` (`Workload` and its kin),
+`toolkit.reports` (`say`), and httpx (when a client is first made), so that ``import toolkit``
+stays fast.
 """
 
 from __future__ import annotations
@@ -104,6 +105,7 @@ from .client import (
 
 if TYPE_CHECKING:
     from .frames import read_parquet, to_parquet
+    from .reports import say
     from .workloads import (
         Preview,
         Provenance,
@@ -113,7 +115,16 @@ if TYPE_CHECKING:
         read_dataset,
     )
 
-_LAZY_MODULES = ("frames", "plots", "widgets", "sandbox", "solana_tx", "examples", "workloads")
+_LAZY_MODULES = (
+    "frames",
+    "plots",
+    "widgets",
+    "sandbox",
+    "solana_tx",
+    "examples",
+    "workloads",
+    "reports",
+)
 # Names loaded on first use, from the module that holds them: the frames' functions load pandas
 # (and pyarrow); the workloads are a rarer need than a node's calls, and heavy to import.
 _LAZY_NAMES = {
@@ -123,6 +134,7 @@ _LAZY_NAMES = {
         ("Preview", "Provenance", "Workload", "compact_dataset", "provenance", "read_dataset"),
         "workloads",
     ),
+    "say": "reports",
 }
 
 
@@ -224,6 +236,7 @@ __all__ = [
     "provenance",
     "read_dataset",
     "read_parquet",
+    "say",
     "scrub_logging",
     "to_checksum_address",
     "to_parquet",

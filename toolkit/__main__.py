@@ -1,11 +1,16 @@
 """Command line: ``python -m toolkit <command>``.
 
     python -m toolkit sandbox [--host 127.0.0.1] [--port 0] [--seed 0] [--head-pace 1.0]
+    python -m toolkit report NOTEBOOK --tape TAPE -o REPORT.html [-p name=value ...]
+                             [--record] [--no-code]
+    python -m toolkit report --verify REPORT.html --tape TAPE
     python -m toolkit --version
     python -m toolkit COMMAND --help
 
 The sandbox command prints one JSON line (``{"platform_url", "api_key", "nodes"}``) first, then
-serves until SIGINT or SIGTERM and exits 0.
+serves until SIGINT or SIGTERM and exits 0. The report command's exit codes: 0 rendered or
+verified; 1 a cell differs (verify names it); 2 bad arguments or files; 3 a cell of the notebook
+raised (render); 4 every cell verified but the tape is not the report's (docs/reports.md).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ def parser() -> argparse.ArgumentParser:
     )
     commands = command_line.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_sandbox_command(commands)
+    _add_report_command(commands)
     return command_line
 
 
@@ -100,6 +106,69 @@ def _run_sandbox(args: argparse.Namespace) -> int:
         print(json.dumps(sandbox.info), flush=True)
         while not stop.wait(0.5):
             pass
+    return 0
+
+
+def _add_report_command(commands: argparse._SubParsersAction) -> None:
+    report = commands.add_parser(
+        "report",
+        help="render a notebook from its tape as an HTML report, or verify one",
+        description="Run NOTEBOOK replaying TAPE (or recording it, --record) and write one "
+        "self-contained HTML report whose footer names the tape's SHA-256, RU, nodes and heads; "
+        "or, with --verify, run a report's notebook again from TAPE offline (0 RU) and name "
+        "each cell that shows something else. Exit codes: 0 done; 1 a cell differs; 2 bad "
+        "arguments or files; 3 a cell raised; 4 verified, but from another tape.",
+    )
+    report.add_argument("notebook", nargs="?", metavar="NOTEBOOK", help="the .ipynb to render")
+    report.add_argument("--tape", required=True, help="the tape to replay (or record)")
+    report.add_argument("-o", "--output", metavar="REPORT.html", help="where to write the report")
+    report.add_argument(
+        "-p",
+        "--parameter",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a parameter, after the cell tagged `parameters` (a Python literal, else text)",
+    )
+    report.add_argument(
+        "--record", action="store_true", help="record the tape (your key's calls are billed)"
+    )
+    report.add_argument("--no-code", action="store_true", help="hide the code cells' source")
+    report.add_argument("--verify", metavar="REPORT.html", help="verify this report instead")
+    report.set_defaults(run=_run_report)
+
+
+def _run_report(args: argparse.Namespace) -> int:
+    from ._errors import ValidationError
+    from .reports import EXIT_USAGE, ReportError, parse_parameters, render, verify
+
+    def usage(message: str) -> int:
+        print(f"python -m toolkit report: {message}", file=sys.stderr)
+        return EXIT_USAGE
+
+    try:
+        if args.verify:
+            if args.notebook or args.output or args.parameter or args.record:
+                return usage("--verify takes only the report and --tape")
+            verdict = verify(args.verify, args.tape)
+            print(verdict, file=sys.stderr if verdict.exit_code else sys.stdout)
+            return verdict.exit_code
+        if not args.notebook or not args.output:
+            return usage("give a NOTEBOOK and -o REPORT.html (or --verify REPORT.html)")
+        facts = render(
+            args.notebook,
+            args.tape,
+            args.output,
+            parameters=parse_parameters(args.parameter),
+            record=args.record,
+            code=not args.no_code,
+        )
+    except ValidationError as error:
+        return usage(str(error))
+    except ReportError as error:
+        print(f"python -m toolkit report: {error}", file=sys.stderr)
+        return error.exit_code
+    print(f"{args.output}: from tape {facts.sha256[:16]}... ({facts.ru:,} RU recorded)")
     return 0
 
 

@@ -30,9 +30,10 @@
     RunStopped                 a KeyboardInterrupt, not a GatewayError: a blocking
                                `Workload.run()` was stopped; says what it kept
 
-Every message passes through `scrub`, and every attribute through `scrub_value` (a node may echo
-a key in an error's message or data), so no registered key can appear in an exception's text or
-in anything it carries.
+Every message passes through `redact_text`, and every attribute through `scrub_value` (a node may
+echo a key in an error's message or data), so no registered key, and no key material in a URL
+(a proxy quoting the URL of the node behind it), can appear in an exception's text or in anything
+it carries.
 Low-level errors (httpx, json) become this tree in one place: `toolkit.client._transport`.
 """
 
@@ -40,7 +41,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._redact import scrub, scrub_value
+from ._redact import redact_text, scrub, scrub_value
 
 
 class GatewayError(Exception):
@@ -51,7 +52,7 @@ class GatewayError(Exception):
     """
 
     def __init__(self, message: str, *, node: str | None = None, method: str | None = None):
-        self.detail = scrub(message)
+        self.detail = redact_text(message)
         self.node = node
         self.method = method
         super().__init__(self.detail)
@@ -59,7 +60,7 @@ class GatewayError(Exception):
     def __setattr__(self, name: str, value: object) -> None:
         # Every attribute, whoever sets it: `rpc_message` and `data` hold what a node wrote,
         # which may echo the key; node labels are redacted already, but a caller may pass a URL.
-        super().__setattr__(name, scrub_value(value))
+        super().__setattr__(name, scrub_value(value, urls=True))
 
     def __str__(self) -> str:
         method = f"method {self.method}" if self.method else ""

@@ -155,25 +155,31 @@ def holds_secret(text: str) -> bool:
 _MAX_DEPTH = 200
 
 
-def scrub_value(value: Any, _depth: int = 0) -> Any:
+def scrub_value(value: Any, _depth: int = 0, *, urls: bool = False) -> Any:
     """`value` with every registered secret scrubbed from its text, inside JSON-like containers
     too (an error's ``data``, echoed by a node, may hold a key anywhere). Other values, and
-    containers without a secret, are returned as they are."""
+    containers without a secret, are returned as they are. `urls`: text from a gateway, whose
+    URLs also lose their key material (`redact_text`), keys never registered included."""
     if isinstance(value, Secret):
         return value
     if isinstance(value, str):
+        if urls and "://" in value:
+            return redact_text(value)
         return scrub(value) if holds_secret(value) else value
     if _depth > _MAX_DEPTH:
         return REDACTED  # deeper than any answer the transport lets through
     if isinstance(value, dict):
-        pairs = [(scrub_value(k, _depth + 1), scrub_value(v, _depth + 1)) for k, v in value.items()]
+        pairs = [
+            (scrub_value(k, _depth + 1, urls=urls), scrub_value(v, _depth + 1, urls=urls))
+            for k, v in value.items()
+        ]
         changed = any(
             k is not new_k or v is not new_v
             for (k, v), (new_k, new_v) in zip(value.items(), pairs, strict=True)
         )
         return dict(pairs) if changed else value
     if isinstance(value, list | tuple):
-        items = [scrub_value(item, _depth + 1) for item in value]
+        items = [scrub_value(item, _depth + 1, urls=urls) for item in value]
         if not _changed(value, items):
             return value
         return items if isinstance(value, list) else tuple(items)
@@ -185,11 +191,12 @@ def _changed(before: Any, after: Any) -> bool:
 
 
 def clip(text: str, limit: int) -> str:
-    """The first `limit` characters of `text` once scrubbed, with ``...`` when cut.
+    """The first `limit` characters of `text` once scrubbed (`redact_text`: URLs in it lose
+    their key material too, keys the toolkit was never told of included), with ``...`` when cut.
 
     Scrub first, then cut: cut first, and a key straddling the cut is no longer recognised, so
     its first characters would stay in the message."""
-    cleaned = scrub(text)
+    cleaned = redact_text(text)
     return cleaned[:limit] + ("..." if len(cleaned) > limit else "")
 
 
@@ -328,13 +335,40 @@ def redact_key_material(url: str) -> str:
     return scrub(cleaned)
 
 
+# A URL inside text: up to the first space or quote; punctuation that ends a sentence after it
+# is the sentence's, not the URL's.
+_URL_IN_TEXT = re.compile(r"(?:https?|wss?)://[^\s\"'<>`]+", re.IGNORECASE)
+_SENTENCE_END = ".,;:!?)]}"
+
+
+def redact_text(text: str) -> str:
+    """Text from a gateway (an error message, a header, a body that is not JSON) as it may be
+    kept or quoted: every URL in it without its key material (`redact_key_material`: a node
+    echoes the URL it was called at, keys the toolkit was never told of included), registered
+    secrets scrubbed."""
+    if is_url(text) and not any(c.isspace() for c in text):
+        return redact_key_material(text)  # one URL (or text that only starts like one): whole
+    if "://" in text:
+        text = _URL_IN_TEXT.sub(_redact_url_in_text, text)
+    return scrub(text)
+
+
+def _redact_url_in_text(match: re.Match[str]) -> str:
+    url = match.group()
+    kept = url.rstrip(_SENTENCE_END)
+    if kept.count("[") > kept.count("]") and url[len(kept) :].startswith("]"):
+        kept = url  # an IPv6 host's bracket, not the sentence's
+    return redact_key_material(kept) + url[len(kept) :]
+
+
 def redact_answer(value: Any) -> Any:
     """A JSON value from a gateway (an answer, or a part of one) as it may be kept or quoted:
-    URLs without their key material (`redact_key_material`: the platform's node list holds
-    endpoint URLs with keys the toolkit was never told of), the values of credential fields
+    URLs without their key material, wherever they are in its text (`redact_text`: the
+    platform's node list holds endpoint URLs with keys the toolkit was never told of, and an
+    error message may quote the URL it was called at), the values of credential fields
     (`CREDENTIAL_FIELDS`) hidden, registered secrets scrubbed."""
     if isinstance(value, str):
-        return redact_key_material(value) if is_url(value) else scrub(value)
+        return redact_text(value)
     if isinstance(value, list):
         return [redact_answer(item) for item in value]
     if isinstance(value, dict):

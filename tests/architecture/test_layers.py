@@ -4,7 +4,7 @@ names, and never reaches into another layer's private attributes.
 Layers (low to high): the foundation (`toolkit._redact`, `_version`, `_json`, `_errors`,
 `_reprs`); `catalog`;
 `client`, `frames`, `sandbox`, `solana_tx` (side by side: the sandbox shares the catalog, never
-the client); `plots`, `workloads`; `examples`; `widgets`; `__main__` and `__init__`.
+the client); `plots`, `workloads`; `examples`; `widgets`; `reports`; `__main__` and `__init__`.
 """
 
 from __future__ import annotations
@@ -31,8 +31,9 @@ RANK = {
     "workloads": 4,
     "examples": 5,
     "widgets": 6,
-    "__main__": 7,
-    "__init__": 8,
+    "reports": 7,
+    "__main__": 8,
+    "__init__": 9,
 }
 # Same-rank edges that are part of the design, each with its reason.
 SIDEWAYS = {

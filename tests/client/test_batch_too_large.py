@@ -166,3 +166,20 @@ def test_a_stated_limit_and_a_413_are_read_and_other_lone_errors_refuse_batches(
     rate = b'[{"jsonrpc":"2.0","id":null,"error":{"code":-32005,"message":"rate limit"}}]'
     with pytest.raises(toolkit.RateLimited):  # the whole batch was rate limited: retried
         read_batch(200, rate)
+
+
+def test_the_ledger_joins_a_run_whose_batch_was_refused_as_too_large(gateway, limited):
+    """5 calls in a batch over the limit of 3: refused, then in parts of 2, 2 and 1 (the last
+    sent alone). Every call's ledger entries, the refused batch's included, carry its params:
+    what the ledger says each call cost is what its row says."""
+    node = gateway.node("ethereum-mainnet")
+    before = len(gateway.ledger)
+    work = Workload().grid(node, "eth_getBalance", ADDRESSES[:5], ["latest"])
+    frame = work.run(progress=False, batch_size=5)
+    assert frame["error"].isna().all()
+    entries = gateway.ledger.frame.iloc[before:]
+    assert entries["note"].str.contains("sent alone").any()  # the part of one
+    paid = entries.groupby("params")["ru"].sum()
+    assert sorted(paid.index) == sorted(frame["params"])
+    assert paid[frame["params"]].tolist() == frame["ru"].tolist()
+    assert entries["ru"].sum() == metered(limited)[2]

@@ -574,3 +574,16 @@ def test_a_real_tron_body_is_cached_as_it_came_and_reads_back_the_same(replay, t
     for node in (first, again):
         node.cache.close()
         node.close()
+
+
+def test_an_error_quoting_another_nodes_url_shows_no_key_of_it(replay):
+    # A proxy that forwards to a node behind it quotes that node's URL, key and all, in its
+    # error (the toolkit was never told that key: only key material in URLs gives it away).
+    upstream = "https://mainnet.upstream.example/v3/4b0e6c8f2a9d47e1b3c5a7f9d1e3b5c7"
+    message = f"upstream {upstream} answered 502 Bad Gateway"
+    replay.echo({"jsonrpc": "2.0", "error": {"code": -32000, "message": message}})
+    with pytest.raises(toolkit.RPCError) as caught:
+        replay.node("ethereum").block_number()
+    shown = f"{caught.value} {caught.value!r} {caught.value.message}"
+    assert "mainnet.upstream.example" in shown and "502 Bad Gateway" in shown
+    assert "4b0e6c8f" not in shown, shown

@@ -373,3 +373,126 @@ def test_copies_of_a_replayed_tape_parse_its_file_once_each_replaying_from_the_s
     path.write_bytes(gzip.compress("\n".join([json.dumps(header), *lines[1:]]).encode()))
     assert _tape.Tape(path, "replay").recorded_at.year == 2020
     assert parsed == [tape.path, tape.path]
+
+
+def test_a_batch_replays_every_call_the_tape_holds_and_misses_only_the_others(
+    tmp_path, monkeypatch
+):
+    """Growing an analysis against its tape: a workload of N+1 calls replayed from a tape of
+    N, in batches, answers N rows at 0 RU and misses one, naming its own params."""
+    tape = tmp_path / "grown.tape.gz"
+    recorded_addresses = ADDRESSES[:5]
+    with toolkit.connect(tape=tape, tape_mode="record", sandbox=True) as gateway:
+        eth = gateway.node("ethereum-mainnet")
+        work = Workload().grid(eth, "eth_getBalance", recorded_addresses, [100])
+        recorded = work.run(progress=False, batch_size=10)
+    added = ADDRESSES[5]
+    grown = [*ADDRESSES[:3], added, *ADDRESSES[3:5]]  # the new call in the middle of a batch
+    with no_network(monkeypatch), toolkit.connect(tape=tape, tape_mode="replay") as gateway:
+        eth = gateway.node("ethereum-mainnet")
+        work = Workload().grid(eth, "eth_getBalance", grown, [100])
+        with pytest.warns(RuntimeWarning, match="1 of 6 calls failed: 1 TapeMiss"):
+            frame = work.run(progress=False, batch_size=4)
+        answered = frame[frame["error"].isna()]
+        assert answered["value"].tolist() == recorded["value"].tolist()
+        assert answered["ru"].sum() == 0 and answered["unconfirmed_ru"].sum() == 0
+        (missed,) = frame[frame["error"].notna()].itertuples()
+        assert missed.error == "TapeMiss" and added in missed.params and added in missed.message
+        assert not any(address in missed.message for address in recorded_addresses)
+        # The ledger: the five replayed, the one missed neither sent nor replayed.
+        ledger = [e for e in gateway.ledger.entries if e.method == "eth_getBalance"]
+        assert sorted(e.status for e in ledger) == ["TapeMiss"] + ["ok"] * 5
+        assert [e.replayed for e in ledger if e.status == "TapeMiss"] == [False]
+        assert toolkit.provenance(gateway).replayed == 5 + 1  # and the head's call
+        # A batch the tape holds none of: each call misses with its own params.
+        results = eth.batch(
+            [("eth_getBalance", address, 100) for address in ADDRESSES[6:8]],
+            return_exceptions=True,
+        )
+        assert [type(r) for r in results] == [toolkit.TapeMiss] * 2
+        assert [
+            ADDRESSES[6] in results[0].call["params"],
+            ADDRESSES[7] in results[1].call["params"],
+        ] == [True, True]
+        # Without return_exceptions, the batch raises the miss of the call it lacks.
+        with pytest.raises(toolkit.TapeMiss) as raised:
+            eth.batch([("eth_getBalance", address, 100) for address in [ADDRESSES[0], added]])
+        assert added in raised.value.call["params"]
+
+
+def test_replayed_rows_belong_to_the_tapes_gateway_whatever_handle_replays_them(
+    sandbox, tmp_path, monkeypatch
+):
+    """A tape replayed through a handle on another gateway (``connect(platform_url=...)``)
+    writes dataset rows of the gateway the tape was recorded from: a live run through that
+    other gateway into the same dataset pays for its calls instead of taking replayed rows for
+    its gateway's answers."""
+    info = sandbox.info
+    tape, dataset = tmp_path / "recorded.tape.gz", tmp_path / "ds"
+    calls = (ADDRESSES[:2], [5, 6])
+    with toolkit.connect(tape=tape, tape_mode="record", sandbox=True) as recording:
+        recorder = recording.node("ethereum-mainnet")
+        Workload().grid(recorder, "eth_getBalance", *calls).run(progress=False)
+        recorded_gateway = recorder.gateway  # the sandbox's host, 127.0.0.1
+    elsewhere = {  # the same sandbox reached by another name: another gateway's identity
+        "platform_url": info["platform_url"].replace("127.0.0.1", "localhost"),
+        "api_key": info["api_key"],
+        "nodes": {
+            "ethereum-mainnet": info["nodes"]["ethereum-mainnet"].replace("127.0.0.1", "localhost")
+        },
+        "cache": False,
+    }
+    with (
+        no_network(monkeypatch),
+        toolkit.connect(**elsewhere, tape=tape, tape_mode="replay") as replay,
+    ):
+        eth = replay.node("ethereum-mainnet")
+        assert eth.gateway == recorded_gateway
+        frame = Workload().grid(eth, "eth_getBalance", *calls).run(progress=False, dataset=dataset)
+        assert frame["error"].isna().all() and frame["ru"].sum() == 0
+    assert set(toolkit.read_dataset(dataset)["gateway"]) == {recorded_gateway}
+    with toolkit.connect(**elsewhere) as live:
+        eth = live.node("ethereum-mainnet")
+        assert eth.gateway != recorded_gateway
+        with pytest.warns(RuntimeWarning, match="through another gateway"):
+            frame = (
+                Workload().grid(eth, "eth_getBalance", *calls).run(progress=False, dataset=dataset)
+            )
+    assert frame.attrs["summary"]["from_dataset"] == 0 and frame["ru"].sum() > 0
+
+
+def test_keys_a_gateway_echoes_inside_text_or_headers_never_reach_the_tape(
+    tmp_path, loopback_server
+):
+    """An answer may quote a URL with a key the toolkit was never told of inside its text (an
+    error message, a record's field, an error page that is not JSON), and echo the node's own
+    key in a header: the tape keeps none of them, as no other output does."""
+    path_key = "a1b2c3d4e5f6a7b8c9d0"
+    unknown = ["0f1e2d3c4b5a69788796", "k3yT0k9x", "9a8b7c6d5e4f3a2b1c0d"]
+
+    def answer(request):
+        _, target, _, body = request
+        call = json.loads(body)
+        if call["method"] == "web3_clientVersion":  # refused, with a page that is not JSON
+            page = f"Forbidden. Try https://other.example/{unknown[0]}?x=1, or ask support."
+            headers = {"content-type": "text/plain", "retry-after": f"60 ({target})"}
+            return 403, headers, page.encode()
+        message = (
+            f"node https://other.example/v2/{unknown[1]} is down (see wss://w.example/{unknown[2]})"
+        )
+        error = {"code": -32000, "message": message, "data": {"record": {"note": message}}}
+        content = {"jsonrpc": "2.0", "id": call["id"], "error": error}
+        return 200, {"content-type": "application/json"}, json.dumps(content).encode()
+
+    server = loopback_server(answer)
+    tape = tmp_path / "echoes.tape.gz"
+    url = f"{server.url}/{path_key}"
+    with toolkit.node(url, chain="ethereum", name="echo", tape=tape, tape_mode="record") as node:
+        with pytest.raises(toolkit.GatewayError):
+            node.client_version()
+        with pytest.raises(toolkit.RPCError):
+            node.block_number()
+    text = gzip.decompress(tape.read_bytes()).decode()
+    assert "web3_clientVersion" in text and "is down" in text and "Forbidden" in text
+    assert_no_fragment(text, [path_key, *unknown])
+    assert "other.example/v2/***" in text  # the URL's host and words stay: it still says where

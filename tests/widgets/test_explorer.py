@@ -54,7 +54,7 @@ def test_a_run_lands_in_the_ledger_view(ui, gw):
 
 
 def test_the_ledger_view_sets_and_removes_the_budget(ui, gw):
-    ui.ledger.budget_input.value = 10
+    ui.ledger.budget_input.value = "10"
     ui.ledger.set_button.click()
     assert gw.budget.limit == 10
     run_balance(ui, "0x1")
@@ -69,7 +69,7 @@ def test_the_ledger_view_sets_and_removes_the_budget(ui, gw):
 def test_a_spent_budget_stops_runs(ui, gw):
     ui.picker.pick("ethereum-mainnet")
     ui.methods.select("eth_getBalance")
-    ui.ledger.budget_input.value = 0
+    ui.ledger.budget_input.value = "0"
     ui.ledger.set_button.click()
     ui.methods.run_button.click()
     assert isinstance(ui.methods.error, toolkit.BudgetExceeded)
@@ -159,3 +159,27 @@ def test_the_explorer_outside_jupyter_prints_one_short_line(make_gateway, capsys
         assert len(repr(part)) < 200
     for secret in secrets:
         assert secret not in printed
+
+
+def test_the_cost_badge_says_the_cost_once(ui):
+    ui.picker.pick("ethereum-mainnet")
+    ui.methods.select("eth_blockNumber")
+    shown = ui.methods.preview.value.split("</style>")[-1]
+    assert shown.count("1 RU") == 1 and "node.estimate()" not in shown
+    assert "a fixed price" in shown
+
+
+def test_the_explorer_lists_the_nodes_once_before_any_click(gw):
+    from math import ceil
+
+    from toolkit.sandbox._platform import PAGE_SIZE
+
+    ui = explorer(gw, node="ethereum-mainnet", show=False)
+    listed = gw.ledger.frame
+    pages = ceil(len(ui.picker.records) / PAGE_SIZE)
+    # The API has no page size: listing the nodes is a request per page, each page once, and
+    # the ledger says they are one listing.
+    assert listed["method"].eq("v2/nodes/").sum() == pages > 1
+    notes = listed.loc[listed["method"] == "v2/nodes/", "note"].tolist()
+    assert notes == [f"page {n} of one node listing" for n in range(1, pages + 1)]
+    assert ui.ledger.budget_input.value == "" and "no budget set" in ui.ledger.totals.value

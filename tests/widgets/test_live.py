@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 import toolkit
 from toolkit.widgets import LedgerView
 from toolkit.widgets._explorer import Explorer
@@ -35,7 +37,7 @@ def test_a_budget_set_anywhere_shows_in_the_panel_and_next_to_run(gw):
     eventually(lambda: f"of {spent + 40:,} RU left" in explorer.methods.status.value)
     gw.set_budget(spent + 25)  # a code cell
     eventually(lambda: f"budget {spent + 25:,} RU" in explorer.ledger.totals.value)
-    assert explorer.ledger.budget_input.value == spent + 25
+    assert explorer.ledger.budget_input.value == str(spent + 25)
     eventually(lambda: f"of {spent + 25:,} RU left" in explorer.methods.status.value)
     gw.set_budget(None)
     eventually(lambda: "no budget set" in explorer.methods.status.value)
@@ -54,10 +56,24 @@ def test_a_budget_below_what_is_spent_is_refused_with_a_message(gw):
 
 def test_the_budget_box_starts_at_the_budget_there_is(gw):
     gw.set_budget(1_234)
-    assert LedgerView(gw.meter).budget_input.value == 1_234
+    assert LedgerView(gw.meter).budget_input.value == "1234"
     gw.set_budget(None)
-    spent = gw.ledger.counted_ru
-    assert LedgerView(gw.meter).budget_input.value == spent + 1_000
+    view = LedgerView(gw.meter)  # no budget: the box is empty beside "no budget set"
+    assert view.budget_input.value == "" and "no budget set" in view.totals.value
+    gw.set_budget(50)
+    eventually(lambda: view.budget_input.value == "50")
+    gw.set_budget(None)  # removed in a code cell: the box empties too
+    eventually(lambda: view.budget_input.value == "")
+
+
+@pytest.mark.parametrize("typed", ["9" * 5_000, "-5", "abc", "1e400", str(2**63)])
+def test_a_budget_box_with_absurd_input_names_the_problem_and_sets_nothing(gw, typed):
+    view = LedgerView(gw.meter)
+    view.budget_input.value = typed
+    view.set_button.click()  # never a raw ValueError or OverflowError out of the click
+    assert gw.meter.budget is None
+    assert "tk-error" in view.message.value and "whole number of RU" in view.message.value
+    assert len(view.message.value.split("</style>")[-1]) < 500  # 5,000 digits not echoed whole
 
 
 def test_a_bulk_run_redraws_a_few_times_not_once_per_call(gw):

@@ -141,6 +141,7 @@ def test_notebook_08s_run_again_after_the_budget_shows_failures_and_warns(execut
 
     assert "failed" not in bar(first)[0] and bar(first)[1] in (None, "")
     text, colour = bar(again)
-    assert "failed" in text.replace("\u2007", " ") and colour == "red"
+    assert "not sent: budget" in text.replace("\u2007", " ") and colour == "red"
     warned = "".join(o.get("text", "") for o in again.outputs if o.get("name") == "stderr")
-    assert "RuntimeWarning" in warned and "calls failed" in warned and "BudgetExceeded" in warned
+    assert "RuntimeWarning" in warned and "budget stopped the run" in warned
+    assert "BudgetExceeded" in warned

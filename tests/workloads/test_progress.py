@@ -130,12 +130,14 @@ def test_a_run_whose_calls_fail_says_so_on_its_bar_in_red_and_warns_once(make_ga
         warnings.simplefilter("always")
         frame = work.run(batch_size=5)  # tqdm's text bar here, as outside a notebook
     assert frame["error"].eq("BudgetExceeded").all()
-    warned = [w for w in caught if "calls failed" in str(w.message)]
+    warned = [w for w in caught if "budget stopped the run" in str(w.message)]
     assert len(warned) == 1 and warned[0].category is RuntimeWarning
-    assert str(warned[0].message).startswith("20 of 20 calls failed: 20 BudgetExceeded")
+    assert str(warned[0].message).startswith(
+        "the budget stopped the run: 0 of 20 calls done, 20 not sent"
+    )
     assert warned[0].filename == __file__  # it points at the line that ran the workload
     shown = capsys.readouterr().err.rsplit("\r", 1)[-1]  # the bar as it was left
-    assert "20/20" in shown and "20 failed" in shown
+    assert "20/20" in shown and "20 not sent: budget" in shown and "failed" not in shown
     assert "\x1b[31m" in shown  # red
 
 
@@ -158,7 +160,7 @@ def test_running_a_cell_again_never_loses_the_frame_the_user_had(make_gateway):
     work = Workload().grid(gateway.node("ethereum-mainnet"), "eth_getBalance", ADDRESSES[:6], [1])
     good = work.run(progress=False)
     gateway.set_budget(gateway.ledger.counted_ru)  # nothing left
-    with pytest.warns(RuntimeWarning, match="calls failed") as caught:
+    with pytest.warns(RuntimeWarning, match="budget stopped the run") as caught:
         refused = work.run(progress=False)
     assert refused["error"].eq("BudgetExceeded").all() and work.last_result is refused
     assert work.previous_result is good

@@ -131,3 +131,26 @@ def test_a_run_reads_only_the_ledger_entries_it_added(make_gateway, monkeypatch,
     work = Workload().grid(eth, "eth_getBalance", ADDRESSES[:2], [head - 500])
     summary = work.run(progress=False, dataset=tmp_path / "balances").attrs["summary"]
     assert (summary["calls"], summary["heads"]) == (2, 1)
+
+
+def test_a_recording_says_so_and_dates_its_tape_on_the_ledgers_clock(sandbox, tmp_path):
+    info = sandbox.info
+    path = tmp_path / "notebook.tape.gz"
+    gateway = toolkit.connect(
+        info["platform_url"], info["api_key"], nodes=info["nodes"], tape=path, tape_mode="record"
+    )
+    try:
+        gateway.node("ethereum-mainnet").block_number()
+        record = toolkit.provenance(gateway)
+        assert "None" not in str(record) and "None" not in record.replay_line()
+        assert f"recording to the tape {path.name}" in record.replay_line()
+        first = gateway.ledger.entries[0].time
+        # The sandbox's own time, as the ledger has it, not the wall's.
+        assert gateway.tape.recorded_at == first.replace(microsecond=0)
+    finally:
+        gateway.close()
+    replayed = toolkit.connect(tape=path, tape_mode="replay")
+    try:
+        assert replayed.tape.recorded_at == first.replace(microsecond=0)
+    finally:
+        replayed.close()

@@ -308,7 +308,8 @@ class PricingTable:
         if isinstance(rule, ByInnerMethod):
             rule = rule.resolve(None)
         if isinstance(rule, Fixed):
-            return Estimate(rule.ru, rule.ru, rule.describe(), archive=None)
+            # The reason says why, not the price again (`str(estimate)` leads with the price).
+            return Estimate(rule.ru, rule.ru, "a fixed price, whatever the arguments", archive=None)
         estimate = self._estimate_block(rule, block, head)
         number = _block_number(block)
         if drift and estimate.archive is False and number is not None and head is not None:

@@ -80,6 +80,7 @@ WRITE_AFTER_S = 1.0  # ... or as soon as the oldest unwritten answer is this old
 WAL_SHARE = 8  # the write-ahead log may take an eighth of `max_bytes`, the database the rest
 MEMORY_SHARE = 8  # answers kept in memory: an eighth of `max_bytes` ...
 MEMORY_MAX_BYTES = 32 * 1024**2  # ... and no more than this
+BUSY_TIMEOUT_S = 5.0  # how long to wait for another kernel's lock on the file
 
 
 class Cacheable(NamedTuple):
@@ -292,6 +293,8 @@ class ResponseCache:
             _warn(f"the response cache {self.path} {what} ({error})")
 
     def _open(self) -> None:
+        import sqlite3
+
         self._close_db()
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         with contextlib.suppress(FileExistsError):  # a new file: yours alone (SQLite's -wal and
@@ -302,13 +305,26 @@ class ResponseCache:
         if distrust is not None:
             raise PermissionError(f"not opened: {distrust[0]}")
         self._inode = _inode(self.path)  # the file this connection is on
+        # Kernels opening a new file at once: one sets it up while the others wait. Switching
+        # to WAL does not wait (SQLite's busy timeout is not asked), so it is asked again here.
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                return self._connect_and_set_up()
+            except sqlite3.OperationalError as error:
+                if not _busy(error) or time.monotonic() > deadline:
+                    raise
+                self._close_db()
+                time.sleep(0.01)
+
+    def _connect_and_set_up(self) -> None:
         db = _connect(self.path)
         self._db = db
         # Freed pages go back to the file system (a new file only: it must precede any table).
         db.execute("PRAGMA auto_vacuum=INCREMENTAL")
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")  # a crash may lose recent answers, not harm
-        db.execute("PRAGMA busy_timeout=5000")
+        db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
         # The write-ahead log counts against the bound too (see `_evict`).
         page_size = db.execute("PRAGMA page_size").fetchone()[0]
         db.execute(f"PRAGMA wal_autocheckpoint={max(16, self.max_bytes // page_size // WAL_SHARE)}")
@@ -689,6 +705,11 @@ def _damaged(error: BaseException) -> bool:
     text = str(error)
     # Text that is not UTF-8 where the cache wrote only UTF-8: a page damaged on disk.
     return name in ("SQLITE_NOTADB", "SQLITE_CORRUPT") or "malformed" in text or "decode" in text
+
+
+def _busy(error: BaseException) -> bool:
+    """Whether SQLite says another connection holds the lock it needs (a moment's wait)."""
+    return getattr(error, "sqlite_errorname", "").startswith(("SQLITE_BUSY", "SQLITE_LOCKED"))
 
 
 def _warn(message: str) -> None:

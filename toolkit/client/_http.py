@@ -33,6 +33,7 @@ import time
 import weakref
 from collections.abc import Mapping
 from contextvars import ContextVar
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from .._redact import register_secret, scrub_logs
@@ -76,11 +77,15 @@ ASYNC_TRANSPORTS = ("auto", "aiohttp", "httpx")
 
 class Replayed(NamedTuple):
     """What a tape says of the answer it replays: what each call it answers cost when it was
-    recorded (billed, maybe billed), and when that was (ISO 8601, UTC)."""
+    recorded (billed, maybe billed), and when that was (ISO 8601, UTC; None when the tape held
+    none of its calls). `misses`: the calls of a JSON-RPC batch the tape does not hold, by
+    request id, each its own `TapeMiss` (the batch answer lacks them; the others replay), or,
+    recording on from a recording that died, its `StillToSend` (the node sends them next)."""
 
     costs: tuple[tuple[int, int], ...]
-    at: str
+    at: str | None
     latency_s: float = 0.0  # how long the recorded request took
+    misses: Mapping[Any, BaseException] = MappingProxyType({})
 
 
 class Answer(NamedTuple):

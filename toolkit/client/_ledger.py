@@ -40,6 +40,7 @@ LEDGER_COLUMNS = (
     "time",
     "node",
     "method",
+    "params",
     "ru",
     "unconfirmed_ru",
     "latency_s",
@@ -56,6 +57,9 @@ LEDGER_COLUMNS = (
 class Entry(NamedTuple):
     """One logical call (all its attempts). `node` is a name or a redacted URL, never a key.
 
+    `params` is the call's parameters as compact JSON, as a run's frame has them (its
+    ``params`` column): with `node` and `method`, it joins the ledger to a run's rows.
+
     A named tuple: immutable, made in the thousands by a bulk run, and, holding only atomic
     values, untracked by the garbage collector, so a long session's ledger adds nothing to each
     collection's work (a dataclass entry and its ``__dict__`` were two objects to traverse)."""
@@ -69,7 +73,7 @@ class Entry(NamedTuple):
     retries: int = 0
     unconfirmed_ru: int = 0  # sent without an answer: may have been billed
     cache_hit: bool = False
-    archive: bool | None = None
+    archive: bool = False  # priced as an archive call (a head fetch, a fixed price: False)
     note: str = ""
     # Whether any attempt went out (answered or not). False for cache hits and for calls never
     # sent: refused by the budget, the gateway unreachable, cancelled before sending. Not a
@@ -80,6 +84,8 @@ class Entry(NamedTuple):
     recorded_ru: int = 0
     recorded_unconfirmed_ru: int = 0
     replayed: bool = False
+    # Last, so that entries written by position (a distributed run's journal) read back.
+    params: str = ""
 
 
 _RU_OF = attrgetter("ru")
@@ -173,17 +179,21 @@ class Ledger:
 
         frame = pd.DataFrame(self.entries, columns=Entry._fields)[list(LEDGER_COLUMNS)]
         frame["time"] = pd.to_datetime(frame["time"], utc=True)
+        # Never NA, so that grouping by it adds up to `total_ru` (an entry from a journal
+        # written before archive was always a bool says None: priced as no archive call).
+        frame["archive"] = frame["archive"].eq(True)
         return frame.astype(
             {
                 "node": "string",
                 "method": "string",
+                "params": "string",
                 "ru": "int64",
                 "unconfirmed_ru": "int64",
                 "latency_s": "float64",
                 "status": "string",
                 "retries": "int64",
                 "cache_hit": "bool",
-                "archive": "boolean",
+                "archive": "bool",
                 "note": "string",
                 "recorded_ru": "int64",
                 "recorded_unconfirmed_ru": "int64",

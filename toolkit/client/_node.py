@@ -27,6 +27,7 @@ from operator import attrgetter, is_, itemgetter
 from typing import TYPE_CHECKING, Any, cast
 
 from .._errors import BudgetExceeded, GatewayError, MalformedResponse, ValidationError
+from .._json import COMPACT_JSON
 from .._redact import clip
 from .._reprs import key_values_html
 from ..catalog import (
@@ -68,6 +69,7 @@ from ._transport import (
     Exchange,
     HTTPRequest,
     Receipt,
+    StillToSend,
     drive_async,
     drive_sync,
 )
@@ -84,6 +86,7 @@ Steps = Generator[Any, Any, Any]
 HEAD_NOTE = "chain head, fetched to price archive calls"
 CACHE_HEAD_NOTE = "chain head, fetched to decide which answers are final (cacheable)"
 CACHE_HIT_NOTE = "answered from the response cache"
+ALONE_AFTER_REFUSAL = "sent alone: the node refused it in a larger JSON-RPC batch"
 _HEADERS = {"User-Agent": USER_AGENT}
 
 
@@ -152,10 +155,14 @@ class NodeCore:
         advice: tuple[Advice, ...] = (),
     ):
         self.endpoint = Endpoint(url, label=name or "", advice=advice)
-        self.gateway = gateway_identity(url, chain.name)
         self.headers = {**_HEADERS, **(headers or {})}
         self.chain = chain
         self.shared = shared
+        tape = shared.tape
+        # Replayed answers are the recording's gateway's, whatever URL this handle was given:
+        # a dataset's rows are then never taken for this URL's gateway's answers.
+        answered_by = url if tape is None or not tape.replaying else tape.recorded_url(self)
+        self.gateway = gateway_identity(answered_by, chain.name)
         # None until a batch is tried; False once the node refused one (then calls go singly).
         self.accepts_batches: bool | None = None
         # The most calls a batch to this node holds, once it refused a larger one as too large
@@ -306,6 +313,8 @@ class NodeCore:
         receipt: Receipt | None = None,
         note: str = "",
         parts: tuple[tuple[str, int, int, bool | None], ...] = (),
+        params: tuple[str, ...] = (),
+        records_budget_refusal: bool = True,
     ) -> Exchange:
         return Exchange(
             endpoint=self.endpoint,
@@ -323,6 +332,8 @@ class NodeCore:
             limiter=self.shared.limiter,
             receipt=Receipt() if receipt is None else receipt,
             parts=parts,
+            params=params,
+            records_budget_refusal=records_budget_refusal,
         )
 
     # --- sending ---
@@ -348,6 +359,7 @@ class NodeCore:
             estimate=estimate,
             receipt=call.receipt,
             note=note,
+            params=(call.bound.wire_json,),
         )
         result = yield from exchange.run()
         source = self.chain.head
@@ -372,7 +384,9 @@ class NodeCore:
         estimate = yield from self.price_raw(method, params)
         url = self.endpoint.join(self.chain.rpc_path)
         request, interpret = rpc_request(url, method, params, self.headers)
-        exchange = self.exchange(request, interpret, method=method, estimate=estimate)
+        exchange = self.exchange(
+            request, interpret, method=method, estimate=estimate, params=(_compact(params),)
+        )
         return (yield from exchange.run())
 
     def _check_raw_call(self, method: Any, params: Any) -> None:
@@ -387,7 +401,7 @@ class NodeCore:
         if not isinstance(params, list):
             raise ValidationError("params must be a list", param="params", rule="type")
 
-    def follow(self, url: str, method: str) -> Steps:
+    def follow(self, url: str, method: str, *, note: str = "") -> Steps:
         """GET a link the API gave (a page's `next`), only on the API's own origin."""
         own = httpx.URL(self.endpoint.url)
         try:
@@ -404,14 +418,24 @@ class NodeCore:
             )
         estimate = yield from self.price_raw(method, None)
         request = platform_request(url, self.headers)
-        exchange = self.exchange(request, read_platform, method=method, estimate=estimate)
+        exchange = self.exchange(
+            request, read_platform, method=method, estimate=estimate, note=note
+        )
         return (yield from exchange.run())
 
     def send_batch(
-        self, calls: Sequence[PreparedCall], *, return_exceptions: bool, check_cache: bool = True
+        self,
+        calls: Sequence[PreparedCall],
+        *,
+        return_exceptions: bool,
+        check_cache: bool = True,
+        records_budget_refusal: bool = True,
     ) -> Steps:
         """Many JSON-RPC calls as one batch request, billed as one call each. Calls the response
-        cache holds are answered from it (0 RU) and left out of the request."""
+        cache holds are answered from it (0 RU) and left out of the request.
+        `records_budget_refusal=False` is for a caller that sends the calls again one by one
+        when the budget refuses the batch whole (see `Exchange.records_budget_refusal`)."""
+        quiet = {"records_budget_refusal": records_budget_refusal}
         if not calls:
             return []
         methods = list(map(_METHOD_OF, calls))
@@ -433,10 +457,12 @@ class NodeCore:
         if not unanswered:
             return results
         if len(unanswered) == len(calls):  # none answered from the cache: the batch as it is
-            results = yield from self._send_batch(list(calls), return_exceptions=return_exceptions)
+            results = yield from self._send_batch(
+                list(calls), return_exceptions=return_exceptions, **quiet
+            )
         else:
             sent = yield from self._send_batch(
-                [calls[i] for i in unanswered], return_exceptions=return_exceptions
+                [calls[i] for i in unanswered], return_exceptions=return_exceptions, **quiet
             )
             for index, result in zip(unanswered, sent, strict=True):
                 results[index] = result
@@ -451,7 +477,13 @@ class NodeCore:
             yield from self.remember(answers)
         return results
 
-    def _send_batch(self, calls: list[PreparedCall], *, return_exceptions: bool) -> Steps:
+    def _send_batch(
+        self,
+        calls: list[PreparedCall],
+        *,
+        return_exceptions: bool,
+        records_budget_refusal: bool = True,
+    ) -> Steps:
         """Send calls as one JSON-RPC batch request."""
         estimates, total = yield from self.price_batch(calls)
         url = url_for(self.endpoint, self.chain, calls[0].bound.method)
@@ -475,6 +507,7 @@ class NodeCore:
                 receipts,
                 return_exceptions=return_exceptions,
                 params_texts=list(map(_WIRE_JSON_OF, bounds)),
+                records_budget_refusal=records_budget_refusal,
             )
         )
 
@@ -563,25 +596,38 @@ class NodeCore:
         *,
         return_exceptions: bool,
         params_texts: list[str] | None = None,
+        records_budget_refusal: bool = True,
     ) -> Steps:
         """One batch request through the exchange, billed as one call each (each call's
         receipt set). A refusal (see `BatchRefused`) is not retried; it marks the node as one
         that takes no batches (`accepts_batches`), unless it refused the batch as too large:
         then the calls go again in smaller batches (`_exchange_in_parts`), the refused one
-        billed as the gateway bills every request it receives."""
+        billed as the gateway bills every request it receives. Recording on from a recording
+        that died (`Tape.resumed`), the tape answers the calls it holds (0 RU, as a replay) and
+        the others go next, on their own (`_send_still_to_send`)."""
         from .._errors import BatchRefused
 
         if self.max_batch is not None and len(wire) > self.max_batch:
             return (
                 yield from self._exchange_in_parts(
-                    url, wire, estimates, receipts, return_exceptions, params_texts
+                    url,
+                    wire,
+                    estimates,
+                    receipts,
+                    return_exceptions,
+                    params_texts,
+                    records_budget_refusal,
                 )
             )
+        tape = self.shared.tape
+        resumed = tape is not None and tape.resumed
         request, interpret = batch_request(
             wire,
             url,
             self.headers,
-            return_exceptions=return_exceptions,
+            # Each call's own result, a call the tape lacks included (`StillToSend`), to send
+            # those, then raise the first error if the caller wants it raised.
+            return_exceptions=return_exceptions or resumed,
             node=self.endpoint.label,
             params_texts=params_texts,
         )
@@ -601,6 +647,8 @@ class NodeCore:
             estimate=total,
             note=f"in a JSON-RPC batch of {len(wire)}",
             parts=_parts(methods, estimates, sides),
+            params=tuple(params_texts or (_compact(params) for _, params, _ in wire)),
+            records_budget_refusal=records_budget_refusal,
         )
         too_large = False
         try:
@@ -628,10 +676,66 @@ class NodeCore:
         if too_large:  # sent again in parts
             return (
                 yield from self._exchange_in_parts(
-                    url, wire, estimates, receipts, return_exceptions, params_texts
+                    url,
+                    wire,
+                    estimates,
+                    receipts,
+                    return_exceptions,
+                    params_texts,
+                    records_budget_refusal,
                 )
             )
         self.accepts_batches = True
+        if resumed:
+            return (
+                yield from self._send_still_to_send(
+                    url,
+                    wire,
+                    estimates,
+                    receipts,
+                    results,
+                    return_exceptions,
+                    params_texts,
+                    records_budget_refusal,
+                )
+            )
+        return results
+
+    def _send_still_to_send(
+        self,
+        url: str,
+        wire: list[tuple[str, Any, str | None]],
+        estimates: list[Estimate],
+        receipts: list[Receipt],
+        results: list[Any],
+        return_exceptions: bool,
+        params_texts: list[str] | None,
+        records_budget_refusal: bool,
+    ) -> Steps:
+        """A batch's results once a resumed recording's tape has answered the calls it holds:
+        the others (`StillToSend`) sent now, as a smaller batch or alone when one, billed,
+        entered in the ledger and recorded as such, so a run again in batches never pays twice
+        for what the tape kept. Without `return_exceptions`, an answered call's error is
+        raised first, as the whole batch's would have been."""
+        lacking = [i for i, result in enumerate(results) if isinstance(result, StillToSend)]
+        if not return_exceptions:
+            for result in results:
+                if isinstance(result, GatewayError) and not isinstance(result, StillToSend):
+                    raise result
+        if not lacking:
+            return results
+        sent = yield from self._exchange_in_parts(
+            url,
+            [wire[i] for i in lacking],
+            [estimates[i] for i in lacking],
+            [receipts[i] for i in lacking],
+            return_exceptions,
+            None if params_texts is None else [params_texts[i] for i in lacking],
+            records_budget_refusal,
+            alone="sent alone: the tape answered the rest of its JSON-RPC batch",
+        )
+        for index, result in zip(lacking, sent, strict=True):
+            results[index] = result
         return results
 
     def _exchange_in_parts(
@@ -642,9 +746,12 @@ class NodeCore:
         receipts: list[Receipt],
         return_exceptions: bool,
         params_texts: list[str] | None,
+        records_budget_refusal: bool,
+        alone: str = ALONE_AFTER_REFUSAL,
     ) -> Steps:
         """A batch's calls in batches of at most `max_batch` (read again before each part: a
-        part refused as too large lowers it), a part of one sent as a plain call. With
+        part refused as too large lowers it), a part of one sent as a plain call (its ledger
+        note: `alone`). With
         `return_exceptions`, a part that fails whole after an earlier part was answered gives
         its error to each call not answered, so the answers already paid for are kept; the
         first part's failure is raised, as one batch's would be."""
@@ -663,6 +770,9 @@ class NodeCore:
                                 estimates[start],
                                 receipts[start],
                                 return_exceptions,
+                                None if params_texts is None else params_texts[start],
+                                records_budget_refusal,
+                                alone,
                             )
                         )
                     )
@@ -680,6 +790,7 @@ class NodeCore:
                                 params_texts=None
                                 if params_texts is None
                                 else params_texts[start:end],
+                                records_budget_refusal=records_budget_refusal,
                             )
                         )
                     )
@@ -699,6 +810,9 @@ class NodeCore:
         estimate: Estimate,
         receipt: Receipt,
         return_exceptions: bool,
+        params_text: str | None,
+        records_budget_refusal: bool,
+        note: str = ALONE_AFTER_REFUSAL,
     ) -> Steps:
         """One call of a batch sent as a plain JSON-RPC request (its receipt adds the cost)."""
         method, params, kind = call
@@ -709,7 +823,9 @@ class NodeCore:
             method=method,
             estimate=estimate,
             receipt=receipt,
-            note="sent alone: the node refused it in a larger JSON-RPC batch",
+            note=note,
+            params=(_compact(params) if params_text is None else params_text,),
+            records_budget_refusal=records_budget_refusal,
         )
         try:
             return (yield from exchange.run())
@@ -794,18 +910,36 @@ class NodeCore:
             return  # nothing to write, and no ledger display to wake
         now = self.meter.clock()
         label = self.endpoint.label
-        entries: dict[str, Entry] = {}  # one immutable entry per method, shared by its hits
-        for name in set(map(_METHOD_NAME_OF, calls)):
-            entries[name] = Entry(
-                now, label, name, 0, 0.0, "ok", cache_hit=True, note=CACHE_HIT_NOTE
-            )
-        if len(entries) == 1:
-            recorded = [next(iter(entries.values()))] * len(calls)
+        make = Entry._make
+        # Every field but `params` (the last) is the same for a method's hits: made once each.
+        heads = {
+            name: Entry(now, label, name, 0, 0.0, "ok", cache_hit=True, note=CACHE_HIT_NOTE)[:-1]
+            for name in set(map(_METHOD_NAME_OF, calls))
+        }
+        params = map(_WIRE_JSON_OF, map(_BOUND_OF, calls))
+        if len(heads) == 1:
+            head = next(iter(heads.values()))
+            recorded = [make((*head, text)) for text in params]
         else:
-            recorded = list(map(entries.__getitem__, map(_METHOD_NAME_OF, calls)))
+            names = map(_METHOD_NAME_OF, calls)
+            recorded = [
+                make((*heads[name], text)) for name, text in zip(names, params, strict=True)
+            ]
         for call in calls:
             call.receipt = CACHE_HIT
         self.meter.ledger.record_many(recorded)
+
+    def record_not_sent(self, calls: Sequence[PreparedCall], status: str, note: str) -> None:
+        """One 0 RU ledger entry per call never sent (see `Node.record_not_sent`)."""
+        if not calls:
+            return
+        now, label, note = self.meter.clock(), self.endpoint.label, clip(note, 300)
+        self.meter.ledger.record_many(
+            [
+                Entry(now, label, call.method, 0, 0.0, status, note=note, params=wire)
+                for call, wire in zip(calls, map(_WIRE_JSON_OF, map(_BOUND_OF, calls)), strict=True)
+            ]
+        )
 
     def remember(self, answers: list[tuple[Cacheable, BoundCall, Any, str | None]]) -> Steps:
         """Store the answers that are final now (see `_cache` for the policy), each given with
@@ -855,6 +989,14 @@ _METHOD_NAME_OF = attrgetter("bound.method.name")
 _FIRST: Callable[[Any], Any] = itemgetter(0)
 _SECOND: Callable[[Any], Any] = itemgetter(1)
 _KEY_OF = attrgetter("key")
+
+
+def _compact(params: Any) -> str:
+    """Params outside the catalog's binding as compact JSON (the ledger's `params`)."""
+    try:
+        return COMPACT_JSON.encode(params)
+    except (TypeError, ValueError):  # not JSON: the request itself will say so
+        return repr(params)
 
 
 def _catalog_method(name: str) -> Method | None:
@@ -947,8 +1089,14 @@ class _BaseNode:
     def gateway(self) -> str:
         """The identity of the gateway this node is reached through (a digest of its host and
         chain, never its key or port): with the node's name, method and params, a call's
-        identity for the response cache and datasets."""
+        identity for the response cache and datasets. Replaying a tape, the gateway the tape
+        recorded this node at."""
         return self._core.gateway
+
+    def record_not_sent(self, calls: Sequence[PreparedCall], error: BaseException) -> None:
+        """One ledger entry per call that a caller decided not to send for `error` (a bulk run
+        that the budget stopped): 0 RU, its status the error's name, its note the error."""
+        self._core.record_not_sent(calls, type(error).__name__, str(error))
 
     def spec(self) -> NodeSpec:
         """This node as another process opens it (a worker of a distributed run)."""
@@ -1148,9 +1296,13 @@ class AsyncNode(_BaseNode):
         *,
         return_exceptions: bool = False,
         check_cache: bool = True,
+        records_budget_refusal: bool = True,
     ) -> list[Any]:
         steps = self._core.send_batch(
-            calls, return_exceptions=return_exceptions, check_cache=check_cache
+            calls,
+            return_exceptions=return_exceptions,
+            check_cache=check_cache,
+            records_budget_refusal=records_budget_refusal,
         )
         return await self._run(steps)
 

@@ -202,9 +202,20 @@ class PlatformMethods:
         """
         return self._request(NODES, (), {"ordering": ordering, "page": page}, checked_page)
 
+    def _first_page_steps(self, ordering: str | None) -> Any:
+        """The first page of a listing, its ledger entry noted as one (`listing_note`)."""
+        call = self._core.prepare(NODES, (), {"ordering": ordering})
+        return self._core.send(call, note=listing_note(1))
+
     def _first_page(self, ordering: str | None) -> str:
         params = {"ordering": ordering} if ordering else {}
         return str(httpx.URL(self._core.endpoint.join("/" + NODES), params=params))
+
+
+def listing_note(page: int) -> str:
+    """The ledger note of a listing's page: the API has no page size, so listing every node is
+    one request per page, and the ledger says which listing each is part of."""
+    return f"page {page} of one node listing"
 
 
 class AsyncPlatform(PlatformMethods, AsyncNode):
@@ -213,7 +224,7 @@ class AsyncPlatform(PlatformMethods, AsyncNode):
     async def iter_nodes(self, *, ordering: str | None = None) -> AsyncIterator[dict[str, Any]]:
         """Every node of every page, following `next` until it is null."""
         pages = _Pages(self._first_page(ordering))
-        page = await self.list_nodes_page(ordering=ordering)
+        page = checked_page(await self._run(self._first_page_steps(ordering)))
         read = 0
         while True:
             for record in page["results"]:
@@ -222,7 +233,8 @@ class AsyncPlatform(PlatformMethods, AsyncNode):
             if not page.get("next"):
                 return
             link = pages.check(page["next"])
-            page = checked_page(await self._run(self._core.follow(link, NODES)), read)
+            note = listing_note(len(pages.seen))
+            page = checked_page(await self._run(self._core.follow(link, NODES, note=note)), read)
 
     async def list_nodes(self, *, ordering: str | None = None) -> list[dict[str, Any]]:
         """Every node of every page, as a list."""
@@ -237,7 +249,7 @@ class Platform(PlatformMethods, Node):
     def iter_nodes(self, *, ordering: str | None = None) -> Iterator[dict[str, Any]]:
         """Every node of every page, following `next` until it is null."""
         pages = _Pages(self._first_page(ordering))
-        page = self.list_nodes_page(ordering=ordering)
+        page = checked_page(self._run(self._first_page_steps(ordering)))
         read = 0
         while True:
             yield from page["results"]
@@ -245,7 +257,8 @@ class Platform(PlatformMethods, Node):
             if not page.get("next"):
                 return
             link = pages.check(page["next"])
-            page = checked_page(self._run(self._core.follow(link, NODES)), read)
+            note = listing_note(len(pages.seen))
+            page = checked_page(self._run(self._core.follow(link, NODES, note=note)), read)
 
     def list_nodes(self, *, ordering: str | None = None) -> list[dict[str, Any]]:
         """Every node of every page, as a list."""

@@ -163,7 +163,9 @@ def batch_request(
         answers = parse_json(response)
         if not isinstance(answers, list):
             refuse_batch_answer(answers, response.status_code)
-        if len(answers) == 1 and len(ids) > 1:
+        # A tape's answer to a batch holds the calls it has: one of them alone is that call's
+        # answer, never a node's refusal of the whole batch.
+        if len(answers) == 1 and len(ids) > 1 and getattr(response, "replayed", None) is None:
             refuse_whole_batch(answers[0], ids[0], response.status_code)
         results = _results_in_order(answers, ids, kinds, checks)
         if results is not None:
@@ -181,7 +183,7 @@ def batch_request(
                     )
                 answer = by_id.get(key)
                 if answer is None:
-                    raise MalformedResponse(f"the batch answer lacks id {request_id}")
+                    raise _unanswered(response, request_id)
                 # Found by its id: the id check `interpret_rpc` makes is done already. A
                 # result without an error is read here, the rest by `interpret_rpc`.
                 if type(answer) is dict and answer.get("error") is None and "result" in answer:
@@ -201,6 +203,17 @@ def batch_request(
         return results
 
     return HTTPRequest("POST", url, json=body, headers=headers, content=text), interpret
+
+
+def _unanswered(response: Answer, request_id: int) -> GatewayError:
+    """Why a batch answer lacks a call's answer: a tape says which calls it does not hold
+    (each its own `TapeMiss` replaying, or `StillToSend` recording on, while the others
+    replay); from a node it is malformed."""
+    replayed = getattr(response, "replayed", None)  # an httpx.Response has none
+    missed = replayed.misses.get(request_id) if replayed is not None else None
+    if isinstance(missed, GatewayError):
+        return missed
+    return MalformedResponse(f"the batch answer lacks id {request_id}")
 
 
 _json_text = json.encoder.encode_basestring_ascii  # a str as JSON, ASCII only

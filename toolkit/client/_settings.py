@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from os import PathLike
-from typing import Any, TypedDict, TypeVar
+from typing import Any, Literal, TypedDict, TypeVar
 
 from .._errors import ValidationError
 from ..catalog import DEFAULT_PRICING, PricingTable
@@ -27,6 +27,10 @@ from ._tape import Tape, tape_from
 from ._transport import DEFAULT_TIMEOUT, RetryPolicy
 
 RateLimitSetting = RateLimiter | float | str | None
+# A tape to record or replay: a file, a `Tape`, or None for NODE_GATEWAY_TAPE; and its mode (None
+# for NODE_GATEWAY_TAPE_MODE).
+TapeSetting = str | PathLike[str] | Tape | None
+TapeMode = Literal["record", "replay", "auto"] | None
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -117,8 +121,8 @@ class SettingsOptions(TypedDict, total=False):
     trust_env: bool
     allow_insecure_http: bool
     max_answer_bytes: int
-    tape: str | PathLike[str] | Tape | None
-    tape_mode: str | None
+    tape: TapeSetting
+    tape_mode: TapeMode
 
 
 OPTIONS = tuple(f.name for f in dataclasses.fields(Settings))

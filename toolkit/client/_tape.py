@@ -15,17 +15,24 @@ a batch of 100 recorded is answered as two batches of 50, or one by one.
 - ``replay``: no socket is opened. A call gets its recorded answers in order (the last again
   once they run out), as an `Answer` marked replayed: it costs 0 RU, and its ledger entry keeps
   what it cost when recorded (``recorded_ru``) and when (the ledger's time is the tape's). A
-  call the tape does not hold is a `TapeMiss` at once, naming the node, method and params.
+  call the tape does not hold is a `TapeMiss` at once, naming the node, method and params; in a
+  JSON-RPC batch, only that call (`Replayed.misses`), the others replay. A replaying node's
+  gateway identity (`_identity`) is the recording's host for it, whatever its URL.
 - ``auto``: replay when the file exists, else record. A recording that did not finish (its
   kernel was killed before closing the gateway or exiting: the file does not say ``finished``)
   is recorded on instead: a request whose calls the file answers gets those answers (0 RU, as a
-  replay), any other is sent and recorded after them, so what it holds is never paid twice.
+  replay), any other is sent and recorded after them, so what it holds is never paid twice. A
+  JSON-RPC batch of which it holds some calls gets those, and the node sends only the others
+  (`StillToSend`, `NodeCore._exchange_batch`).
 
 The file is gzip-compressed JSON lines, readable after ``gunzip``: a header (format, version,
 when it was recorded, the toolkit's version, the nodes by name, chain and host), then one line
 per call identity. Everything written passes through the toolkit's scrubber: registered keys
-anywhere, URLs in answers (the platform's node list holds endpoint URLs with their keys) reduced
-to their host, and nothing of the request but the call's identity. It is written whole (temporary
+anywhere, key material of every URL in an answer's text and kept headers (`redact_text`: the
+platform's node list holds endpoint URLs with their keys; an error may quote the URL called),
+and nothing of the request but the call's identity. A file is checked line by line when read
+(`_parse`): a tape edited by hand, written by another program or inflating like a bomb is a
+`TapeError` naming its line, never a raw error in a replayed call. It is written whole (temporary
 file, fsync, rename) when the gateway closes, at exit, and at most every `SAVE_SECONDS` while
 answers come in; the temporary files of saves that were killed go at the next save.
 """
@@ -36,27 +43,31 @@ import atexit
 import contextlib
 import functools
 import gzip
+import io
 import json
+import math
 import os
 import secrets
 import threading
 import time
 import weakref
 import zlib
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
-from .._errors import TapeError, TapeMiss, ValidationError
+from .._errors import GatewayError, TapeError, TapeMiss, ValidationError
 from .._files import remove_dead_writers_files, write_atomically
-from .._json import load_bounded
-from .._redact import redact_answer, scrub, warn
+from .._json import MAX_DEPTH, NotJSONNumber, load_bounded
+from .._redact import clip, redact_answer, redact_text, scrub, warn
 from .._version import __version__
 from ..catalog import charge, key_params
-from ._http import Answer, LazyModule, Replayed
-from ._transport import Send, StepClient, _send_async, _send_sync, attempt_fate
+from ._http import MAX_ANSWER_BYTES, Answer, LazyModule, Replayed
+from ._transport import Send, StepClient, StillToSend, _send_async, _send_sync, attempt_fate
+from ._urls import clean_url
 
 if TYPE_CHECKING:
     import asyncio
@@ -126,6 +137,9 @@ class Tape:
                 }
         else:
             self.header = {"recorded": datetime.now(UTC).isoformat(timespec="seconds")}
+        # A new recording's time is that of its first answer, on the ledger's clock (the
+        # sandbox's own, for it), not the wall's: set by `record`.
+        self._dated = mode == "replay" or not self._finished_on_disk
         self.mode = mode
         self.resumed = not self._finished_on_disk
         """Recording on from a recording that never finished (see `answer_recorded`)."""
@@ -161,6 +175,16 @@ class Tape:
         """The nodes the tape has answers of: name -> chain and host (with its port)."""
         return dict(self._nodes)
 
+    def recorded_url(self, core: NodeCore) -> str:
+        """Where `core`'s node was when the tape recorded it (its host and port: what its
+        gateway's identity is made of, `_identity`); a node the tape never recorded, nowhere."""
+        name, _ = _node_of(core)
+        info = self._nodes.get(name)
+        host = (
+            info["host"] if info is not None else (self.header.get("known_nodes") or {}).get(name)
+        )
+        return f"//{host or 'tape.invalid'}"
+
     def cost(self) -> tuple[int, int]:
         """What the recorded calls cost (billed, maybe billed), every answer counted."""
         billed = unconfirmed = 0
@@ -195,6 +219,9 @@ class Tape:
             prices = [prices[0]] * len(keys)
         at = when.isoformat(timespec="milliseconds")
         with self._lock:
+            if not self._dated:
+                self.header["recorded"] = when.isoformat(timespec="seconds")
+                self._dated = True
             for key, answer, (likely, ru) in zip(keys, answers, prices, strict=True):
                 billed, unconfirmed = charge(fate, likely, ru)
                 record = self._calls.get(key)
@@ -264,7 +291,7 @@ class Tape:
                 "unconfirmed_ru": unconfirmed,
                 "finished": finished,
             }
-            lines = [json.dumps(header, sort_keys=True)]
+            lines = [scrub(json.dumps(header, sort_keys=True))]  # its gateway's name, say
             for key in sorted(self._calls):
                 record = {k: v for k, v in self._calls[key].items() if k != "pending"}
                 lines.append(json.dumps(record, sort_keys=True, ensure_ascii=False))
@@ -303,8 +330,7 @@ class Tape:
                 continue
             for node, info in header.get("nodes", {}).items():
                 self._nodes.setdefault(node, info)
-            for record in records:
-                key = _record_key(record)
+            for key, record in records.items():
                 mine = self._calls.setdefault(
                     key, {**record, "answers": [], "ru": 0, "unconfirmed_ru": 0, "pending": [0, 0]}
                 )
@@ -316,43 +342,64 @@ class Tape:
         with contextlib.suppress(OSError):  # gone, or a worker still writing into it
             _parts_folder(self.path).rmdir()
 
-    def answer(self, keys: list[Key]) -> list[dict[str, Any]] | TapeMiss:
-        """The next recorded answer of each call, or a `TapeMiss` for the first it lacks."""
+    def answer(self, keys: list[Key]) -> list[dict[str, Any] | TapeMiss]:
+        """The next recorded answer of each call, or a `TapeMiss` for each call it lacks (the
+        others of a batch still replay: growing an analysis against its tape misses only the
+        calls added since)."""
         with self._lock:
-            found = []
+            found: list[dict[str, Any] | TapeMiss] = []
             for key in keys:
                 record = self._calls.get(key)
                 if record is None or not record["answers"]:
-                    node, chain, call, params = key
-                    return TapeMiss(
-                        f"the tape {self.path.name} holds no answer for {call} with params "
-                        f"{params} on {node} ({chain}); nothing was sent. Record the tape "
-                        "again (tape_mode='record') to add it",
-                        call={"node": node, "chain": chain, "method": call, "params": params},
-                        node=node,
-                        method=call,
-                    )
+                    found.append(self._miss(key))
+                    continue
                 index = self._next.get(key, 0)
                 answers = record["answers"]
                 found.append(answers[min(index, len(answers) - 1)])
                 self._next[key] = index + 1
-            self._clock = max(self._clock, *(answer["at"] for answer in found))
+            times = [answer["at"] for answer in found if isinstance(answer, dict)]
+            self._clock = max(self._clock, *times) if times else self._clock
             return found
 
-    def answer_recorded(self, keys: list[Key]) -> list[dict[str, Any]] | None:
+    def _miss(self, key: Key) -> TapeMiss:
+        node, chain, call, params = key
+        return TapeMiss(
+            f"the tape {self.path.name} holds no answer for {call} with params "
+            f"{params} on {node} ({chain}); nothing was sent. Record the tape "
+            "again (tape_mode='record') to add it",
+            call={"node": node, "chain": chain, "method": call, "params": params},
+            node=node,
+            method=call,
+        )
+
+    def answer_recorded(
+        self, keys: list[Key], *, partly: bool = False
+    ) -> list[dict[str, Any] | None] | None:
         """Recording on from a recording that died: the next answer the file holds of each
-        call, so that no call it answered is paid for again; None when one has none left (the
-        request is sent, and its answers recorded after those)."""
+        call, so that no call it answered is paid for again; None when it holds none of them
+        (the request is sent, and its answers recorded after those). When it holds some:
+        with `partly` (a JSON-RPC batch), those, and None for each other call (sent next, on
+        its own: see `StillToSend`); else None, and all are sent. Taken in one step, so two
+        requests in flight never both take one answer."""
         with self._lock:
             taken: dict[Key, int] = {}
-            found = []
+            found: list[dict[str, Any] | None] = []
             for key in keys:
                 record = self._calls.get(key)
                 index = self._next.get(key, 0) + taken.get(key, 0)
                 if record is None or index >= len(record["answers"]):
-                    return None
+                    found.append(None)
+                    continue
                 found.append(record["answers"][index])
                 taken[key] = taken.get(key, 0) + 1
+            held = len(keys) - found.count(None)
+            # An answer to a whole request (an HTTP error kept under each of its calls) is not
+            # one call's, and cannot answer a part of a batch.
+            if held == 0 or (
+                held < len(keys)
+                and not (partly and all("item" in answer for answer in found if answer))
+            ):
+                return None
             for key, count in taken.items():
                 self._next[key] = self._next.get(key, 0) + count
             return found
@@ -364,8 +411,9 @@ class Tape:
         return datetime.fromisoformat(self._clock or self.header["recorded"])
 
 
-def _read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A tape file's header and call records; `TapeError` for a file that is not one."""
+def _read(path: Path) -> tuple[dict[str, Any], dict[Key, dict[str, Any]]]:
+    """A tape file's header and call records by call identity; `TapeError` for a file that
+    is not one."""
     return _parse(_bytes_of(path), path)
 
 
@@ -376,68 +424,178 @@ def _bytes_of(path: Path) -> bytes:
         raise TapeError(f"{path} is not a tape that can be read ({error})") from None
 
 
+def parse_tape(data: bytes, path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A tape file's bytes as its header and call records, checked as a replay checks them (a
+    `TapeError` naming the line otherwise): for what reads a tape without replaying it."""
+    header, calls = _calls_of(data, path)
+    return header, list(calls.values())
+
+
 @functools.lru_cache(maxsize=2)
 def _calls_of(data: bytes, path: Path) -> tuple[dict[str, Any], dict[Key, dict[str, Any]]]:
     """A replayed tape's header and records by call identity, parsed once per process for the
     same bytes: Dask unpickles a replayed tape for each partition (on the scheduler, then on
     the worker), and every copy shares what was parsed, read-only, each at its own place in it.
     Two kept at most: a parsed tape outlives its gateway here, and a large one is large."""
-    header, records = _parse(data, path)
-    calls = {_record_key(r): r for r in records}
-    return header, calls
+    return _parse(data, path)
 
 
-def _parse(data: bytes, path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    try:
-        text = gzip.decompress(data).decode()
-        lines = [json.loads(line) for line in text.splitlines() if line.strip()]
-    except (OSError, EOFError, ValueError, zlib.error) as error:  # BadGzipFile is an OSError
-        raise TapeError(
-            f"{path} is not a tape that can be read ({error}): it is torn or damaged; record "
-            "it again (tape_mode='record') or restore it from where it came from"
-        ) from None
-    header = lines[0] if lines and isinstance(lines[0], dict) else {}
+# A tape is inflated, parsed and held whole, so what it may inflate to is bounded as a live
+# answer is (`MAX_ANSWER_BYTES`), or, for a larger file, by how far JSON lines compress: a tape
+# of a hundred thousand near-identical answers shrinks about 90 times, a gzip bomb a thousand.
+MAX_INFLATION = 128
+# The most one recorded answer may say it cost: far above any call's price, far below what
+# would overflow a ledger's sum.
+MAX_RECORDED_RU = 10**9
+MAX_LATENCY_S = 86_400.0
+# A line holds answers (each nested no deeper than the transport lets an answer be) inside its
+# record: decoding stops past that, before recursing (a RecursionError caught is too late where
+# the C stack is smaller than the recursion limit allows: a thread, or a raised limit).
+LINE_DEPTH = MAX_DEPTH + 8
+_DAMAGED = "record it again (tape_mode='record') or restore it from where it came from"
+
+
+def _parse(data: bytes, path: Path) -> tuple[dict[str, Any], dict[Key, dict[str, Any]]]:
+    """A tape's header and call records by call identity, each checked as far as a replay
+    reads it: anything wrong in a file edited by hand or written by another program is a
+    `TapeError` naming its line, never a raw error later in a replayed call or in the ledger."""
+    text = _inflate(data, path)
+    lines: list[tuple[int, Any]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            lines.append((number, load_bounded(line, LINE_DEPTH)))
+        except NotJSONNumber as error:  # NaN, Infinity: written by hand, not by us
+            raise TapeError(
+                f"{path} is damaged: line {number} holds a number JSON cannot ({error}); {_DAMAGED}"
+            ) from None
+        except ValueError as error:  # nested past reading included: measured, never recursed
+            raise TapeError(
+                f"{path} is not a tape that can be read (line {number} is not JSON: "
+                f"{str(error)[:80]}): it is torn or damaged; {_DAMAGED}"
+            ) from None
+    header = lines[0][1] if lines and isinstance(lines[0][1], dict) else {}
     if header.get("format") != FORMAT:
-        raise TapeError(
-            f"{path} is not a tape (no {FORMAT!r} header): record it again "
-            "(tape_mode='record') or restore it from where it came from"
-        )
+        raise TapeError(f"{path} is not a tape (no {FORMAT!r} header): {_DAMAGED}")
     if header.get("version") != VERSION:
         raise TapeError(
             f"{path} is a tape of version {header.get('version')!r}; this toolkit "
             f"({__version__}) reads version {VERSION}: record it again, or upgrade"
         )
-    if not _header_whole(header):
-        raise TapeError(f"{path} is damaged: its header lacks its nodes or when it was recorded")
-    for number, record in enumerate(lines[1:], start=2):
+    problem = _header_damage(header)
+    if problem is not None:
+        raise TapeError(f"{path} is damaged: line {lines[0][0]} (its header) {problem}; {_DAMAGED}")
+    records: dict[Key, dict[str, Any]] = {}
+    seen: dict[Key, int] = {}
+    for number, record in lines[1:]:
         problem = _damage(record)
         if problem is not None:  # edited by hand, say: refused now, not a KeyError in a call
-            raise TapeError(f"{path} is damaged: line {number} {problem}; record it again")
-    return header, lines[1:]
+            raise TapeError(f"{path} is damaged: line {number} {problem}; {_DAMAGED}")
+        key = _record_key(record)  # two spellings of one call are one call
+        if key in seen:  # which of the two is the call's is not ours to guess
+            raise TapeError(
+                f"{path} is damaged: lines {seen[key]} and {number} both hold {record['call']} "
+                f"with params {clip(record['params'], 80)} on {record['node']}; a call has one "
+                f"line; {_DAMAGED}"
+            )
+        seen[key] = number
+        records[key] = record
+    return header, records
 
 
-def _header_whole(header: dict[str, Any]) -> bool:
-    """Whether a replay can read the header: when it was recorded, the nodes by name (each with
-    its chain and host) and the hosts of the nodes the gateway knew."""
+def _inflate(data: bytes, path: Path) -> str:
+    """The text of a tape file, inflated no further than `MAX_INFLATION` times its size (or
+    `MAX_ANSWER_BYTES`, for a small one): a small file that grows far past that is refused
+    before it fills the memory."""
+    limit = max(MAX_ANSWER_BYTES, MAX_INFLATION * len(data))
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as file:
+            inflated = file.read(limit + 1)  # decompressed a piece at a time, up to the limit
+        if len(inflated) > limit:
+            raise TapeError(
+                f"{path} is not a tape that can be read: its {len(data):,} bytes inflate past "
+                f"{limit:,} (a tape's JSON lines compress {MAX_INFLATION} times at most); "
+                f"{_DAMAGED}"
+            )
+        return inflated.decode()
+    except (OSError, EOFError, ValueError, zlib.error) as error:  # BadGzipFile is an OSError
+        raise TapeError(
+            f"{path} is not a tape that can be read ({error}): it is torn or damaged; {_DAMAGED}"
+        ) from None
+
+
+def _header_damage(header: dict[str, Any]) -> str | None:
+    """What a replay could not read in the header (when it was recorded, the nodes by name,
+    each with its chain and host, the hosts of the nodes the gateway knew, how time passed),
+    or None."""
+    if not _is_time(header.get("recorded")):
+        return "lacks when it was recorded (a time with its UTC offset, from 1970 to 2200)"
     nodes, known = header.get("nodes", {}), header.get("known_nodes") or {}
-    return (
-        _is_time(header.get("recorded"))
-        and isinstance(nodes, dict)
-        and all(
-            isinstance(info, dict) and all(isinstance(info.get(f), str) for f in ("chain", "host"))
-            for info in nodes.values()
-        )
-        and isinstance(known, dict)
-        and all(isinstance(host, str) for host in known.values())
-    )
+    if not isinstance(nodes, dict) or not all(
+        isinstance(info, dict) and isinstance(info.get("chain"), str) for info in nodes.values()
+    ):
+        return "lacks its nodes, each with its chain and host"
+    if not isinstance(known, dict):
+        return "has known nodes that are not an object of hosts"
+    hosts = [*(info.get("host") for info in nodes.values()), *known.values()]
+    bad = [host for host in hosts if not _is_host(host)]
+    if bad:
+        return f"has a node host that is no host ({clip(repr(bad[0]), 60)}; a host is name[:port])"
+    request_s = header.get("request_s")
+    if request_s is not None and not _is_number(request_s, low=1e-6, high=MAX_LATENCY_S):
+        return "says time passed by a number of seconds a request that is no such number"
+    if not isinstance(header.get("gateway"), str | None):
+        return "names its gateway with something other than text"
+    seed = header.get("sandbox_seed")
+    if seed is not None and not _is_whole(seed, -(2**63), 2**63):
+        return "has a sandbox seed that is not a whole number"
+    if not isinstance(header.get("finished", True), bool):
+        return "says whether it finished with something other than true or false"
+    return None
 
 
 def _is_time(text: Any) -> bool:
-    try:
-        datetime.fromisoformat(text)
-    except (TypeError, ValueError):
+    """An ISO 8601 time with its UTC offset (what a recording writes), from 1970 to 2200: a
+    ledger's time column holds no other."""
+    if not isinstance(text, str):
         return False
-    return True
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return when.tzinfo is not None and 1970 <= when.year <= 2200
+
+
+def _is_number(value: Any, *, low: float, high: float) -> bool:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and low <= value <= high
+    )
+
+
+def _is_whole(value: Any, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _is_ru(value: Any) -> bool:
+    return _is_whole(value, 0, MAX_RECORDED_RU)
+
+
+def _is_host(host: Any) -> bool:
+    """A host and maybe its port (``name``, ``name:port``, ``[::1]:port``), as a recording
+    writes one: what a replay makes its nodes' URLs of, and their gateway's identity."""
+    if not isinstance(host, str) or not host or len(host) > 300:
+        return False
+    try:
+        parts = urlsplit(f"//{host}")
+        parts.port  # noqa: B018 (a port out of range, or not a number, raises)
+        clean_url(f"http://{host}/")
+    except (ValueError, ValidationError):
+        return False
+    return parts.netloc == host and bool(parts.hostname) and "@" not in host
 
 
 def _damage(record: Any) -> str | None:
@@ -446,21 +604,26 @@ def _damage(record: Any) -> str | None:
         return "is not an object"
     if not all(isinstance(record.get(field), str) for field in ("node", "chain", "call", "params")):
         return "lacks the node, chain, call or params of its call"
-    if not all(isinstance(record.get(cost), int) for cost in ("ru", "unconfirmed_ru")):
-        return "lacks what its call cost"
+    if not all(_is_ru(record.get(cost)) for cost in ("ru", "unconfirmed_ru")):
+        return f"lacks what its call cost (whole RU from 0 to {MAX_RECORDED_RU:,})"
     answers = record.get("answers")
     if not isinstance(answers, list):
         return "has no list of answers"
     for answer in answers:
         if not isinstance(answer, dict) or not _is_time(answer.get("at")):
-            return "has an answer without the time it was recorded"
-        if not all(isinstance(answer.get(cost), int) for cost in ("ru", "unconfirmed_ru")):
-            return "has an answer without what it cost"
+            return "has an answer without the time it was recorded (with its UTC offset)"
+        if not all(_is_ru(answer.get(cost)) for cost in ("ru", "unconfirmed_ru")):
+            return f"has an answer without what it cost (whole RU from 0 to {MAX_RECORDED_RU:,})"
+        if not _is_number(answer.get("latency_s", 0.0), low=0.0, high=MAX_LATENCY_S):
+            return "has an answer that took no number of seconds from 0 to a day"
         if "item" in answer:
-            if not isinstance(answer["item"], dict):
+            item = answer["item"]
+            if not isinstance(item, dict):
                 return "has a JSON-RPC answer that is not an object"
-        elif not isinstance(answer.get("status"), int) or "body" not in answer:
-            return "has an answer without its status and body"
+            if "id" in item or "jsonrpc" in item:  # the request's own, given when replayed
+                return "has a JSON-RPC answer with an id of its own"
+        elif not _is_whole(answer.get("status"), 100, 599) or "body" not in answer:
+            return "has an answer without its status (100 to 599) and body"
         elif not all(isinstance(answer.get(h), str | None) for h in ("type", "retry_after")):
             return "has an answer whose headers are not text"
         elif isinstance(answer["body"], dict) and not isinstance(
@@ -610,31 +773,76 @@ class TapeClient(StepClient):
     def _replay(self, step: Send) -> Answer | TapeMiss:
         keys, ids = self._calls(step)
         found = self.tape.answer(keys)
-        if isinstance(found, TapeMiss):
-            return found
+        if not isinstance(step.request.json, list) and isinstance(found[0], TapeMiss):
+            return found[0]  # one call: its miss is the request's
         return self._answer(step, ids, found)
 
     def _recorded(self, step: Send) -> Answer | None:
-        """Recording on from a recording that died: the answer its file holds, if it does."""
+        """Recording on from a recording that died: the answer its file holds, if it does. A
+        JSON-RPC batch of which it holds some calls gets those, and `Replayed.misses` names the
+        others as `StillToSend`: the node sends them next, on their own, so that a resumed run
+        in batches pays for the calls the tape lacks and for no other."""
         if not self.tape.resumed:
             return None
         keys, ids = self._calls(step)
-        found = self.tape.answer_recorded(keys)
-        return None if found is None else self._answer(step, ids, found)
+        batch = ids is not None and isinstance(step.request.json, list)
+        found = self.tape.answer_recorded(keys, partly=batch)
+        if found is None:
+            return None
+        return self._answer(
+            step,
+            ids,
+            [
+                self._still_to_send(key) if answer is None else answer
+                for key, answer in zip(keys, found, strict=True)
+            ],
+        )
 
-    def _answer(self, step: Send, ids: list[Any] | None, found: list[dict[str, Any]]) -> Answer:
-        """The answer of a request from the recorded answers of its calls."""
-        costs = tuple((answer["ru"], answer["unconfirmed_ru"]) for answer in found)
-        replayed = Replayed(costs, found[0]["at"], found[0].get("latency_s", 0.0))
-        first = found[0]
-        if "item" not in first or ids is None:  # an answer to the whole request
-            headers = {"content-type": first.get("type") or "application/json"}
-            if first.get("retry_after") is not None:
-                headers["retry-after"] = first["retry_after"]
-            return Answer(first["status"], headers, _body_bytes(first["body"]), replayed)
+    def _still_to_send(self, key: Key) -> StillToSend:
+        _, _, call, params = key
+        return StillToSend(
+            f"the tape {self.tape.path.name} holds no answer for {call} with params {params}: "
+            "it is sent next, on its own",
+            node=self.node,
+            method=call,
+        )
+
+    def _answer(
+        self, step: Send, ids: list[Any] | None, found: Sequence[dict[str, Any] | GatewayError]
+    ) -> Answer:
+        """The answer of a request from the recorded answers of its calls; a batch answer
+        lacks the calls the tape does not hold, which `Replayed.misses` names (by request id,
+        each its `TapeMiss`, or `StillToSend` when recording on)."""
+        costs = tuple(
+            (0, 0) if isinstance(answer, GatewayError) else (answer["ru"], answer["unconfirmed_ru"])
+            for answer in found
+        )
+        held = [answer for answer in found if not isinstance(answer, GatewayError)]
+        first = held[0] if held else None
+        misses = {}
+        if ids is not None:
+            misses = {
+                i: miss
+                for i, miss in zip(ids, found, strict=True)
+                if isinstance(miss, GatewayError)
+            }
+        replayed = Replayed(
+            costs,
+            None if first is None else first["at"],
+            0.0 if first is None else first.get("latency_s", 0.0),
+            misses,
+        )
+        whole = next((answer for answer in held if "item" not in answer), None)
+        if whole is not None or ids is None:  # an answer to the whole request
+            whole = whole or held[0]
+            headers = {"content-type": whole.get("type") or "application/json"}
+            if whole.get("retry_after") is not None:
+                headers["retry-after"] = whole["retry_after"]
+            return Answer(whole["status"], headers, _body_bytes(whole["body"]), replayed)
         items = [
-            {"jsonrpc": "2.0", "id": request_id, **answer.get("item", {})}
+            {"jsonrpc": "2.0", "id": request_id, **answer["item"]}
             for request_id, answer in zip(ids, found, strict=True)
+            if not isinstance(answer, GatewayError)
         ]
         body = items if isinstance(step.request.json, list) else items[0]
         return Answer(200, {"content-type": "application/json"}, _json_bytes(body), replayed)
@@ -668,7 +876,7 @@ def _split(answer: Any, ids: list[Any] | None, count: int) -> list[dict[str, Any
     id) per call when the answer is one, else the whole answer under each."""
     content = answer.content
     try:
-        body = json.loads(content)
+        body = load_bounded(content)
     except ValueError:
         body = None
     if ids is not None and answer.status_code == 200:
@@ -679,13 +887,21 @@ def _split(answer: Any, ids: list[Any] | None, count: int) -> list[dict[str, Any
             found = [by_id.get(json.dumps(request_id)) for request_id in ids]
             if all(item is not None for item in found):
                 return [{"item": _item(cast("dict[str, Any]", item))} for item in found]
+    # Headers and text pass the same scrubbing as a JSON body: a gateway may echo the URL it
+    # was called at (its key in it) anywhere, an error page or a header included.
+    kept_headers = {
+        name: None if value is None else redact_text(value)
+        for name, value in (
+            ("type", answer.headers.get("content-type")),
+            ("retry_after", answer.headers.get("retry-after")),
+        )
+    }
     whole = {
         "status": answer.status_code,
-        "type": answer.headers.get("content-type"),
-        "retry_after": answer.headers.get("retry-after"),
+        **kept_headers,
         "body": redact_answer(body)
         if body is not None
-        else {"text": scrub(content.decode("utf-8", "replace"))},
+        else {"text": redact_text(content.decode("utf-8", "replace"))},
     }
     return [dict(whole) for _ in range(count)]
 

@@ -232,6 +232,13 @@ class DeadlinePassed(Exception):
     """The call's deadline passed before this attempt could be sent (so it was not)."""
 
 
+class StillToSend(GatewayError):
+    """A call of a JSON-RPC batch that a recording resumed from one that died (`Tape.resumed`)
+    does not hold: its tape answered the batch's other calls (0 RU, as a replay) and sent
+    nothing; the node sends this one next (`NodeCore._exchange_batch`), and enters it in the
+    ledger then. Never a caller's result."""
+
+
 @functools.cache
 def not_sent_errors() -> tuple[type[BaseException], ...]:
     """Failures that prove the request never reached the gateway; any other may have (a
@@ -315,6 +322,15 @@ def interruption_status(error: BaseException) -> str:
     return type(error).__name__
 
 
+def _with_params(entries: list[Entry], params: tuple[str, ...]) -> list[Entry]:
+    """Each call's entry with its params (the entries of a batch's calls that read alike are
+    one object until then)."""
+    if len(params) != len(entries):
+        return entries
+    make = Entry._make  # `params` is the last field
+    return [make((*entry[:-1], text)) for entry, text in zip(entries, params, strict=True)]
+
+
 @dataclass(slots=True)  # slots: one per call
 class Exchange:
     """Everything about one logical call except the HTTP client that carries it.
@@ -342,6 +358,11 @@ class Exchange:
     # The calls a JSON-RPC batch carries, as (method, likely RU, RU, archive): the limiter counts
     # each, and the ledger gets one entry per call, so RU by method stays true for batched work.
     parts: tuple[tuple[str, int, int, bool | None], ...] = ()
+    # Each call's params as compact JSON (one, or one per part), for the ledger's `params`.
+    params: tuple[str, ...] = ()
+    # False for a batch whose calls, if the budget refuses it whole, are sent again one by one
+    # (a bulk run): the refusal is then no call of its own, and leaves no ledger entry.
+    records_budget_refusal: bool = True
     answered_attempts: int = 0
     unanswered_attempts: int = 0
     answer: Answer | None = None  # the last answer read (its body, for the response cache)
@@ -438,16 +459,19 @@ class Exchange:
         if self.replayed_at is not None:
             latency = self.recorded_latency_s
         sent = self.answered_attempts + self.unanswered_attempts > 0
+        if not sent and not self.records_budget_refusal and status == "BudgetExceeded":
+            return
         recorded = self.recorded or [(0, 0)]
+        params = self.params
         if not self.parts:  # one call, one entry
             part = (self.method, likely, self.ru, self.archive)
             entry = self._entry(part, status, now, latency, retries, sent, recorded[0])
-            self.meter.ledger.record(entry)
+            self.meter.ledger.record(entry._replace(params=params[0]) if params else entry)
             return
-        # One entry per call; calls of a batch that read alike share one immutable entry (a
-        # batch of 100 balances at archive blocks is 100 rows of one entry, made once).
+        # One entry per call; calls of a batch that read alike share one entry but their params
+        # (made once, each call's params then set in one pass: `_with_params`).
         made: dict[tuple[Any, ...], Entry] = {}
-        entries = []
+        entries: list[Entry] = []
         statuses = self._statuses(status, result, len(self.parts))
         if statuses is None and len(recorded) == 1:  # each call as the request went
             # Calls of one part read alike: an entry per distinct part, found in C per call.
@@ -455,19 +479,27 @@ class Exchange:
                 part: self._entry(part, status, now, latency, retries, sent, recorded[0])
                 for part in dict.fromkeys(self.parts)
             }
-            self.meter.ledger.record_many(list(map(by_part.__getitem__, self.parts)))
+            alike = list(map(by_part.__getitem__, self.parts))
+            self.meter.ledger.record_many(_with_params(alike, params))
             return
+        parts = self.parts
         if statuses is None:
-            statuses = [status] * len(self.parts)
-        costs = recorded if len(recorded) == len(self.parts) else [recorded[0]] * len(self.parts)
-        for part, part_status, cost in zip(self.parts, statuses, costs, strict=True):
+            statuses = [status] * len(parts)
+        costs = recorded if len(recorded) == len(parts) else [recorded[0]] * len(parts)
+        if _STILL_TO_SEND in statuses:  # entered when they are sent, as what they cost then
+            kept = [i for i, part_status in enumerate(statuses) if part_status != _STILL_TO_SEND]
+            parts = tuple(parts[i] for i in kept)
+            statuses = [statuses[i] for i in kept]
+            costs = [costs[i] for i in kept]
+            params = tuple(params[i] for i in kept) if len(params) == len(self.parts) else params
+        for part, part_status, cost in zip(parts, statuses, costs, strict=True):
             shared = made.get((part, part_status, cost))
             if shared is None:
                 shared = made[(part, part_status, cost)] = self._entry(
                     part, part_status, now, latency, retries, sent, cost
                 )
             entries.append(shared)
-        self.meter.ledger.record_many(entries)
+        self.meter.ledger.record_many(_with_params(entries, params))
 
     def _entry(
         self,
@@ -490,12 +522,13 @@ class Exchange:
             latency_s=latency,
             status=status,
             retries=retries,
-            archive=archive,
+            archive=archive is True,
             note=self.note,
             sent=sent,
             recorded_ru=recorded[0],
             recorded_unconfirmed_ru=recorded[1],
-            replayed=self.replayed_at is not None,
+            # A call of a replayed batch that the tape lacks was not replayed.
+            replayed=self.replayed_at is not None and status != "TapeMiss",
         )
 
     @staticmethod
@@ -559,6 +592,9 @@ class Exchange:
                 + (f": {reason})" if reason else ")")
             )
         raise outcome
+
+
+_STILL_TO_SEND = StillToSend.__name__
 
 
 def _utc(text: str) -> datetime:
@@ -772,6 +808,7 @@ __all__ = [
     "RetryPolicy",
     "Send",
     "Sleep",
+    "StillToSend",
     "bearer",
     "drive_async",
     "drive_sync",

@@ -126,7 +126,8 @@ def create_app(
 ) -> Starlette:
     """The gateway for `world`; pass `meter`/`faults` to share them with the caller.
     `batch_limit`: the most calls a JSON-RPC batch may hold; a larger one is refused as geth
-    refuses it (`_jsonrpc.refuse_batch`), and billed as received. None (the default): any."""
+    refuses it (one -32600 "batch too large" error), and billed as received. None (the
+    default): any."""
     gateway = SandboxApp(world, meter, faults, batch_limit)
     app = Starlette(routes=gateway.routes(), exception_handlers={Exception: _internal_error})
     app.state.gateway = gateway

@@ -15,7 +15,9 @@ The pieces work on their own too:
 
 Every form comes from the catalog (`Method.params`) and is checked by the catalog
 (`Method.bind`); the RU preview is `node.estimate`; results go through `toolkit.frames` and
-`toolkit.plots`. Nothing on screen carries a node URL or key: nodes are shown by name.
+`toolkit.plots`. `static_html(widget)` draws a widget as it is now, with no script, for a page
+with no kernel (a rendered report). Nothing on screen carries a node URL or key: nodes are shown
+by name.
 """
 
 from ._builder import WorkloadBuilder, workload_builder
@@ -26,6 +28,7 @@ from ._ledger_view import LedgerView
 from ._method import MethodExplorer
 from ._picker import NodePicker
 from ._results import Presentation, present
+from ._static import snapshots, static_html
 
 __all__ = [
     "Explorer",
@@ -38,5 +41,7 @@ __all__ = [
     "explorer",
     "present",
     "sandbox_examples",
+    "snapshots",
+    "static_html",
     "workload_builder",
 ]

@@ -417,15 +417,28 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
     def _plan(self) -> Workload:
         method, node = self.method, self.client
         assert method is not None and node is not None  # `refresh` plans only when both are set
+        first, last, step = self.first.value, self.last.value, self.step.value
+        # Each end is a block the catalog must take (int64 at most: a range ending at 2**63-1
+        # or past it is named here, not an OverflowError from counting it).
+        pin = next(param for param in method.params if param.name == method.pin)
+        for name, value in (("from block", first), ("to", last)):
+            try:
+                pin.kind.check(value)
+            except ValueError as error:  # the catalog's `Broken`, with its rule
+                rule = getattr(error, "rule", "")
+                shown = f"{name}: {error}" + (f" (rule: {rule})" if rule else "")
+                raise _Problem("blocks", shown) from None
         try:
-            blocks = block_range(self.first.value, self.last.value, self.step.value)
+            blocks = block_range(first, last, step)
         except ValidationError as error:
             raise _Problem("blocks", _rule_text(error)) from None
         address_input = row_input(method)
         addresses = [line.strip() for line in self.addresses.value.splitlines() if line.strip()]
         if address_input is not None and not addresses:
             raise _Problem("addresses", "give at least one address, one per line (rule: required)")
-        calls = len(blocks) * (len(addresses) if address_input is not None else 1)
+        # Counted, not `len(blocks)`: a range of more than 2**63 blocks has no len.
+        count = (blocks.stop - 1 - blocks.start) // blocks.step + 1
+        calls = count * (len(addresses) if address_input is not None else 1)
         if calls > self.max_calls:
             raise _Problem(
                 "calls",
@@ -553,17 +566,23 @@ class WorkloadBuilder(ShownOnce, widgets.VBox):
 
 def _headline(node: str, rows: pd.DataFrame, preview: Preview | None, seconds: float) -> str:
     summary = rows.attrs["summary"]
-    failed = summary["failed"]
+    failed, refused = summary["failed"], summary.get("budget_refused", 0)
     previewed = f" (previewed {preview.ru_high:,} at most)" if preview is not None else ""
     fails = ""
-    if failed:
-        first = rows[rows["error"].notna()].iloc[0]
+    if refused:
         fails = (
+            f", <b>stopped at the budget</b>: {summary['calls'] - refused:,} done, "
+            f"{refused:,} not sent (raise the budget and run again)"
+        )
+    if failed:
+        errors = rows["error"]
+        first = rows[errors.notna() & errors.ne("BudgetExceeded")].iloc[0]
+        fails += (
             f", <b>{failed:,} failed</b>, the first with <b>{text(first['error'])}</b>: "
             f"{text(first['message'])} (every error is in <code>builder.results</code>)"
         )
     return message(
-        "warn" if failed else "ok",
+        "warn" if failed or refused else "ok",
         f"<b>{summary['calls']:,} calls</b> on <b>{text(node)}</b>: {summary['ru']:,} RU"
         f"{previewed}{fails}, {seconds:,.1f} s",
     )

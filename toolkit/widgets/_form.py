@@ -131,7 +131,15 @@ class TextField(Field):
         if not raw:
             return None
         if self.param.kind.name in _NUMBER_KINDS and _DECIMAL.fullmatch(raw):
-            return int(raw)
+            try:
+                return int(raw)
+            except ValueError:  # more digits than Python reads (sys.get_int_max_str_digits)
+                digits = len(raw.lstrip("-").replace("_", ""))
+                raise InputError(
+                    self.path,
+                    f"a number of {digits:,} digits is past what this parameter takes "
+                    f"({self.param.kind.doc})",
+                ) from None
         return raw
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from .._errors import ValidationError
+from .._redact import clip
 from ..client import Meter
 from ._html import STYLE, frame_table, text
 from ._live import Follower
@@ -32,8 +33,13 @@ class LedgerView(widgets.VBox):
         self.gauge = widgets.IntProgress(
             min=0, max=1, value=0, layout=widgets.Layout(width="220px")
         )
-        self.budget_input = widgets.BoundedIntText(
-            value=self._suggested_budget(), min=0, max=10**12, step=100, description="Budget (RU)"
+        # Text, not a number box: with no budget set it is empty (a number box always shows
+        # some number, which read as a budget), and what is typed is judged by `check_budget`.
+        self.budget_input = widgets.Text(
+            value=self._shown_budget(),
+            placeholder="no budget: type RU",
+            description="Budget (RU)",
+            continuous_update=False,
         )
         self.message = widgets.HTML()
         self.message.add_class("toolkit-ledger-message")
@@ -54,18 +60,32 @@ class LedgerView(widgets.VBox):
             ]
         )
         self.add_class("toolkit-ledger")
-        self.set_button.on_click(lambda _button: self.set_budget(self.budget_input.value))
+        self.set_button.on_click(lambda _button: self._set_typed_budget())
         self.clear_button.on_click(lambda _button: self.set_budget(None))
         # Calls made anywhere (code cells, workloads) and budgets set anywhere redraw the view.
         self._shown_limit: int | None = None
         self._follower = Follower(meter.ledger, self.refresh)
         self.refresh()
 
-    def _suggested_budget(self) -> int:
-        budget = self.meter.budget  # `Meter.budget` is None unless a limit is set
-        if budget is not None and budget.limit is not None:
-            return budget.limit
-        return self.meter.ledger.counted_ru + 1_000
+    def _shown_budget(self) -> str:
+        """The budget that is set, or nothing (`Meter.budget` is None unless a limit is set)."""
+        budget = self.meter.budget
+        return "" if budget is None or budget.limit is None else str(budget.limit)
+
+    def _set_typed_budget(self) -> None:
+        typed = self.budget_input.value.strip().replace(",", "").replace("_", "")
+        if not typed:
+            self.set_budget(None)
+            return
+        if not typed.isdigit() or len(typed) > 15:  # 10**15 RU is past any plan
+            self._show_problem(
+                f"must be a whole number of RU, at most 15 digits, got {clip(typed, 40)!r}"
+            )
+            return
+        self.set_budget(int(typed))
+
+    def _show_problem(self, detail: str) -> None:
+        self.message.value = f'{STYLE}<span class="tk-error">{text(detail)}</span>'
 
     def __repr__(self) -> str:
         return f"<LedgerView of {self.meter!r}>"
@@ -76,7 +96,7 @@ class LedgerView(widgets.VBox):
         try:
             self.meter.set_budget(ru)
         except ValidationError as error:
-            self.message.value = f'{STYLE}<span class="tk-error">{text(error.detail)}</span>'
+            self._show_problem(error.detail)
             return
         self.message.value = ""
         self.refresh()
@@ -87,6 +107,8 @@ class LedgerView(widgets.VBox):
         if budget is None:
             self.totals.value = f"<b>{text(spent)}</b> · no budget set"
             self.gauge.layout.visibility = "hidden"
+            if self._shown_limit is not None:  # removed elsewhere: never overwrite typing
+                self.budget_input.value = ""
         else:
             limit, remaining = budget.limit, budget.remaining
             assert limit is not None and remaining is not None  # `Meter.budget` has a limit
@@ -94,7 +116,7 @@ class LedgerView(widgets.VBox):
                 f"<b>{text(spent)}</b> · budget {limit:,} RU, <b>{max(0, remaining):,} RU left</b>"
             )
             if limit != self._shown_limit:  # set elsewhere: never overwrite typing
-                self.budget_input.value = limit
+                self.budget_input.value = str(limit)
             self.gauge.max = max(limit, 1)
             self.gauge.value = min(budget.spent + budget.reserved, self.gauge.max)
             self.gauge.bar_style = "danger" if remaining <= 0 else "info"

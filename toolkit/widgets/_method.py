@@ -216,10 +216,8 @@ class MethodExplorer(widgets.VBox):
         estimate = self.estimate
         badge = "tk-ru tk-ru-archive" if estimate.archive else "tk-ru"
         cost = f"{estimate.low} RU" if estimate.exact else f"{estimate.low}-{estimate.high} RU"
-        lines = [
-            f'<span class="{badge}">{text(cost)}</span>'
-            f'<span class="tk-muted">node.estimate():</span> {text(estimate)}'
-        ]
+        # The cost once, in the badge, then why (`str(estimate)` would say the cost again).
+        lines = [f'<span class="{badge}">{text(cost)}</span>{text(estimate.reason)}']
         if problem:
             lines.append(f'<span class="tk-muted">{text(problem)}</span>')
         budget = node.meter.budget

@@ -61,6 +61,7 @@ class Interrupted(Exception):
 
 
 INTERRUPTED = Interrupted.__name__  # the ``error`` column's text for such a row
+BUDGET_EXCEEDED = BudgetExceeded.__name__  # ... and for a call the budget stop left unsent
 
 
 class Item:
@@ -142,6 +143,7 @@ class BulkRun:
         # what finished (see the module doc).
         self.stopped: BaseException | None = None
         self.failed = 0  # calls finished with an error so far (the bar shows them)
+        self.refused = 0  # ... of them, those the budget stop left unsent (shown apart)
         self._queue: asyncio.Queue[list[Item]] = asyncio.Queue()
         self._batch_verdicts: dict[int, asyncio.Event] = {}  # per node: first batch answered
         self._to_send: list[Item] | None = None  # what the cache did not answer
@@ -292,11 +294,13 @@ class BulkRun:
                 self._queue.task_done()
 
     async def _send(self, unit: list[Item]) -> None:
-        if self.budget_refusal is not None:
-            self._finish(unit, error=self._not_sent())
-            return
-        stop = self.stop_sending() if self.stop_sending is not None else None
+        stop: Exception | None = self._not_sent() if self.budget_refusal is not None else None
+        if stop is None and self.stop_sending is not None:
+            stop = self.stop_sending()
         if stop is not None:
+            # Each call the run does not send is a ledger entry too, as each is a row of its
+            # frame: the ledger joins the frame call by call.
+            unit[0].node.record_not_sent([item.call for item in unit], stop)
             self._finish(unit, error=stop)
             return
         if len(unit) == 1:
@@ -337,7 +341,10 @@ class BulkRun:
         failure: GatewayError | None
         try:
             results = await node.aio.send_batch(
-                [item.call for item in unit], return_exceptions=True, check_cache=False
+                [item.call for item in unit],
+                return_exceptions=True,
+                check_cache=False,
+                records_budget_refusal=False,  # its calls are sent one by one then
             )
         except BatchRefused:
             self._requeue_singly(unit)
@@ -399,22 +406,24 @@ class BulkRun:
                 item.succeed(result)
             else:
                 item.fail(error)
-        self._done(unit, failed=0 if error is None else len(unit))
+        refused = len(unit) if isinstance(error, BudgetExceeded) else 0
+        self._done(unit, failed=0 if error is None else len(unit), refused=refused)
 
-    def _done(self, unit: list[Item], failed: int = 0) -> None:
+    def _done(self, unit: list[Item], failed: int = 0, refused: int = 0) -> None:
         if not unit:
             return
         if self.on_done is not None:
             self.on_done(unit)
-        self._advance(len(unit), failed)
+        self._advance(len(unit), failed, refused)
 
-    def _advance(self, count: int, failed: int = 0) -> None:
+    def _advance(self, count: int, failed: int = 0, refused: int = 0) -> None:
         """Move the progress bar on; a bar that fails is dropped (see the module doc)."""
         self.failed += failed
+        self.refused += refused
         if self.progress is None:
             return
         if failed:
-            show_failures(self.progress, self.failed)
+            show_failures(self.progress, self.failed - self.refused, self.refused)
         try:
             self.progress.update(count)
         except Exception as error:
@@ -496,10 +505,12 @@ def results(items: Sequence[Item]) -> tuple[pd.DataFrame, dict[str, int]]:
     ru, unconfirmed, cache_hit = _receipt_columns(receipts)
     columns["ru"], columns["unconfirmed_ru"], columns["cache_hit"] = ru, unconfirmed, cache_hit
     interrupted = sum(type(e) is Interrupted for e in failures) if failed else 0
+    refused = sum(type(e) is BudgetExceeded for e in failures) if failed else 0
     counts = {
         "calls": n,
-        "failed": n - failures.count(None) - interrupted,
+        "failed": n - failures.count(None) - interrupted - refused,
         "interrupted": interrupted,
+        "budget_refused": refused,
         "cache_hits": int(cache_hit.sum()),
         "ru": int(ru.sum()),
         "unconfirmed_ru": int(unconfirmed.sum()),
@@ -511,10 +522,12 @@ def results(items: Sequence[Item]) -> tuple[pd.DataFrame, dict[str, int]]:
 def row_counts(frame: pd.DataFrame) -> dict[str, int]:
     """What `results` counts, for a frame made otherwise (rows resumed from a dataset)."""
     interrupted = int(frame["error"].eq(INTERRUPTED).sum())
+    refused = int(frame["error"].eq(BUDGET_EXCEEDED).sum())
     return {
         "calls": len(frame),
-        "failed": len(frame) - int(frame["error"].array.isna().sum()) - interrupted,
+        "failed": len(frame) - int(frame["error"].array.isna().sum()) - interrupted - refused,
         "interrupted": interrupted,
+        "budget_refused": refused,
         "cache_hits": int(frame["cache_hit"].to_numpy().sum()),
         "ru": int(frame["ru"].to_numpy().sum()),
         "unconfirmed_ru": int(frame["unconfirmed_ru"].to_numpy().sum()),
@@ -680,15 +693,18 @@ def check_progress(progress: Any) -> None:
         )
 
 
-def show_failures(bar: Any, failed: int) -> None:
-    """Say on the bar that `failed` calls failed: in its postfix and in red, where it has them
-    (tqdm's text and notebook bars). A bar that filled up green read as a run that went well when
-    every call had been refused. Only cosmetic: a bar that has neither, or refuses them, is left as
-    it is (the run warns of its failures anyway)."""
+def show_failures(bar: Any, failed: int, refused: int = 0) -> None:
+    """Say on the bar that `failed` calls failed, and `refused` were not sent for the budget:
+    in its postfix and in red, where it has them (tqdm's text and notebook bars). A bar that
+    filled up green read as a run that went well when every call had been refused. Only
+    cosmetic: a bar that has neither, or refuses them, is left as it is (the run warns anyway)."""
+    said = [f"{failed:,} failed"] if failed else []
+    if refused:
+        said.append(f"{refused:,} not sent: budget")
     try:
         postfix = getattr(bar, "set_postfix_str", None)
         if callable(postfix):
-            postfix(f"{failed:,} failed", refresh=False)  # drawn by the update that follows
+            postfix(", ".join(said), refresh=False)  # drawn by the update that follows
         if hasattr(bar, "colour") and bar.colour != "red":
             bar.colour = "red"
     except Exception:  # cosmetic: see the doc

@@ -221,11 +221,14 @@ class Journal:
         self._recorded += len(new)
         lines = []
         start = 0
+        # Entries as they count spending, without `params` (the last field): the journal is what
+        # the budget needs, and a batch's calls that read alike but for their params are then
+        # one line (a line per call would fill a worker's disk quota far sooner).
+        counted = [entry[1:-1] for entry in new]
         for end in range(1, len(new) + 1):
-            # A batch's calls that read alike share one entry object: one line for them.
-            if end == len(new) or new[end] is not new[start]:
+            if end == len(new) or counted[end] != counted[start]:
                 entry = new[start]
-                lines.append(_line(["e", end - start, entry.time.isoformat(), *entry[1:]]))
+                lines.append(_line(["e", end - start, entry.time.isoformat(), *counted[start]]))
                 start = end
         return b"".join(lines)
 

@@ -56,7 +56,8 @@ class Provenance:
     replayed: int = 0
     recorded_ru: int = 0
     recorded_unconfirmed_ru: int = 0
-    tape: str | None = None  # "<file> recorded <when>", when the calls came from a tape
+    tape: str | None = None  # "<file> recorded <when>", when the gateway has a tape
+    tape_replaying: bool = False  # the tape is replayed (else recorded, or no tape)
     toolkit_version: str = __version__
     python_version: str = field(default_factory=_platform.python_version)
     time: datetime = field(default_factory=lambda: datetime.now(UTC))
@@ -110,8 +111,17 @@ class Provenance:
         return rows
 
     def replay_line(self) -> str:
-        """What a replay cost, beside what its recording did."""
+        """What a replay cost, beside what its recording did; recording, what is recorded."""
+        if self.tape is None:
+            return "no tape: every call went to the gateway"
         recorded = _ru(self.recorded_ru, self.recorded_unconfirmed_ru)
+        if not self.tape_replaying:
+            line = f"recording to the tape {self.tape}"
+            if self.replayed:  # recording on from an unfinished recording, which answered these
+                line += (
+                    f"; {self.replayed:,} calls answered from its earlier recording at {recorded}"
+                )
+            return line
         return (
             f"{self.replayed:,} calls replayed from the tape {self.tape} at {recorded}; "
             f"{_ru(self.total_ru, self.unconfirmed_ru)} now"
@@ -185,7 +195,10 @@ def provenance(gateway: Gateway, *, entries: Sequence[Entry] | None = None) -> P
         # embedded sandbox, the sandbox's own time (`Meter.clock`).
         tape=f"{tape.path.name} recorded {tape.recorded_at:%Y-%m-%d %H:%M} UTC"
         if tape is not None and replaying
+        else f"{tape.path.name} (started {tape.recorded_at:%Y-%m-%d %H:%M} UTC)"
+        if tape is not None
         else None,
+        tape_replaying=replaying,
         time=tape.recorded_at if tape is not None and replaying else gateway.meter.clock(),
         sandbox_time=gateway.sandbox is not None and not replaying,
     )

@@ -371,7 +371,9 @@ class Workload:
 
         Nothing raises for one call: a failed call is a row with its error. When the budget
         refuses a call, the run stops sending, and that call and every call not yet sent are
-        rows with the error ``BudgetExceeded`` (0 RU).
+        rows with the error ``BudgetExceeded`` (0 RU), each a ledger entry too;
+        ``summary["budget_refused"]`` counts them (not ``summary["failed"]``), and the run's one
+        warning says it stopped at the budget, how many calls are done and how to finish.
 
         With `dataset` (a folder), the rows are also written there as calls finish, as a
         partitioned Parquet dataset (files of at most `rows_per_file` rows; read it with
@@ -379,7 +381,8 @@ class Workload:
         run that dies loses only the calls in flight. A run into a folder that holds rows
         already sends only the calls that have no successful row there: an interrupted run
         continues where it stopped, and a finished one costs 0 RU. Their rows come from the
-        dataset (``ru`` 0, ``cache_hit`` True; ``summary["from_dataset"]`` counts them). One run
+        dataset (``ru`` 0, ``cache_hit`` True; ``summary["from_dataset"]`` counts them, apart from
+        ``summary["cache_hits"]``: the response cache's answers). One run
         writes into a dataset at a time: another waits for it (`wait_for_dataset`, saying who
         holds it) or raises `toolkit.DatasetBusy` at once. See the Datasets guide.
 
@@ -418,7 +421,7 @@ class Workload:
                 )
             else:
                 frame = run_sync(self._run(bar, concurrency, batch_size, writer))
-            self._keep(frame, bar)
+            self._keep(frame, bar, dataset)
         except KeyboardInterrupt:
             if client is not None:
                 raise  # the cluster's workers write their rows into the dataset themselves
@@ -475,7 +478,7 @@ class Workload:
                 )
             else:
                 frame = await self._run(bar, concurrency, batch_size, writer)
-            self._keep(frame, bar)
+            self._keep(frame, bar, dataset)
         except (asyncio.CancelledError, KeyboardInterrupt) as stop:
             if client is None:
                 # The cancel itself goes on, as asyncio code expects; a note says what was kept.
@@ -517,35 +520,37 @@ class Workload:
         self.last_result = None
         return concurrency, batch_size, partition_size, writer, bar
 
-    def _keep(self, frame: pd.DataFrame, bar: Any) -> None:
-        """Keep a finished run's frame in `last_result`, and say if calls failed: on the bar
-        (for a run on a cluster; a local run's bar says so as they fail) and in one warning."""
-        from ._bulk import show_failures
+    def _keep(self, frame: pd.DataFrame, bar: Any, dataset: Any = None) -> None:
+        """Keep a finished run's frame in `last_result`, and say if calls failed or the budget
+        stopped the run: on the bar (for a run on a cluster; a local run's bar says so as they
+        fail) and in one warning."""
+        from ._bulk import BUDGET_EXCEEDED, show_failures
 
         self.last_result = frame
         summary = frame.attrs["summary"]
-        failed = summary["failed"]
-        if not failed:
+        failed, refused = summary["failed"], summary["budget_refused"]
+        if not failed and not refused:
             return
         if bar is not None:
-            show_failures(bar, failed)
-        errors = frame["error"].value_counts()
-        kinds = ", ".join(f"{count:,} {name}" for name, count in errors.items())
-        hint = " (gw.budget says what is left)" if "BudgetExceeded" in errors.index else ""
-        earlier = ""
+            show_failures(bar, failed, refused)
+        said = []
+        if refused:
+            said.append(_budget_stop_message(summary, dataset))
+        if failed:
+            errors = frame["error"].value_counts().drop(BUDGET_EXCEEDED, errors="ignore")
+            kinds = ", ".join(f"{count:,} {name}" for name, count in errors.items())
+            said.append(
+                f"{failed:,} of {summary['calls']:,} calls failed: {kinds}; their rows say why "
+                "(the error and message columns)"
+            )
         previous = self.previous_result
         if previous is not None:
             ok = len(previous) - int(previous["error"].notna().sum())
-            earlier = (
-                f"; the frame of the run before ({ok:,} of {len(previous):,} calls answered) "
+            said.append(
+                f"the frame of the run before ({ok:,} of {len(previous):,} calls answered) "
                 "is in work.previous_result"
             )
-        warn(
-            f"{failed:,} of {summary['calls']:,} calls failed: {kinds}{hint}; their rows say "
-            f"why (the error and message columns){earlier}",
-            RuntimeWarning,
-            stacklevel=3,  # the caller of run() or arun()
-        )
+        warn("; ".join(said), RuntimeWarning, stacklevel=3)  # the caller of run() or arun()
 
     def _stopped_result(self) -> pd.DataFrame:
         """The frame of the run that was just stopped, in `last_result`: the one `_run` kept,
@@ -842,6 +847,9 @@ def _finish(
         assert previous is not None  # the dataset's rows answered `reused` calls
         frame = _with_previous_rows(frame, previous, done)
         counts = row_counts(frame)
+        # Their rows say cache_hit (0 RU now), but the response cache did not answer them:
+        # `from_dataset` counts them.
+        counts["cache_hits"] -= reused
     frame.attrs["summary"] = {
         **counts,
         "preview_ru_high": preview_high,
@@ -999,6 +1007,27 @@ def _at_least_one(value: Any, name: str) -> int:
     if value < 1:
         raise ValidationError(f"must be at least 1, got {value}", param=name, rule="min")
     return int(value)
+
+
+def _budget_stop_message(summary: dict[str, Any], dataset: Any) -> str:
+    """What a run the budget stopped did, and how to go on (`summary` is the run's)."""
+    total, refused = summary["calls"], summary["budget_refused"]
+    done = total - refused - summary["interrupted"]
+    if dataset is not None:
+        again = (
+            f"run it again into the same dataset ({os.fspath(dataset)}) and only those "
+            f"{refused:,} are sent"
+        )
+    else:
+        again = (
+            "run it again: every call not in the response cache is sent again (run into a "
+            "dataset, dataset=<folder>, a run after a stop sends only the rest)"
+        )
+    return (
+        f"the budget stopped the run: {done:,} of {total:,} calls done, {refused:,} not sent "
+        f"(their rows say error 'BudgetExceeded', 0 RU); gw.budget says what is left. To "
+        f"finish, raise the budget (gw.set_budget(...)) and {again}"
+    )
 
 
 def _stop_message(frame: pd.DataFrame, dataset: Any) -> str:
