@@ -431,3 +431,18 @@ def test_events_take_their_blocks_times(gateway):
     assert events["time"].dtype == blocks["time"].dtype
     with pytest.raises(frames.FrameError, match="blocks"):
         frames.evm_events(logs, blocks=[1, 2])
+
+
+def test_the_bar_says_the_splits_and_is_not_red_when_every_part_was_answered(capped):
+    import io
+
+    from tqdm import tqdm
+
+    capped.cap, capped.refusal, capped.faults = 40, "geth", False
+    bar = tqdm(total=4, file=io.StringIO())
+    with toolkit.node(capped.url, chain="ethereum", retry=ONE_TRY) as eth:
+        work = toolkit.Workload().logs(eth, from_block=100, to_block=299, blocks_per_call=50)
+        run = work.run(progress=bar)
+    assert run["error"].isna().all() and len(run) == 8
+    assert bar.postfix == "4 refused ranges split" and bar.colour is None
+    assert bar.total == 12 and bar.n == 12  # 4 chunks refused, 8 parts answered

@@ -732,7 +732,7 @@ class Workload:
         for position, row in enumerate(done):
             if row is None:
                 by_position[position] = next(sending)
-        priced_high, stopped = 0, None
+        priced_high, stopped, splits = 0, None, 0
         while stopped is None:
             new_calls: list[tuple[int, list[PlannedCall]]] = []
             for position, item in enumerate(by_position):
@@ -745,6 +745,7 @@ class Workload:
                 new_calls.append((position, _chunk_calls(item.node, item.call, ranges)))
             if not new_calls:
                 break
+            splits += len(new_calls)
             # Splice each refused chunk's parts in its place (from the end: positions hold).
             to_send: list[PlannedCall] = []
             for position, parts in reversed(new_calls):
@@ -767,7 +768,10 @@ class Workload:
                 if row is None and by_position[position] is None:
                     by_position[position] = next(sent)
             stopped = run.stopped
-        return [item for item in by_position if item is not None], priced_high, stopped
+        kept = [item for item in by_position if item is not None]
+        if splits and progress is not None:
+            _show_splits(progress, splits, sum(item.error is not None for item in kept))
+        return kept, priced_high, stopped
 
     def _splice(
         self,
@@ -966,6 +970,22 @@ def _check_run_arguments(
                 rule="folder",
             )
     return concurrency, batch_size, rows_per_file, partition_size
+
+
+def _show_splits(bar: Any, splits: int, failed: int) -> None:
+    """Say on the bar how many refused chunks were split, and that the calls which failed
+    are only those still failed: a refusal split into answered parts is no failure (cosmetic,
+    as `_bulk.show_failures`)."""
+    said = f"{splits:,} refused range{'s' if splits != 1 else ''} split"
+    said += f", {failed:,} failed" if failed else ""
+    try:
+        postfix = getattr(bar, "set_postfix_str", None)
+        if callable(postfix):
+            postfix(said, refresh=True)
+        if hasattr(bar, "colour"):
+            bar.colour = "red" if failed else None
+    except Exception:  # cosmetic: see the doc
+        pass
 
 
 def _chunk_calls(
