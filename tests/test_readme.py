@@ -81,6 +81,9 @@ def test_guide_examples_run_in_order(path):
     if path.stem == "widgets":  # the workload builder's example: 18 RU previewed and spent
         builder = namespace["builder"]
         assert builder.preview.ru_high == builder.results.attrs["summary"]["ru"] == 18
+    if path.stem == "contracts-and-events":  # 10 chunks, the last one full, the others archive
+        assert len(namespace["scan"]) == 10 and namespace["scan"].preview().ru_high == 19
+        assert len(namespace["transfers"]) > 0 and namespace["balances"]["error"].isna().all()
 
 
 def test_dependency_table_is_the_same_in_readme_and_docs():

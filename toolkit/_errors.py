@@ -12,6 +12,7 @@
     │   ├── MalformedResponse  not JSON, truncated JSON, HTML, wrong content type, shape or id
     │   ├── BatchRefused       the node takes no JSON-RPC batches, or none this large
     │   ├── RPCError           a JSON-RPC error object (code, message, data)
+    │   │   └── LogRangeRefused  eth_getLogs refused for its block range or result size
     │   ├── TronError          TRON's HTTP-200 ``{"Error": "..."}``
     │   │   └── AmbiguousAssetName
     │   ├── TonError           toncenter's ``{"ok": false, "code": ..., "error": ...}``
@@ -190,6 +191,26 @@ class RPCError(ResponseError):
         super().__init__(f"JSON-RPC error {code}: {rpc_message}", **kw)
 
 
+class LogRangeRefused(RPCError):
+    """A node refused an ``eth_getLogs`` call for its block range or the size of its answer
+    (Alchemy's "Log response size exceeded", Infura's "query returned more than 10000 results",
+    reth's "query exceeds max results"...): ask for fewer blocks. `suggested`: the
+    ``(fromBlock, toBlock)`` the node's message proposes, when it names one. Never a rate limit
+    (the texts say "limit" and "exceeded" too): retrying the same range cannot succeed."""
+
+    def __init__(
+        self,
+        code: int | None,
+        rpc_message: str,
+        *,
+        suggested: tuple[int, int] | None = None,
+        data: Any = None,
+        **kw,
+    ):
+        self.suggested = suggested
+        super().__init__(code, rpc_message, data=data, **kw)
+
+
 class TronError(ResponseError):
     """The TRON node answered HTTP 200 with an ``Error`` field instead of a result."""
 
@@ -302,6 +323,7 @@ __all__ = [
     "DatasetError",
     "GatewayError",
     "HTTPStatusError",
+    "LogRangeRefused",
     "MalformedResponse",
     "PlatformError",
     "QuotaExceeded",

@@ -439,3 +439,39 @@ def test_a_run_on_a_cluster_is_recorded_by_its_workers_and_replays_in_one_proces
     assert metered_ru(sandbox) == 0
     columns = ["node", "method", "params", "result", "value", "error"]
     pd.testing.assert_frame_equal(frame[columns], recorded[columns])
+
+
+def test_a_scan_on_the_cluster_keeps_one_row_per_chunk_and_splits_refusals_on_the_next_run(
+    dask_client, tmp_path
+):
+    """A partition splits nothing (its rows are one per call it was given: a split there lost
+    rows); the refused chunks are rows, and the next run splits them from the dataset, on the
+    cluster or here, sending only the parts."""
+    from tests.workloads.test_log_scans import ONE_TRY, CappedLogNode, _logs_of_block
+
+    capped = CappedLogNode()
+    capped.cap = 40
+    try:
+        with toolkit.node(capped.url, chain="ethereum", retry=ONE_TRY) as eth:
+
+            def scan() -> Workload:
+                return Workload().logs(eth, from_block=100, to_block=299, blocks_per_call=50)
+
+            dataset = tmp_path / "scan"
+            with pytest.warns(RuntimeWarning, match="4 of 4 calls failed: 4 LogRangeRefused"):
+                first = scan().run(progress=False, dataset=dataset, client=dask_client)
+            assert len(first) == 4 and len(capped.asked) == 4
+            capped.asked.clear()
+            second = scan().run(progress=False, dataset=dataset, client=dask_client)
+            assert second["error"].isna().all() and len(second) == 8  # each chunk in two
+            # Alchemy's refusal proposes a third of the range (`_with_range`): taken.
+            parts = [(a, a + 16) for a in range(100, 300, 50)]
+            parts += [(a + 17, a + 49) for a in range(100, 300, 50)]
+            assert sorted(capped.asked) == sorted(parts)
+            capped.asked.clear()
+            local = scan().run(progress=False, dataset=dataset)
+            assert capped.asked == [] and list(local["params"]) == list(second["params"])
+            truth = [log for n in range(100, 300) for log in _logs_of_block(n)]
+            assert sum(map(len, local["result"])) == len(truth)
+    finally:
+        capped.close()

@@ -1,11 +1,12 @@
 """The catalog layer: every spec method declared once, its pricing rules, and the encodings.
 
 Pure data and pure functions, no I/O: validation (`Method.bind`), RU pricing (`PricingTable`), the
-billing model shared by the client and the sandbox (`billing`), and address/quantity encodings
-(`toolkit.catalog.encoding`). Every other layer reads it; it imports none of them.
+billing model shared by the client and the sandbox (`billing`), address/quantity encodings
+(`toolkit.catalog.encoding`) and a small Solidity ABI codec (`toolkit.catalog.abi`). Every other
+layer reads it; it imports none of them.
 """
 
-from . import encoding
+from . import abi, encoding
 from ._billing import (
     BILLING,
     MAYBE_STATUSES,
@@ -85,6 +86,7 @@ __all__ = [
     "PricingTable",
     "Rule",
     "Surface",
+    "abi",
     "block_argument",
     "chain_for",
     "charge",

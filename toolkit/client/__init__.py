@@ -23,6 +23,7 @@ from ._chains import (
 )
 from ._gateway import ENV_NODE_PREFIX, Gateway, connect, env_name, node, open_nodes
 from ._ledger import Budget, Entry, Ledger, Meter
+from ._log_refusals import log_range_refusal
 from ._loop import run_sync
 from ._node import CACHE_HEAD_NOTE, HEAD_NOTE, AsyncNode, Node, NodeSpec, PreparedCall
 from ._platform import AsyncPlatform, Platform, platform
@@ -71,6 +72,7 @@ __all__ = [
     "TronNode",
     "connect",
     "env_name",
+    "log_range_refusal",
     "node",
     "open_nodes",
     "parse_tape",

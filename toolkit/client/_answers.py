@@ -18,6 +18,7 @@ from .._errors import (
     AmbiguousAssetName,
     AuthenticationError,
     HTTPStatusError,
+    LogRangeRefused,
     MalformedResponse,
     PlatformError,
     QuotaExceeded,
@@ -30,6 +31,7 @@ from .._errors import (
 from .._json import MAX_DEPTH, NestedTooDeep, NotJSONNumber, load_bounded
 from .._redact import clip, redact_url, scrub
 from ._http import Answer
+from ._log_refusals import log_range_refusal
 
 # --- interpreting answers ---------------------------------------------------------------------
 
@@ -263,6 +265,9 @@ def _rpc_error(error: Any, status: int) -> ResponseError:
     if quota is not None:
         return quota
     code, message, data = error.get("code"), str(error.get("message", "")), error.get("data")
+    refused, suggested = log_range_refusal(message, data)
+    if refused:  # before the rate-limit rule, whose words ("limit", "exceed") it shares
+        return LogRangeRefused(code, message, suggested=suggested, data=data, status=status)
     retry = body_retry_after(data)
     if code in (429, -32005) or retry is not None or says_rate_limited(message):
         return RateLimited(f"JSON-RPC rate limit: {message}", status=status, retry_after=retry)

@@ -12,10 +12,11 @@ each chain's helpers a home and a docstring.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..catalog import METHODS, RESULT_KINDS, Arg, Method
+from .._errors import MalformedResponse
+from ..catalog import METHODS, RESULT_KINDS, Arg, Method, abi
 from ._node import AsyncNode, Node
 
 
@@ -27,6 +28,39 @@ class _Helpers:
 
 class EvmMethods(_Helpers):
     """EVM JSON-RPC (spec section A)."""
+
+    # Hand-written: one eth_call, encoded and decoded by the function's signature.
+    def read(
+        self,
+        address: str,
+        signature: str | Mapping[str, Any],
+        *args: Any,
+        block: int | str | Mapping[str, Any] = "latest",
+    ):
+        """A contract's view function, by its signature: the decoded value (a tuple for several
+        outputs). ``eth.read(token, "balanceOf(address)(uint256)", holder, block=19_000_000)``.
+
+        `signature` is ``name(input types)(output types)`` or an ABI JSON fragment (a dict or
+        its JSON text). Types: uintN, intN, address, bool, bytesN, bytes, string and arrays of
+        them. Values come back as exact ints, checksummed addresses, bools, bytes and str.
+        One ``eth_call``, priced like it (1 RU, or 2 RU when `block` is an archive block). A bad
+        signature or a wrong argument count or type raises `ValidationError` before sending;
+        return data that is not an encoding of the outputs raises `MalformedResponse`.
+        """
+        function, data = abi.function_call(signature, args)
+
+        def decoded(result: Any) -> Any:
+            try:
+                return function.decode_output(result)
+            except ValueError as error:
+                raise MalformedResponse(
+                    f"{function.signature}: the return data does not decode as "
+                    f"({', '.join(str(p.type) for p in function.outputs)}): {error}",
+                    method="eth_call",
+                ) from None
+
+        call = {"to": address, "data": data}
+        return self._request("eth_call", (call, block), {}, convert=decoded)
 
 
 class ArbitrumMethods(EvmMethods):

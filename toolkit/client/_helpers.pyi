@@ -19,6 +19,25 @@ from ._chains import (
 class EvmMethods:
     """EVM JSON-RPC (spec section A)."""
 
+    def read(
+        self,
+        address: str,
+        signature: str | Mapping[str, Any],
+        *args: Any,
+        block: int | str | Mapping[str, Any] = ...,
+    ) -> Any:
+        """A contract's view function, by its signature: the decoded value (a tuple for several
+        outputs). ``eth.read(token, "balanceOf(address)(uint256)", holder, block=19_000_000)``.
+
+        `signature` is ``name(input types)(output types)`` or an ABI JSON fragment (a dict or
+        its JSON text). Types: uintN, intN, address, bool, bytesN, bytes, string and arrays of
+        them. Values come back as exact ints, checksummed addresses, bools, bytes and str.
+        One ``eth_call``, priced like it (1 RU, or 2 RU when `block` is an archive block). A bad
+        signature or a wrong argument count or type raises `ValidationError` before sending;
+        return data that is not an encoding of the outputs raises `MalformedResponse`.
+        """
+        ...
+
     def block_number(self) -> int:
         """Latest block number. (``eth_blockNumber``; always 1 RU)"""
         ...
@@ -155,6 +174,25 @@ class EvmMethods:
 
 class AsyncEvmMethods:
     """EVM JSON-RPC (spec section A)."""
+
+    async def read(
+        self,
+        address: str,
+        signature: str | Mapping[str, Any],
+        *args: Any,
+        block: int | str | Mapping[str, Any] = ...,
+    ) -> Any:
+        """A contract's view function, by its signature: the decoded value (a tuple for several
+        outputs). ``eth.read(token, "balanceOf(address)(uint256)", holder, block=19_000_000)``.
+
+        `signature` is ``name(input types)(output types)`` or an ABI JSON fragment (a dict or
+        its JSON text). Types: uintN, intN, address, bool, bytesN, bytes, string and arrays of
+        them. Values come back as exact ints, checksummed addresses, bools, bytes and str.
+        One ``eth_call``, priced like it (1 RU, or 2 RU when `block` is an archive block). A bad
+        signature or a wrong argument count or type raises `ValidationError` before sending;
+        return data that is not an encoding of the outputs raises `MalformedResponse`.
+        """
+        ...
 
     async def block_number(self) -> int:
         """Latest block number. (``eth_blockNumber``; always 1 RU)"""

@@ -64,6 +64,10 @@ def _parameters(signature: inspect.Signature) -> list[str]:
         if parameter.kind is inspect.Parameter.VAR_KEYWORD:
             out.append(f"**{parameter.name}: {text}")
             continue
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            out.append(f"*{parameter.name}: {text}")
+            star = True  # what follows is keyword-only already
+            continue
         if parameter.kind is inspect.Parameter.KEYWORD_ONLY and not star:
             out.append("*")
             star = True

@@ -18,6 +18,7 @@ texts) without changing its data.
 from typing import Any
 
 from .._renamed import renamed_attribute
+from ._contracts import EVM_EVENTS, evm_events, evm_reads
 from ._convert import FrameError
 from ._display import human_number, readable
 from ._evm import (
@@ -80,6 +81,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "EVM_EVENTS",
     "LOG_KINDS",
     "NODE_STATUSES",
     "RUN_METHODS",
@@ -90,8 +92,10 @@ __all__ = [
     "evm_block_transactions",
     "evm_block_withdrawals",
     "evm_blocks",
+    "evm_events",
     "evm_logs",
     "evm_printed_blocks",
+    "evm_reads",
     "evm_root_hashes",
     "from_arrow",
     "human_number",

@@ -3,9 +3,11 @@
 Every demo account's balance on every chain is a random walk that steps once every `period` blocks
 (its "transfer schedule"), so archive reads at old blocks return different, stable numbers. The
 token ("Sandbox Dollar", SBXD, 6 decimals) lives at the same address on every chain, answers
-`balanceOf`, `totalSupply`, `decimals`, `symbol` and `name` through `eth_call`, keeps OpenZeppelin's
-storage layout for `eth_getStorageAt`, and does not exist before its deployment block. Errors use
-geth's words: "header not found" above the head, "execution reverted", "insufficient funds ...".
+`balanceOf`, `totalSupply`, `decimals`, `symbol` and `name` through `eth_call`, logs a Transfer for
+each `transfer` and an Approval for each `approve` in its blocks (`eth_getLogs`), keeps
+OpenZeppelin's storage layout for `eth_getStorageAt`, and does not exist before its deployment
+block. Errors use geth's words: "header not found" above the head, "execution reverted",
+"insufficient funds ...".
 """
 
 from __future__ import annotations
@@ -44,8 +46,12 @@ TOKEN_SYMBOL = "SBXD"
 TOKEN_DECIMALS = 6
 TOKEN_FUNCTIONS = ("balanceOf(address)", "totalSupply()", "decimals()", "symbol()", "name()")
 _WORD = 32
-_TRANSFER_SELECTOR = bytes.fromhex("a9059cbb")
+_TRANSFER_SELECTOR = bytes.fromhex("a9059cbb")  # transfer(address,uint256)
+_APPROVE_SELECTOR = bytes.fromhex("095ea7b3")  # approve(address,uint256)
 _TRANSFER_TOPIC = enc.keccak256(b"Transfer(address,address,uint256)")
+_APPROVAL_TOPIC = enc.keccak256(b"Approval(address,address,uint256)")
+# What each token call in a block's body logs: its event's topic0.
+_TOKEN_EVENTS = {_TRANSFER_SELECTOR: _TRANSFER_TOPIC, _APPROVE_SELECTOR: _APPROVAL_TOPIC}
 
 Handler = Callable[[BoundCall, int], Any]
 _SEEN_MAX = 200_000
@@ -419,7 +425,8 @@ class EvmChain:
         return rendered
 
     def _get_logs(self, call: BoundCall, head: int) -> list[dict[str, Any]]:
-        """The token's Transfer logs: one for each token transfer in the blocks' bodies."""
+        """The token's logs: a Transfer for each token transfer in the blocks' bodies, an
+        Approval for each approve."""
         query = call.arguments["filter"]
         if "blockHash" in query:
             numbers: Sequence[int] = [self._number_of_hash(query["blockHash"], head)]
@@ -433,7 +440,7 @@ class EvmChain:
         addresses = {a.lower() for a in ([wanted] if isinstance(wanted, str) else wanted or [])}
         logs = []
         for number in numbers:
-            logs += self._transfer_logs(number)
+            logs += self._token_logs(number)
         return [
             log
             for log in logs
@@ -448,21 +455,24 @@ class EvmChain:
                 return number
         raise RpcError(SERVER_ERROR, missing)
 
-    def _transfer_logs(self, number: int) -> list[dict[str, Any]]:
+    def _token_logs(self, number: int) -> list[dict[str, Any]]:
         if number < self.profile.token_deployed_at:
             return []
         transactions, _, _ = self.body(number)
         block_hash = self.header(number).hash
         logs: list[dict[str, Any]] = []
         for tx in transactions:
-            if tx.get("to") != token_address() or tx["data"][:4] != _TRANSFER_SELECTOR:
+            topic = _TOKEN_EVENTS.get(tx["data"][:4]) if tx.get("to") == token_address() else None
+            if topic is None:
                 continue
+            # transfer(to, amount) logs Transfer(from, to, amount); approve(spender, amount)
+            # logs Approval(owner, spender, amount): the same words in the same places.
             recipient, amount = tx["data"][4:36], tx["data"][36:68]
             logs.append(
                 {
                     "address": token_address().lower(),
                     "topics": [
-                        "0x" + _TRANSFER_TOPIC.hex(),
+                        "0x" + topic.hex(),
                         "0x" + tx["from"][2:].lower().rjust(64, "0"),
                         "0x" + recipient.hex(),
                     ],
@@ -562,6 +572,7 @@ class EvmChain:
 
     def _user_tx(self, rng: Any, number: int, index: int) -> dict[str, Any]:
         sender = address_of(rng.choice(ACCOUNT_NAMES))  # not in the dump: geth caches it
+        parts = (self.chain.name, "tx", number, index + 1)
         if rng.random() < 0.5:
             recipient = address_of(rng.choice(ACCOUNT_NAMES))
             value, gas, data = rng.randrange(10**15, 10**18), 21_000, b""
@@ -569,8 +580,11 @@ class EvmChain:
             recipient, value, gas = token_address(), 0, 65_000
             amount = rng.randrange(10**6, 10**10)
             holder = bytes.fromhex(address_of(rng.choice(ACCOUNT_NAMES))[2:].rjust(64, "0"))
-            data = bytes.fromhex("a9059cbb") + holder + amount.to_bytes(32, "big")
-        parts = (self.chain.name, "tx", number, index + 1)
+            # One token call in five an approve: drawn apart from `rng`, so that the rest of
+            # the block (and every other test's numbers) stays as it was.
+            approves = self.seeded.integer(*parts, "approve", below=5) == 0
+            selector = _APPROVE_SELECTOR if approves else _TRANSFER_SELECTOR
+            data = selector + holder + amount.to_bytes(32, "big")
         return {
             "type": "*types.DynamicFeeTx",
             "hash": "0x" + self.seeded.hex(*parts, "hash"),

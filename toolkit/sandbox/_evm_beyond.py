@@ -127,7 +127,7 @@ class _Beyond:
             cumulative += other["gas"] * 3 // 4
             if tx_hash(other) == own_hash:
                 break
-        logs = [log for log in chain._transfer_logs(number) if log["transactionHash"] == own_hash]
+        logs = [log for log in chain._token_logs(number) if log["transactionHash"] == own_hash]
         return {
             "blockHash": rendered["blockHash"],
             "blockNumber": rendered["blockNumber"],

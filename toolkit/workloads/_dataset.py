@@ -85,6 +85,7 @@ if TYPE_CHECKING:
     from ._bulk import Item
 
 PARTITIONS = ("node", "method")
+RANGE_REFUSED = "LogRangeRefused"  # the error of an eth_getLogs chunk refused for its range
 ROWS_PER_FILE = 50_000
 SYNC_SECONDS = 1.0
 """The journal is fsynced when this long has passed since it last was, as answers come in."""
@@ -706,7 +707,9 @@ class DatasetWriter:
             except Damaged as damage:
                 damaged.append(damage)
                 continue
-            failed = frame["error"].notna()
+            # A chunk refused for its range stays: its row says how a resumed scan splits it
+            # (`Workload._split_known_refusals`); every other failure is sent again.
+            failed = frame["error"].notna() & frame["error"].ne(RANGE_REFUSED)
             if failed.any():
                 self._rewrite(file, frame[~failed], about)
             kept.append(frame[~failed])

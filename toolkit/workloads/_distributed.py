@@ -328,7 +328,9 @@ def run_partition(part: Partition) -> PartitionResult:
         frame: pd.DataFrame | None = None
         failure: str | None = None
         try:
-            frame = run_sync(work._run(None, part.concurrency, part.batch_size, writer))
+            frame = run_sync(
+                work._run(None, part.concurrency, part.batch_size, writer, split_refusals=False)
+            )
         except Exception as error:  # out of memory, or a bug: the rows written are kept
             failure = f"its run raised {error!r}"
         finally:

@@ -26,8 +26,9 @@ import contextlib
 import math
 import numbers
 import os
+import re
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import repeat
@@ -36,11 +37,11 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .._errors import GatewayError, RunStopped, ValidationError
+from .._errors import GatewayError, LogRangeRefused, RunStopped, ValidationError
 from .._redact import warn
 from ..catalog import Estimate, Plan
 from ..client import Ledger, Node, PreparedCall, run_sync
-from ._dataset import ROWS_PER_FILE, DatasetWriter, already_done
+from ._dataset import RANGE_REFUSED, ROWS_PER_FILE, DatasetWriter, already_done
 from ._provenance import HEAD_NOTES
 
 if TYPE_CHECKING:
@@ -114,6 +115,100 @@ class Workload:
     def each(self, node: Node, method: str, values: Iterable[Any], *, param: str) -> Workload:
         """Plan `method` once per value of one keyword parameter (a TRON block range, names...)."""
         return self._extend(node, node.prepare_many(method, (((), {param: v}) for v in values)))
+
+    def reads(
+        self,
+        node: Node,
+        address: str | Iterable[str],
+        signature: str | Mapping[str, Any],
+        args_list: Iterable[Any] = ((),),
+        blocks: Iterable[object] = ("latest",),
+    ) -> Workload:
+        """Plan a contract read (one ``eth_call``, as ``eth.read`` makes) for every address, every
+        argument tuple of `args_list` and every block: ``work.reads(eth, token,
+        "balanceOf(address)(uint256)", holders, month_ends)``. An item of `args_list` is the
+        tuple of a call's arguments, or, when not a tuple, its one argument (a list is one
+        array argument).
+
+        Priced like eth_call (archive by block). A bad signature or argument raises
+        `ValidationError` at once and adds none of the calls. Decode the run's frame with
+        ``frames.evm_reads(frame, signature)``: typed columns, one per input and output.
+        """
+        from ..catalog import abi
+
+        addresses = [address] if isinstance(address, str) else list(address)
+        data = [
+            abi.function_call(signature, args if isinstance(args, tuple) else (args,))[1]
+            for args in args_list
+        ]
+        values = list(blocks)
+        none: dict[str, Any] = {}
+        calls = (
+            (({"to": to, "data": payload}, block), none)
+            for to in addresses
+            for payload in data
+            for block in values
+        )
+        return self._extend(node, node.prepare_many("eth_call", calls))
+
+    def logs(
+        self,
+        node: Node,
+        *,
+        from_block: int,
+        to_block: int,
+        address: str | Iterable[str] | None = None,
+        event: str | Mapping[str, Any] | None = None,
+        topics: Iterable[Any] | None = None,
+        blocks_per_call: int | None = None,
+    ) -> Workload:
+        """Plan an event scan: ``eth_getLogs`` over `from_block`..`to_block` (both included, any
+        width) in chunks of at most the plan's cap (``PricingTable.plan_name``'s
+        ``max_log_blocks``: the Developer plan's 100), else the toolkit's bound (10,000), or
+        `blocks_per_call` when smaller. Each chunk is one call, priced by its fromBlock.
+
+        `address`: the contract(s); `event`: a signature such as ``"Transfer(address indexed
+        from,address indexed to,uint256 value)"``, a name of `frames.EVM_EVENTS` or an ABI
+        fragment (its topic0 filters the logs); `topics`: the raw topic filter (with `event`,
+        its first position is the event's topic0).
+
+        When `run` meets a chunk the node refuses for its range or result size, it splits that
+        chunk in two (where the node's error suggests, else in halves) and sends both parts;
+        the run's frame then has the parts' rows in place of the refused chunk's, in block
+        order. Decode the logs with ``frames.evm_events(frame, event=...)``.
+        """
+        from ..catalog import MAX_LOG_RANGE
+        from ._logs import chunks
+
+        start, end = _block_number(from_block, "from_block"), _block_number(to_block, "to_block")
+        if start > end:
+            raise ValidationError(
+                f"from_block {start:,} is after to_block {end:,}", param="from_block", rule="range"
+            )
+        cap = node.meter.pricing.max_log_blocks or MAX_LOG_RANGE
+        if blocks_per_call is not None:
+            cap = min(cap, _at_least_one(blocks_per_call, "blocks_per_call"))
+        query: dict[str, Any] = {}
+        if address is not None:
+            query["address"] = address if isinstance(address, str) else list(address)
+        wanted = None if topics is None else list(topics)
+        if event is not None:
+            topic0 = _event_topic(event)
+            if wanted and wanted[0] not in (None, topic0):
+                raise ValidationError(
+                    "topics[0] names another event than `event`: give one of them",
+                    param="topics",
+                    rule="conflict",
+                )
+            wanted = [topic0, *(wanted or [])[1:]]
+        if wanted is not None:
+            query["topics"] = wanted
+        none: dict[str, Any] = {}
+        calls = (
+            (({**query, "fromBlock": hex(first), "toBlock": hex(last)},), none)
+            for first, last in chunks(start, end, cap)
+        )
+        return self._extend(node, node.prepare_many("eth_getLogs", calls))
 
     def _extend(self, node: Node, prepared: list[PreparedCall]) -> Workload:
         # Validated as a whole first: a bad value adds none of the calls, as `add` adds none.
@@ -509,6 +604,7 @@ class Workload:
             try:
                 previous = writer.open_blocking()
                 done = self._answered_by(previous)
+                self._split_known_refusals(done, previous)  # refused chunks: their parts
                 to_send = Workload(
                     [c for c, row in zip(self.calls, done, strict=True) if row is None]
                 )
@@ -537,8 +633,18 @@ class Workload:
         return frame
 
     async def _run(
-        self, bar: Any, concurrency: int, batch_size: int, writer: DatasetWriter | None
+        self,
+        bar: Any,
+        concurrency: int,
+        batch_size: int,
+        writer: DatasetWriter | None,
+        *,
+        split_refusals: bool = True,
     ) -> pd.DataFrame:
+        """The local run. `split_refusals`: split the eth_getLogs chunks refused for their range
+        (False in a cluster's partition, whose rows must be one per call it was given: the
+        coordinator splits what the dataset says was refused, before the next run's partitions
+        are made)."""
         from ._bulk import BulkRun, results, start_progress
 
         started, ledgers = time.perf_counter(), _ledger_marks(self.calls)
@@ -548,6 +654,8 @@ class Workload:
                 # runs left.
                 previous = None if writer is None else await writer.open()
                 done = self._answered_by(previous)
+                if split_refusals:
+                    self._split_known_refusals(done, previous)
                 if done.count(None) == len(done):  # the dataset answers none of the calls
                     to_send = self
                 else:
@@ -575,25 +683,145 @@ class Workload:
                     for meter in meters.values():
                         heads_held.enter_context(meter.bulk_run())
                     items = await run.run()
+                    priced_high, stopped = run.priced_high(), run.stopped
+                    if stopped is None and split_refusals:
+                        items, more_high, stopped = await self._split_refused_chunks(
+                            items, done, previous, writer, concurrency, batch_size, run.progress
+                        )
+                        priced_high += more_high
             finally:
                 if writer is not None:  # what finished is kept, even when the run was interrupted
                     writer.close(release=False)
             # The summary's price: what the calls were priced at as they were sent (pricing them
             # all again for it would repeat work the sends already did).
-            frame = _finish(results(items), previous, done, run.priced_high(), started, ledgers)
+            frame = _finish(results(items), previous, done, priced_high, started, ledgers)
             _record_run(writer, frame, self.calls, ledgers)
         finally:
             # The run's record is written before the lock goes: a run waiting for the lock
             # clears what dead runs left, and would take a record being written for theirs.
             if writer is not None:
                 writer.release()
-        if run.stopped is not None:
+        if stopped is not None:
             # What finished is in the frame, the dataset and its run record: now the stop goes
             # on (`run` and `arun` hand the frame over as `last_result`).
             self.last_result = frame
             # Without where it struck (inside asyncio's queue): nothing there for the user.
-            raise run.stopped.with_traceback(None)
+            raise stopped.with_traceback(None)
         return frame
+
+    async def _split_refused_chunks(
+        self,
+        items: list[Any],
+        done: list[int | None],
+        previous: pd.DataFrame | None,
+        writer: DatasetWriter | None,
+        concurrency: int,
+        batch_size: int,
+        progress: Any,
+    ) -> tuple[list[Any], int, BaseException | None]:
+        """Replace each eth_getLogs chunk the node refused for its range or result size by its
+        two halves (`_logs.split_range`), send those, and again for halves refused in turn:
+        the workload's calls, `done` and the items change in place, in block order. Returns the
+        items, the high end of the RU the new calls were priced at, and the stop that ended a
+        send of them (None)."""
+        from ._bulk import BulkRun
+        from ._logs import chunk_of, split_range
+
+        by_position: list[Any] = [None] * len(self.calls)
+        sending = iter(items)
+        for position, row in enumerate(done):
+            if row is None:
+                by_position[position] = next(sending)
+        priced_high, stopped, splits = 0, None, 0
+        while stopped is None:
+            new_calls: list[tuple[int, list[PlannedCall]]] = []
+            for position, item in enumerate(by_position):
+                if item is None or item.error is None or item.call.method != "eth_getLogs":
+                    continue
+                ends = chunk_of(item.call.bound.wire_params)
+                ranges = split_range(*ends, item.error) if ends is not None else []
+                if not ranges:
+                    continue  # a one-block chunk refused: it stays a failed row
+                new_calls.append((position, _chunk_calls(item.node, item.call, ranges)))
+            if not new_calls:
+                break
+            splits += len(new_calls)
+            # Splice each refused chunk's parts in its place (from the end: positions hold).
+            to_send: list[PlannedCall] = []
+            for position, parts in reversed(new_calls):
+                answered = self._splice(position, parts, done, previous)
+                by_position[position : position + 1] = [None] * len(parts)
+                to_send[:0] = [p for p, row in zip(parts, answered, strict=True) if row is None]
+            if progress is not None and hasattr(progress, "total") and progress.total is not None:
+                progress.total += len(to_send)
+            run = BulkRun(
+                to_send,
+                concurrency=concurrency,
+                batch_size=batch_size,
+                progress=progress,
+                on_done=None if writer is None else writer.add,
+                stop_sending=None if writer is None else writer.unsendable,
+            )
+            sent = iter(await run.run())
+            priced_high += run.priced_high()
+            for position, row in enumerate(done):
+                if row is None and by_position[position] is None:
+                    by_position[position] = next(sent)
+            stopped = run.stopped
+        kept = [item for item in by_position if item is not None]
+        if splits and progress is not None:
+            _show_splits(progress, splits, sum(item.error is not None for item in kept))
+        return kept, priced_high, stopped
+
+    def _splice(
+        self,
+        position: int,
+        parts: list[PlannedCall],
+        done: list[int | None],
+        previous: pd.DataFrame | None,
+    ) -> list[int | None]:
+        """Put `parts` in place of the call at `position` (in `calls` and `done`); returns, for
+        each part, the dataset's row that answers it (None: to send)."""
+        from ._bulk import params_text
+
+        answered: list[int | None] = [None] * len(parts)
+        if previous is not None and not previous.empty:
+            keys = [(p.node.gateway, p.node.name, p.method, params_text(p.call)) for p in parts]
+            answered = already_done(keys, previous)
+        self.calls[position : position + 1] = parts
+        done[position : position + 1] = answered
+        return answered
+
+    def _split_known_refusals(self, done: list[int | None], previous: pd.DataFrame | None) -> None:
+        """A scan resumed from its dataset: a chunk whose row there is a refusal of its range
+        (the dataset keeps those rows) is split now as it was then (`_logs.split_range`, the
+        node's proposal read again from the row's message), and its parts are looked up in
+        turn: a resumed scan sends neither a refused chunk again nor a part it has a row for."""
+        if previous is None or previous.empty:
+            return
+        refused = previous["error"].eq(RANGE_REFUSED).fillna(False).to_numpy(dtype=bool)
+        if not refused.any():
+            return
+        from ..client import log_range_refusal
+        from ._logs import chunk_of, split_range
+
+        messages = previous["message"]
+        position = 0
+        while position < len(self.calls):
+            row = done[position]
+            planned = self.calls[position]
+            if row is not None and refused[row]:
+                ends = chunk_of(planned.call.bound.wire_params)
+                message = str(messages.iat[row])
+                _, proposed = log_range_refusal(message, None)
+                error = LogRangeRefused(None, message, suggested=proposed)
+                parts = split_range(*ends, error) if ends is not None else []
+                if parts:  # its first part is looked at next: it may have been refused too
+                    calls = _chunk_calls(planned.node, planned.call, parts)
+                    self._splice(position, calls, done, previous)
+                    continue
+                done[position] = None  # a one-block chunk refused: asked again
+            position += 1
 
     async def _fetch_heads(self, cached: set[int]) -> None:
         """Fetch once, before the calls, each head they need (for pricing or for deciding what
@@ -742,6 +970,54 @@ def _check_run_arguments(
                 rule="folder",
             )
     return concurrency, batch_size, rows_per_file, partition_size
+
+
+def _show_splits(bar: Any, splits: int, failed: int) -> None:
+    """Say on the bar how many refused chunks were split, and that the calls which failed
+    are only those still failed: a refusal split into answered parts is no failure (cosmetic,
+    as `_bulk.show_failures`)."""
+    said = f"{splits:,} refused range{'s' if splits != 1 else ''} split"
+    said += f", {failed:,} failed" if failed else ""
+    try:
+        postfix = getattr(bar, "set_postfix_str", None)
+        if callable(postfix):
+            postfix(said, refresh=True)
+        if hasattr(bar, "colour"):
+            bar.colour = "red" if failed else None
+    except Exception:  # cosmetic: see the doc
+        pass
+
+
+def _chunk_calls(
+    node: Node, call: PreparedCall, ranges: list[tuple[int, int]]
+) -> list[PlannedCall]:
+    """`call` (an eth_getLogs chunk) over each of `ranges` instead, its other filters kept."""
+    query = call.bound.wire_params[0]
+    prepared = node.prepare_many(
+        "eth_getLogs",
+        [(({**query, "fromBlock": hex(a), "toBlock": hex(b)},), {}) for a, b in ranges],
+    )
+    return [PlannedCall(node, c) for c in prepared]
+
+
+def _block_number(value: Any, name: str) -> int:
+    """A scan's end: a block number (an int, or 0x hex), never a tag (chunks need numbers)."""
+    if isinstance(value, str) and re.fullmatch(r"0x[0-9a-fA-F]+", value):
+        return int(value, 16)
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and int(value) >= 0:
+        return int(value)
+    raise ValidationError(
+        f"must be a block number (an int; for the head, pass node.head()), got {value!r}",
+        param=name,
+        rule="block-number",
+    )
+
+
+def _event_topic(event: Any) -> str:
+    """The topic0 of an event given by name (`frames.EVM_EVENTS`), signature or ABI fragment."""
+    from ..catalog import abi
+
+    return abi.parsed_event(event).topic0
 
 
 def _at_least_one(value: Any, name: str) -> int:

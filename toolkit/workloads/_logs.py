@@ -1,0 +1,49 @@
+"""Event scans: an ``eth_getLogs`` range planned in chunks, and chunks split on a node's refusal.
+
+A scan is ordinary planned calls (`Workload.logs`), so it is priced, budgeted, cached, written
+into a dataset and resumed like any other workload. What is its own:
+
+- the range is cut into chunks of at most the plan's ``max_log_blocks`` (the Developer plan's
+  100) or the toolkit's bound (`MAX_LOG_RANGE`), in block order, adjacent, never overlapping;
+- a chunk the node refuses for its range or its result size (`LogRangeRefused`: the client
+  reads the real providers' texts, `client._log_refusals`) is split (`split_range`): at the end
+  of the range the node proposes when it starts the chunk and ends inside it, else in halves.
+  The two parts cover the chunk exactly, so no block is lost and none is asked twice. A
+  one-block chunk cannot be split: it stays a failed row, never a silently empty one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._errors import LogRangeRefused
+
+
+def chunks(start: int, end: int, size: int) -> list[tuple[int, int]]:
+    """`start`..`end` (both included) in adjacent chunks of at most `size` blocks."""
+    return [(first, min(first + size - 1, end)) for first in range(start, end + 1, size)]
+
+
+def split_range(start: int, end: int, error: BaseException | None) -> list[tuple[int, int]]:
+    """Two adjacent ranges that cover `start`..`end` exactly when `error` refused that range
+    (`LogRangeRefused`): cut after the end of the node's proposal when it starts the range and
+    ends inside it (reth may propose the very range asked), else in the middle. Nothing (an
+    empty list) for another error or a one-block range."""
+    if not isinstance(error, LogRangeRefused) or end <= start:
+        return []
+    cut = (start + end) // 2
+    proposed = error.suggested
+    if proposed is not None and proposed[0] == start and start <= proposed[1] < end:
+        cut = proposed[1]
+    return [(start, cut), (cut + 1, end)]
+
+
+def chunk_of(params: Any) -> tuple[int, int] | None:
+    """The numeric (fromBlock, toBlock) of an eth_getLogs call's wire params, else None."""
+    query = params[0] if isinstance(params, list) and params else None
+    if not isinstance(query, dict):
+        return None
+    first, last = query.get("fromBlock"), query.get("toBlock")
+    if not (isinstance(first, str) and isinstance(last, str)):
+        return None  # a tag or an absent end: not a numbered chunk
+    return int(first, 16), int(last, 16)
