@@ -1,8 +1,7 @@
 """Reports whose every number can be checked: a notebook rendered with its provenance, and
-verified from its tape offline at 0 RU (docs/reports.md).
-
-    python -m toolkit report NOTEBOOK --tape TAPE -o REPORT.html [-p name=value ...]
-    python -m toolkit report --verify REPORT.html --tape TAPE
+verified from its tape offline at 0 RU, from the command line: ``python -m toolkit report
+NOTEBOOK --tape TAPE -o REPORT.html [-p name=value ...]`` renders, ``python -m toolkit report
+--verify REPORT.html --tape TAPE`` verifies (the Reports guide has the whole workflow).
 
 `say` writes a Markdown sentence whose numbers come from the data. Rendering and verifying need
 the `report` extra (nbclient, nbconvert, ipykernel); `say` needs nothing more than the toolkit.
