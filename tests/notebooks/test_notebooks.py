@@ -107,12 +107,13 @@ def test_notebooks_are_committed_with_outputs_and_nothing_that_changes_from_run_
     for path in NOTEBOOKS:
         notebook = nbformat.read(path, as_version=4)
         code = [cell for cell in notebook.cells if cell.cell_type == "code"]
-        assert any(cell.outputs for cell in code), f"{path.name} has no outputs: `make outputs`"
-        assert "widgets" not in notebook.metadata, path.name
+        fix = f"{path.name} is not as `make outputs` writes it: run it"
+        assert any(cell.outputs for cell in code), f"{fix} (no outputs)"
+        assert "widgets" not in notebook.metadata, f"{fix} (widget state saved)"
         for cell in code:
-            assert "execution" not in cell.metadata, f"{path.name}: {cell.source[:100]!r}"
+            assert "execution" not in cell.metadata, f"{fix} (cell timings): {cell.source[:80]!r}"
             views = [o for o in cell.outputs if WIDGET_VIEW in o.get("data", {})]
-            assert not views, f"{path.name}: {cell.source[:100]!r}"
+            assert not views, f"{fix} (a widget view): {cell.source[:80]!r}"
 
 
 @pytest.mark.timeout(SECONDS_PER_NOTEBOOK)
