@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import difflib
 import functools
 import json
@@ -137,6 +138,25 @@ def errors_of(notebook: nbformat.NotebookNode) -> list[dict]:
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_ID = re.compile(r'"model_id": "[0-9a-f]+"')
 
+
+def joined_streams(outputs: Iterable[dict]) -> list[dict]:
+    """`outputs` (copied) with each run of stream outputs to one stream joined into one: how
+    the kernel cuts its stdout into messages is timing."""
+    joined: list[dict] = []
+    for output in outputs:
+        previous = joined[-1] if joined else None
+        if (
+            output.get("output_type") == "stream"
+            and previous is not None
+            and previous.get("output_type") == "stream"
+            and previous["name"] == output["name"]
+        ):
+            previous["text"] += output["text"]
+        else:
+            joined.append(copy.deepcopy(output))
+    return joined
+
+
 # What a committed output may show otherwise than a run on another machine, though its tape is
 # the same: the Python that ran it (in the provenance table, HTML and repr alike).
 ELSEWHERE = [
@@ -154,17 +174,7 @@ def shown(cell, *, committed: bool = False) -> str:
     1000x400 with 2 Axes>"), not by its PNG: the pixels are matplotlib's and FreeType's, whose
     newest releases CI installs, and so is the PNG's size (cropped to the text's extents)."""
     outputs = []
-    for output in cell.get("outputs", []):
-        previous = outputs[-1] if outputs else None
-        if (
-            output.get("output_type") == "stream"
-            and previous is not None
-            and previous.get("output_type") == "stream"
-            and previous["name"] == output["name"]
-        ):
-            previous["text"] += output["text"]
-            continue
-        output = dict(output)
+    for output in joined_streams(cell.get("outputs", [])):
         if committed and "data" in output:
             data = {mime: value for mime, value in output["data"].items() if mime != WIDGET_VIEW}
             output["data"] = {**data, **({"image/png": "a figure"} if "image/png" in data else {})}
@@ -209,13 +219,15 @@ def with_outputs(path: Path, run: nbformat.NotebookNode) -> nbformat.NotebookNod
     cell given the outputs and execution count of `run` (a replay of it). Nothing that changes
     from run to run goes in, so the file changes only when what its tape gives does: not the
     metadata nbclient writes (the cells' run times, the kernel's Python, the widgets' state),
-    and a widget by its text alone: its view names a model (by an id new in every kernel) that
-    is nowhere once the kernel is gone, which JupyterLab would show as an error."""
+    nor how the kernel cut a print into messages (`joined_streams`); and a widget by its text
+    alone: its view names a model (by an id new in every kernel) that is nowhere once the
+    kernel is gone, which JupyterLab would show as an error."""
     notebook = nbformat.read(path, as_version=4)
     for cell, ran in zip(notebook.cells, run.cells, strict=False):
         if cell.cell_type != "code":
             continue
-        cell.outputs, cell.execution_count = ran.outputs, ran.execution_count
+        cell.outputs = joined_streams(ran.outputs)
+        cell.execution_count = ran.execution_count
         for output in cell.outputs:
             output.get("data", {}).pop(WIDGET_VIEW, None)
     return notebook
