@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 TOOLS := .tools
 ANVIL := $(TOOLS)/node_modules/.bin/anvil
 
-.PHONY: lab demo tapes test test-other-python test-floors lint format typecheck docs tools anvil pyright browser bench clean
+.PHONY: lab demo tapes outputs test test-other-python test-floors lint format typecheck docs tools anvil pyright browser bench clean
 
 # The newest Python besides the default that the machine has (3.13, else 3.12; from PATH or
 # pyenv): `make test` runs a fast subset of the tests on it too. OTHER_PYTHON= skips that.
@@ -78,9 +78,18 @@ demo: $(VENV)/.lab-installed
 	$(VENV)/bin/voila notebooks/06_interactive_explorer.ipynb --Voila.ip=127.0.0.1 \
 		--preheat_kernel=True
 
-# Record every notebook's tape anew from the sandbox (after a notebook changes its calls).
+# Record every notebook's tape anew from the sandbox (after a notebook changes its calls), then
+# its outputs, which new tapes change.
 tapes: $(VENV)/.dev-installed
 	$(PY) -m tests.notebooks.kernel
+	@$(MAKE) --no-print-directory outputs
+
+# The notebooks are committed with their outputs, for a reader on the repository's web page:
+# each replayed from its tape and written back (`make test` fails when one is not current). The
+# kernels run in .venv-lab, as in `make test`, so the outputs are the ones it compares with.
+outputs: $(VENV)/.dev-installed $(LAB_VENV)/.installed
+	NODE_GATEWAY_NOTEBOOK_PYTHON=$(CURDIR)/$(LAB_VENV)/bin/python \
+		$(PY) -m tests.notebooks.kernel --outputs
 
 # Anvil (Foundry's EVM node) from npm into a project-local folder, for the real-node tests.
 $(ANVIL):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import difflib
 import functools
 import json
@@ -49,6 +50,7 @@ def notebook_kernel() -> dict:
 
     specs = KernelSpecManager(kernel_dirs=[str(_lab_kernel_specs())])
     return {"km": KernelManager(kernel_name="lab", kernel_spec_manager=specs)}
+
 
 # Cells typed after Run All on a notebook's second run against the sandbox (`executed_again`),
 # for the tests that read a notebook's state once it has run: they run after every cell of the
@@ -133,16 +135,16 @@ def errors_of(notebook: nbformat.NotebookNode) -> list[dict]:
     ]
 
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_ID = re.compile(r'"model_id": "[0-9a-f]+"')
 
 
-def shown(cell) -> str:
-    """What a cell shows, as text: its outputs, with stream chunks joined (how the kernel cuts
-    its stdout into messages is timing) and ipywidgets' model ids (new in every kernel) left
-    out."""
-    outputs = []
-    for output in cell.get("outputs", []):
-        previous = outputs[-1] if outputs else None
+def joined_streams(outputs: Iterable[dict]) -> list[dict]:
+    """`outputs` (copied) with each run of stream outputs to one stream joined into one: how
+    the kernel cuts its stdout into messages is timing."""
+    joined: list[dict] = []
+    for output in outputs:
+        previous = joined[-1] if joined else None
         if (
             output.get("output_type") == "stream"
             and previous is not None
@@ -150,18 +152,46 @@ def shown(cell) -> str:
             and previous["name"] == output["name"]
         ):
             previous["text"] += output["text"]
-            continue
-        outputs.append(dict(output))
-    return WIDGET_ID.sub('"model_id": "?"', json.dumps(outputs, sort_keys=True))
+        else:
+            joined.append(copy.deepcopy(output))
+    return joined
 
 
-def difference(before, after) -> str:
+# What a committed output may show otherwise than a run on another machine, though its tape is
+# the same: the Python that ran it (in the provenance table, HTML and repr alike).
+ELSEWHERE = [
+    (re.compile(r"(>python</th><td[^>]*>)[^<]*"), r"\1?"),
+    (re.compile(r"python_version='[^']*'"), "python_version='?'"),
+]
+
+
+def shown(cell, *, committed: bool = False) -> str:
+    """What a cell shows, as text: its outputs, with stream chunks joined (how the kernel cuts
+    its stdout into messages is timing) and ipywidgets' model ids (new in every kernel) left
+    out. `committed`: in the form a committed notebook's outputs are compared in (see
+    `with_outputs`), with a run on another machine: widgets by their text, the Python version
+    left out, and a figure by its presence and its size and axes (its text, "<Figure size
+    1000x400 with 2 Axes>"), not by its PNG: the pixels are matplotlib's and FreeType's, whose
+    newest releases CI installs, and so is the PNG's size (cropped to the text's extents)."""
+    outputs = []
+    for output in joined_streams(cell.get("outputs", [])):
+        if committed and "data" in output:
+            data = {mime: value for mime, value in output["data"].items() if mime != WIDGET_VIEW}
+            output["data"] = {**data, **({"image/png": "a figure"} if "image/png" in data else {})}
+        outputs.append(output)
+    text = WIDGET_ID.sub('"model_id": "?"', json.dumps(outputs, sort_keys=True))
+    for pattern, replacement in ELSEWHERE if committed else []:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def difference(before, after, *, names=("first run", "second run"), committed=False) -> str:
     """Why a cell shows something else on a second run: its source, then a line diff of what
     `shown` compares (each output's text, one line of it per line), for the failure message."""
 
     def lines(cell) -> list[str]:
         out = []
-        for output in json.loads(shown(cell)):
+        for output in json.loads(shown(cell, committed=committed)):
             for field, value in sorted(output.items()):
                 parts = sorted(value.items()) if isinstance(value, dict) else [("", value)]
                 for mime, text in parts:
@@ -170,7 +200,7 @@ def difference(before, after) -> str:
                     out += [f"{where}: {line}" for line in text.splitlines()]
         return out
 
-    diff = difflib.unified_diff(lines(before), lines(after), "first run", "second run", lineterm="")
+    diff = difflib.unified_diff(lines(before), lines(after), *names, lineterm="")
     return before.get("source", "")[:200] + "\n" + "\n".join(list(diff)[:80])
 
 
@@ -184,8 +214,44 @@ def record_tapes(paths: Iterable[Path] = NOTEBOOKS) -> None:
         print(f"{path.name}: {(TAPES / f'{path.stem}.tape.gz').stat().st_size:,} bytes")
 
 
+def with_outputs(path: Path, run: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The notebook at `path` as it is committed: its cells and metadata as they are, each code
+    cell given the outputs and execution count of `run` (a replay of it). Nothing that changes
+    from run to run goes in, so the file changes only when what its tape gives does: not the
+    metadata nbclient writes (the cells' run times, the kernel's Python, the widgets' state),
+    nor how the kernel cut a print into messages (`joined_streams`); and a widget by its text
+    alone: its view names a model (by an id new in every kernel) that is nowhere once the
+    kernel is gone, which JupyterLab would show as an error."""
+    notebook = nbformat.read(path, as_version=4)
+    for cell, ran in zip(notebook.cells, run.cells, strict=False):
+        if cell.cell_type != "code":
+            continue
+        cell.outputs = joined_streams(ran.outputs)
+        cell.execution_count = ran.execution_count
+        for output in cell.outputs:
+            output.get("data", {}).pop(WIDGET_VIEW, None)
+    return notebook
+
+
+def write_outputs(paths: Iterable[Path] = NOTEBOOKS) -> None:
+    """Replay each notebook from its tape and write it back with its outputs (`make outputs`),
+    for a reader who opens it where it is not run (the repository's web page); the replay tests
+    fail when a committed output is not what its tape now gives."""
+    for path in paths:
+        run = execute(path, tape_mode="replay")
+        if errors := errors_of(run):
+            sys.exit(f"{path.name} raised on its tape: {json.dumps(errors)[:2000]}")
+        nbformat.write(with_outputs(path, run), path)
+        print(f"{path.name}: {path.stat().st_size:,} bytes")
+
+
 if __name__ == "__main__":
-    record_tapes([Path(name).resolve() for name in sys.argv[1:]] or NOTEBOOKS)
+    # `python -m tests.notebooks.kernel [--outputs] [NOTEBOOK ...]`: record the tapes, or with
+    # --outputs write the outputs of the notebooks named (all of them when none is).
+    arguments = sys.argv[1:]
+    outputs = "--outputs" in arguments
+    paths = [Path(name).resolve() for name in arguments if name != "--outputs"] or NOTEBOOKS
+    (write_outputs if outputs else record_tapes)(paths)
 
 
 class Kernel:

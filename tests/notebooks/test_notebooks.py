@@ -15,6 +15,7 @@ from tests.notebooks.kernel import (
     NOTEBOOK_PYTHON,
     NOTEBOOKS,
     SECONDS_PER_NOTEBOOK,
+    WIDGET_VIEW,
     difference,
     errors_of,
     shown,
@@ -99,12 +100,20 @@ def test_notebook_shows_the_same_on_a_second_run_against_the_sandbox(
         assert shown(before) == shown(after), difference(before, after)
 
 
-def test_notebooks_are_committed_without_outputs():
+def test_notebooks_are_committed_with_outputs_and_nothing_that_changes_from_run_to_run():
+    """`make outputs` writes each notebook's outputs from its tape (the replay tests check they
+    are current); what a run leaves besides them (the cells' run times, the widgets' state and
+    model ids, new in every kernel) would change the files on every run."""
     for path in NOTEBOOKS:
         notebook = nbformat.read(path, as_version=4)
-        assert all(
-            not cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code"
-        ), f"{path.name} carries outputs; clear them before committing"
+        code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+        fix = f"{path.name} is not as `make outputs` writes it: run it"
+        assert any(cell.outputs for cell in code), f"{fix} (no outputs)"
+        assert "widgets" not in notebook.metadata, f"{fix} (widget state saved)"
+        for cell in code:
+            assert "execution" not in cell.metadata, f"{fix} (cell timings): {cell.source[:80]!r}"
+            views = [o for o in cell.outputs if WIDGET_VIEW in o.get("data", {})]
+            assert not views, f"{fix} (a widget view): {cell.source[:80]!r}"
 
 
 @pytest.mark.timeout(SECONDS_PER_NOTEBOOK)

@@ -1,11 +1,14 @@
 """Every notebook replays from its committed tape (notebooks/tapes/) as Jupyter would run it with
 ``NODE_GATEWAY_TAPE`` set to the folder: no sandbox is started, no gateway is reached, nothing is
 spent, and a second replay shows the same outputs. A notebook changed to make other calls fails
-here until `make tapes` records it again."""
+here until `make tapes` records it again. The notebooks are committed with the outputs their tapes
+give (`make outputs` writes them): a committed output that is not what its tape now gives fails
+here too."""
 
 import gzip
 import json
 
+import nbformat
 import pytest
 
 from toolkit.sandbox import World
@@ -31,9 +34,10 @@ print("replayed", len(gw.ledger), "calls")
 """
 
 
-def test_every_notebook_has_a_tape_of_at_most_a_mebibyte_and_no_key():
+def test_every_notebook_has_a_tape_of_at_most_a_mebibyte_and_no_key_in_it_or_its_outputs():
     world = World(0)  # the sandbox the tapes were recorded from: its keys come from its seed
     keys = [world.api_key, *(node.key for node in world.nodes)]
+    pieces = {key[i : i + 8] for key in keys for i in range(len(key) - 7)}
     for path in NOTEBOOKS:
         tape = TAPES / f"{path.stem}.tape.gz"
         assert tape.exists(), f"{path.name} has no tape: run `make tapes`"
@@ -41,8 +45,12 @@ def test_every_notebook_has_a_tape_of_at_most_a_mebibyte_and_no_key():
         text = gzip.decompress(tape.read_bytes()).decode()
         header = json.loads(text.splitlines()[0])
         assert header["gateway"] == "embedded sandbox (seed 0)" and header["sandbox_seed"] == 0
-        pieces = {key[i : i + 8] for key in keys for i in range(len(key) - 7)}
-        assert not [piece for piece in pieces if piece in text], f"a key is on {tape.name}"
+        # any(), not a list: the failure must not print the pieces it found
+        assert not any(piece in text for piece in pieces), f"a key is on {tape.name}"
+        # The committed outputs too, as a reader sees them (a PNG's base64 is text here, and
+        # eight characters of a key in one by chance is a chance in about 10^6).
+        shows = path.read_text()
+        assert not any(piece in shows for piece in pieces), f"a key is in {path.name}"
 
 
 @pytest.mark.timeout(2 * SECONDS_PER_NOTEBOOK)
@@ -58,3 +66,11 @@ def test_notebook_replays_from_its_tape_with_no_gateway_and_shows_the_same_twice
     again = execute(path, tape_mode="replay")
     for first, second in zip(notebook.cells, again.cells, strict=False):
         assert shown(first) == shown(second), difference(first, second)
+    # What the committed notebook shows is what its tape gives (this run made on this machine,
+    # the committed outputs maybe on another: `shown(committed=True)` says what may differ).
+    committed = nbformat.read(path, as_version=4)
+    for saved, replayed in zip(committed.cells, notebook.cells, strict=False):
+        assert shown(saved, committed=True) == shown(replayed, committed=True), (
+            f"{path.name}: a committed output is not what its tape gives: run `make outputs`\n"
+            + difference(saved, replayed, names=("committed", "replayed"), committed=True)
+        )
