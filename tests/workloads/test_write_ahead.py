@@ -55,9 +55,10 @@ def test_every_request_is_reserved_on_disk_and_the_journal_tells_what_was_spent(
     assert sum(line[1] for line in reservations) == metered_ru(sandbox) == 30
     assert sum(line[2] for line in written if line[0] == "s") == metered_ru(sandbox)
 
-    # read back, an attempt that ended is its ledger, with nothing left unaccounted for
+    # read back, an attempt that ended is its ledger, with nothing left unaccounted for (but the
+    # params: a spending journal keeps what was spent, not what was asked, to stay small)
     entries = attempt_entries(journal.file.read_bytes(), label="x", status="worker died", note="")
-    assert sorted(entries) == sorted(gateway.ledger.entries)
+    assert sorted(entries) == sorted(e._replace(params="") for e in gateway.ledger.entries)
     assert journal_entries(str(tmp_path), "run-p00000", label="x", status="worker died") == entries
 
 

@@ -147,7 +147,12 @@ def takes_settings(function: F) -> F:
     reference): its ``**options`` become one keyword-only parameter per `Settings` field, with
     the field's default (None for those made fresh per handle, such as `retry`)."""
     signature = inspect.signature(function)
-    parameters = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    # A private parameter (`Gateway`'s `_sources`, for `connect`) is no option a person reads.
+    parameters = [
+        p
+        for p in signature.parameters.values()
+        if p.kind is not p.VAR_KEYWORD and not p.name.startswith("_")
+    ]
     annotations = SettingsOptions.__annotations__
     for option in dataclasses.fields(Settings):
         default = None if option.default is dataclasses.MISSING else option.default
