@@ -87,9 +87,12 @@ tapes: $(VENV)/.dev-installed
 # The notebooks are committed with their outputs, for a reader on the repository's web page:
 # each replayed from its tape and written back (`make test` fails when one is not current). The
 # kernels run in .venv-lab, as in `make test`, so the outputs are the ones it compares with.
+# The sample report in docs/ (notebook 08's, from its tape) is refreshed with them.
 outputs: $(VENV)/.dev-installed $(LAB_VENV)/.installed
 	NODE_GATEWAY_NOTEBOOK_PYTHON=$(CURDIR)/$(LAB_VENV)/bin/python \
 		$(PY) -m tests.notebooks.kernel --outputs
+	$(PY) -m toolkit report notebooks/08_budgeting_a_research_workload.ipynb \
+		--tape notebooks/tapes/08_budgeting_a_research_workload.tape.gz -o docs/report-08-budgeting.html
 
 # Anvil (Foundry's EVM node) from npm into a project-local folder, for the real-node tests.
 $(ANVIL):

@@ -519,12 +519,13 @@ def test_a_code_cell_call_shows_up_in_the_explorers_ledger(page):
 def test_a_budget_set_in_the_panel_shows_next_to_run(page):
     from playwright.sync_api import expect
 
-    page.locator(".toolkit-ledger input[type='number']").fill("5000")
+    page.locator(".toolkit-budget-input input").fill("5000")
     page.locator(".toolkit-ledger button", has_text="Set budget").click()
     status = page.locator(".toolkit-status")
     expect(status).to_contain_text(re.compile(r"budget [\d,]+ of 5,000 RU left"))
     page.locator(".toolkit-ledger button", has_text="No budget").click()
     expect(status).to_contain_text("no budget set")
+    expect(page.locator(".toolkit-budget-input input")).to_have_value("")  # not a made-up 1000
 
 
 @pytest.fixture(scope="module")

@@ -41,6 +41,7 @@ class LedgerView(widgets.VBox):
             description="Budget (RU)",
             continuous_update=False,
         )
+        self.budget_input.add_class("toolkit-budget-input")
         self.message = widgets.HTML()
         self.message.add_class("toolkit-ledger-message")
         self.set_button = widgets.Button(description="Set budget", icon="lock")

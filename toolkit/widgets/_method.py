@@ -216,8 +216,9 @@ class MethodExplorer(widgets.VBox):
         estimate = self.estimate
         badge = "tk-ru tk-ru-archive" if estimate.archive else "tk-ru"
         cost = f"{estimate.low} RU" if estimate.exact else f"{estimate.low}-{estimate.high} RU"
-        # The cost once, in the badge, then why (`str(estimate)` would say the cost again).
-        lines = [f'<span class="{badge}">{text(cost)}</span>{text(estimate.reason)}']
+        # The cost once, in the badge, then why (`str(estimate)` would say the cost again); the
+        # page's text reads "1 RU: why", as the estimate prints, to a screen reader too.
+        lines = [f'<span class="{badge}">{text(cost)}</span>: {text(estimate.reason)}']
         if problem:
             lines.append(f'<span class="tk-muted">{text(problem)}</span>')
         budget = node.meter.budget
