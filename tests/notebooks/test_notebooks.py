@@ -8,8 +8,6 @@ import subprocess
 import nbformat
 import pytest
 
-from toolkit.sandbox import World
-
 from tests.notebooks.kernel import (
     AFTER_RUN_ALL,
     NOTEBOOK_PYTHON,
@@ -20,6 +18,7 @@ from tests.notebooks.kernel import (
     errors_of,
     shown,
 )
+from toolkit.sandbox import World
 
 pytestmark = pytest.mark.notebooks
 
@@ -58,7 +57,9 @@ def test_what_every_notebook_imports_is_in_the_environment_make_lab_builds():
         pytest.skip("`make test` builds the lab environment (.venv-lab) and names its Python")
     wanted = {module: path.name for path in NOTEBOOKS for module in imports_of(path)}
     wanted["pytest"] = "(none: only the test extra has it)"
-    find = "import importlib.util as u, sys; print(*[m for m in sys.argv[1:] if not u.find_spec(m)])"
+    find = (
+        "import importlib.util as u, sys; print(*[m for m in sys.argv[1:] if not u.find_spec(m)])"
+    )
     done = subprocess.run(
         [NOTEBOOK_PYTHON, "-c", find, *sorted(wanted)], capture_output=True, text=True, timeout=60
     )

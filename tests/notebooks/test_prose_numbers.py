@@ -37,15 +37,24 @@ FACTS: dict[str, dict[str, str]] = {
     },
 }
 
-UNITS = "one two three four five six seven eight nine".split()
-TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
-TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+UNITS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+TEENS = [
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
+TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 WORDS = {word: value for value, word in enumerate(UNITS[2:] + TEENS, start=3)}
 WORDS |= {word: 10 * value for value, word in enumerate(TENS, start=2)} | {"hundred": 100}
 WORDS |= {
-    f"{ten}-{unit}": WORDS[ten] + value
-    for ten in TENS
-    for value, unit in enumerate(UNITS, start=1)
+    f"{ten}-{unit}": WORDS[ten] + value for ten in TENS for value, unit in enumerate(UNITS, start=1)
 }
 SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹⁻"
 NUMBER = re.compile(
@@ -71,7 +80,9 @@ def quoted_numbers(markdown: str) -> list[tuple[str, str]]:
         markdown = pattern.sub(" ", markdown)
     found = []
     for line in markdown.splitlines():
-        found += [(m.group(1).replace(",", "") + (m.group(2) or ""), line) for m in NUMBER.finditer(line)]
+        found += [
+            (m.group(1).replace(",", "") + (m.group(2) or ""), line) for m in NUMBER.finditer(line)
+        ]
         found += [(str(WORDS[m.group(1).lower()]), line) for m in WORD.finditer(line)]
     return found
 

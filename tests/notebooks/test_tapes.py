@@ -11,8 +11,6 @@ import json
 import nbformat
 import pytest
 
-from toolkit.sandbox import World
-
 from tests.notebooks.kernel import (
     NOTEBOOKS,
     SECONDS_PER_NOTEBOOK,
@@ -22,6 +20,7 @@ from tests.notebooks.kernel import (
     execute,
     shown,
 )
+from toolkit.sandbox import World
 
 pytestmark = pytest.mark.notebooks
 
