@@ -167,3 +167,12 @@ def test_notebook_08_renders_from_its_tape_and_the_docs_sample_verifies(tmp_path
         capsys.readouterr().err
     )
     assert not [piece for piece in _key_pieces() if piece in SAMPLE_08.read_text()]
+
+    # A copy of its tape with one recorded balance changed (under another name, as a reader's
+    # download may be): the sample no longer verifies, and only the cells that showed that
+    # balance are named (not cell 2, which shows the tape's name: replayed under the report's).
+    changed = _tampered(TAPE_08, tmp_path / "changed-08.gz", "eth_getBalance")
+    verdict = main(["report", "--verify", str(SAMPLE_08), "--tape", str(changed)])
+    said = capsys.readouterr().err
+    assert verdict == EXIT_DIFFERS and re.search(r"cell \d+ differs", said), said[-2000:]
+    assert "cell 2 differs" not in said, said[-2000:]

@@ -227,3 +227,14 @@ def test_verify_refuses_a_page_that_is_not_a_report(tmp_path, capsys):
     assert "is not a report" in capsys.readouterr().err
     missing = tmp_path / "none.html"
     assert main(["report", "--verify", str(missing), "--tape", str(TAPE_08)]) == EXIT_USAGE
+
+
+def test_a_name_a_report_gives_is_one_name_in_the_verification_folder():
+    # A report from elsewhere names its notebook and tape: verify writes them into its own
+    # temporary folder, never where a path in the payload points.
+    from toolkit.reports._report import _plain_name
+
+    assert _plain_name("../../home/user/.bashrc", "report.ipynb") == ".bashrc"
+    assert _plain_name("/etc/passwd", "report.ipynb") == "passwd"
+    assert _plain_name("..", "t.gz") == _plain_name(None, "t.gz") == "t.gz"
+    assert _plain_name("paper.tape.gz", "t.gz") == "paper.tape.gz"

@@ -16,6 +16,7 @@ import html
 import json
 import os
 import re
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -220,6 +221,9 @@ def render(
         "parameters": shown_parameters,
         "code": code,
         "tape_sha256": facts.sha256,
+        # A notebook may show its tape's file name (a gateway's repr does): verify replays the
+        # reader's copy, whatever it is called now, under this name.
+        "tape_name": tape_path.name,
         "cells": _compared(run),
     }
     _static_widgets(run, found.get("widgets") or {})
@@ -286,11 +290,13 @@ def verify(report: str | os.PathLike[str], tape: str | os.PathLike[str]) -> Verd
     parameters = {name: _literal(text) for name, text in payload.get("parameters", {}).items()}
     notebook = with_parameters(source, parameters)
     with tempfile.TemporaryDirectory(prefix="report-verify-") as workdir:
+        replayed = Path(workdir) / _plain_name(payload.get("tape_name"), Path(tape).name)
+        shutil.copyfile(tape, replayed)
         run, found = execute(
             notebook,
-            path=Path(workdir) / str(payload.get("notebook_name", "report.ipynb")),
+            path=Path(workdir) / _plain_name(payload.get("notebook_name"), "report.ipynb"),
             workdir=Path(workdir),
-            tape=Path(tape).resolve(),
+            tape=replayed,
             mode="replay",
             offline=True,
         )
@@ -313,6 +319,13 @@ def verify(report: str | os.PathLike[str], tape: str | os.PathLike[str]) -> Verd
     elif other_tape:
         verdict.exit_code = EXIT_OTHER_TAPE
     return verdict
+
+
+def _plain_name(name: Any, default: str) -> str:
+    """A file name the report names, as one name in the verification's own folder: a report
+    from elsewhere must not place a file outside it (``../`` or a path is cut to its name)."""
+    plain = Path(name).name if isinstance(name, str) else ""
+    return plain if plain not in ("", ".", "..") else default
 
 
 def _literal(text: str) -> Any:
