@@ -128,6 +128,15 @@ class Hostile:
                 as_json,
                 json.dumps({"jsonrpc": "2.0", "id": rpc_id, "error": error}).encode(),
             )
+        if mode == "log-range":  # Infura's result cap, the range it proposes, and the key
+            cap = "query returned more than 10000 results"
+            message = f"{cap}. Try with this block range [0x1, 0x2] {key}"
+            error = {"code": -32005, "message": message, "data": {"echo": key}}
+            return (
+                200,
+                as_json,
+                json.dumps({"jsonrpc": "2.0", "id": rpc_id, "error": error}).encode(),
+            )
         if mode == "tron":
             return (
                 200,
@@ -195,6 +204,7 @@ def test_no_piece_of_any_key_in_any_error_or_log_line(sandbox, loopback_server, 
     with_mode("html", eth.block_number)  # MalformedResponse (not JSON)
     with_mode("wrong-shape", eth.block_number)  # MalformedResponse (wrong shape)
     with_mode("rpc-error", eth.block_number)  # RPCError
+    with_mode("log-range", lambda: eth.get_logs(fromBlock=1, toBlock=2))  # LogRangeRefused
     with_mode("batch-refused", lambda: eth.batch([("eth_blockNumber",), ("eth_blockNumber",)]))
     with_mode("redirect", eth.block_number)  # HTTPStatusError, the Location logged by httpcore
     with_mode("tron", lambda: tron.get_block_by_latest_num(1))  # TronError

@@ -135,6 +135,13 @@ def _sandbox_frames() -> dict[str, pd.DataFrame]:
     # A by-name lookup of a name two assets share fails: a row with its error, value None.
     work.add(tron, "wallet/getassetissuebyname", value=ex.tron.ambiguous_name, visible=True)
     made["workload_run"] = work.run(progress=False)
+    reads = toolkit.Workload().reads(
+        eth, ex.evm.token, "balanceOf(address)(uint256)", [(a,) for a in accounts], [head - 10]
+    )
+    made["evm_reads"] = frames.evm_reads(reads.run(progress=False), "balanceOf(address)(uint256)")
+    scan = toolkit.Workload().logs(eth, address=ex.evm.token, from_block=head - 300, to_block=head)
+    made["evm_events"] = frames.evm_events(scan.run(progress=False), event="Transfer")
+    assert len(made["evm_reads"]) and len(made["evm_events"])
     assert made["workload_run"]["error"].notna().any()
     made["workload_preview"] = work.preview().frame
     made["ledger_frame"] = gw.ledger.frame

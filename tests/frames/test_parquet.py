@@ -24,6 +24,8 @@ from toolkit._redact import register_url
 
 FRAME_KINDS = [
     "evm_balances",
+    "evm_events",
+    "evm_reads",
     "evm_blocks",
     "evm_block_transactions",
     "evm_block_withdrawals",
@@ -89,6 +91,7 @@ def _decimals(values: pd.Series) -> list[Decimal | None]:
 def test_every_frame_function_is_covered(toolkit_frames):
     made = {name.removeprefix("fixture_") for name in toolkit_frames}
     assert set(frames.__all__) - made <= {
+        "EVM_EVENTS",  # the events evm_events knows by name
         "LOG_KINDS",
         "NODE_STATUSES",
         "RUN_METHODS",  # reading a workload run's frame, not frames
