@@ -607,18 +607,19 @@ class NodeCore:
         the others go next, on their own (`_send_still_to_send`)."""
         from .._errors import BatchRefused
 
-        if self.max_batch is not None and len(wire) > self.max_batch:
-            return (
-                yield from self._exchange_in_parts(
-                    url,
-                    wire,
-                    estimates,
-                    receipts,
-                    return_exceptions,
-                    params_texts,
-                    records_budget_refusal,
-                )
+        def in_parts() -> Steps:  # the calls in smaller batches: over the node's size, or refused
+            return self._exchange_in_parts(
+                url,
+                wire,
+                estimates,
+                receipts,
+                return_exceptions,
+                params_texts,
+                records_budget_refusal,
             )
+
+        if self.max_batch is not None and len(wire) > self.max_batch:
+            return (yield from in_parts())
         tape = self.shared.tape
         resumed = tape is not None and tape.resumed
         request, interpret = batch_request(
@@ -674,17 +675,7 @@ class NodeCore:
                 receipt.answered += answered
                 receipt.status = status
         if too_large:  # sent again in parts
-            return (
-                yield from self._exchange_in_parts(
-                    url,
-                    wire,
-                    estimates,
-                    receipts,
-                    return_exceptions,
-                    params_texts,
-                    records_budget_refusal,
-                )
-            )
+            return (yield from in_parts())
         self.accepts_batches = True
         if resumed:
             return (
