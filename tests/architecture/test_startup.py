@@ -61,13 +61,13 @@ def test_every_public_name_is_there_and_loads_what_it_needs():
 def test_a_call_loads_httpx_and_puts_it_in_place_of_its_stand_in():
     code = (
         "import json, sys, toolkit\n"
-        "from toolkit.client import _deadlines, _http, _node, _transport\n"
-        "before = [type(m.httpx).__name__ for m in (_http, _node, _transport)]\n"
+        "from toolkit.client import _deadlines, _http, _network, _node\n"
+        "before = [type(m.httpx).__name__ for m in (_http, _network, _node)]\n"
         "eth = toolkit.connect(sandbox=True).node('ethereum-mainnet')\n"
         "eth.head()\n"
         "import asyncio\n"
         "asyncio.run(eth.aio.get_balance('0x' + '0' * 40))  # the async path too\n"
-        "after = [m.httpx is sys.modules['httpx'] for m in (_http, _node, _transport)]\n"
+        "after = [m.httpx is sys.modules['httpx'] for m in (_http, _network, _node)]\n"
         "print(json.dumps([before, after, _deadlines.asyncio is sys.modules['asyncio']]))"
     )
     before, after, asyncio_in_place = _fresh(code)

@@ -129,11 +129,11 @@ def _batch(calls, texts=None):
 @given(calls=st.lists(st.tuples(TEXT, st.lists(PYTHON_JSON, max_size=3)), min_size=1, max_size=4))
 def test_a_batch_body_joined_from_params_texts_is_the_one_the_encoder_writes(calls):
     from toolkit._json import COMPACT_JSON
-    from toolkit.client._http import _json_bytes
+    from toolkit.client._network import json_bytes
 
     request, _ = _batch(calls, [COMPACT_JSON.encode(params) for _, params in calls])
     try:
-        written = _json_bytes(request.json)
+        written = json_bytes(request.json)
     except ValueError:  # NaN or an infinity: refused by the encoder, so never joined either
         written = None
     assert request.content is None or request.content == written
@@ -141,13 +141,13 @@ def test_a_batch_body_joined_from_params_texts_is_the_one_the_encoder_writes(cal
 
 def test_a_batch_of_catalog_calls_is_sent_as_the_joined_body():
     from toolkit.catalog import CATALOG
-    from toolkit.client._http import _json_bytes
+    from toolkit.client._network import json_bytes
 
     method = CATALOG["eth_getBalance"]
     bound = [method.bind(f"0x{i:040x}", block) for i in range(1, 4) for block in (5, "latest")]
     calls = [(b.rpc_method, b.wire_params) for b in bound]
     request, _ = _batch(calls, [b.wire_json for b in bound])
-    assert request.content is not None and request.content == _json_bytes(request.json)
+    assert request.content is not None and request.content == json_bytes(request.json)
 
 
 @settings(max_examples=200, deadline=None)

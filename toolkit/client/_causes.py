@@ -1,10 +1,10 @@
 """Why a request never got an answer, in words that say what to do.
 
-httpx (and aiohttp, whose errors `_http` turns into httpx's) chain the operating system's error
-under their own: a name that does not resolve (`socket.gaierror`), a port where nothing listens
-(`ConnectionRefusedError`), a TLS handshake with a server that speaks plain HTTP (`ssl.SSLError`,
-or no answer to the handshake at all). `explain` walks that chain and names the cause; the
-exchange puts it in the `TransportError` it raises, scrubbed like every message.
+httpx and aiohttp chain the operating system's error under their own: a name that does not
+resolve (`socket.gaierror`), a port where nothing listens (`ConnectionRefusedError`), a TLS
+handshake with a server that speaks plain HTTP (`ssl.SSLError`, or no answer to the handshake at
+all). `explain` walks that chain and names the cause; each network transport (`_network`) puts
+it in the error it answers with, scrubbed like every message.
 """
 
 from __future__ import annotations
@@ -56,13 +56,12 @@ def _in_handshake(chain: list[BaseException]) -> bool:
     return False
 
 
-def explain(error: BaseException, url: Any) -> str | None:
+def explain(error: BaseException, url: Any, *, connect_timeout: bool = False) -> str | None:
     """What stopped a request to `url` from reaching the gateway, and what to do; None when the
-    chain says nothing the exception's name would not."""
+    chain says nothing the exception's name would not. `connect_timeout`: `error` is the
+    connection's own timeout (not the call's deadline)."""
     import socket  # here, not at the top: `import toolkit` loads neither (test_startup)
     import ssl
-
-    import httpx
 
     where = _where(url)
     seconds = f"{_http.CONNECT_TIMEOUT_S:g} s"
@@ -84,7 +83,7 @@ def explain(error: BaseException, url: Any) -> str | None:
                 f"{where} refused the connection: nothing listens on that port. Check the URL's "
                 "port, and that the node (or the sandbox) is running"
             )
-    if isinstance(error, httpx.ConnectTimeout) and _scheme(url) == "https" and handshaking:
+    if connect_timeout and _scheme(url) == "https" and handshaking:
         return (
             f"the TLS handshake with {where} did not finish within the {seconds} "
             "connect timeout: the port may serve plain HTTP, not TLS. Check the URL's scheme and "
@@ -100,7 +99,7 @@ def explain(error: BaseException, url: Any) -> str | None:
                 "HTTP, not TLS. Check the URL's scheme and port (https:// needs a TLS port; "
                 "plain http:// is allowed to loopback)"
             )
-    if isinstance(error, httpx.ConnectTimeout):
+    if connect_timeout:
         tls = " or the TLS handshake" if _scheme(url) == "https" else ""
         return (
             f"no connection to {where} within the {seconds} connect timeout (the "

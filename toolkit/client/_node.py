@@ -44,9 +44,10 @@ from ..catalog import (
 )
 from ._cache import MISS, Cacheable, ResponseCache, is_final
 from ._heads import HeadTracker
-from ._http import LazyModule, async_client, sync_client
+from ._http import LazyModule, Transport
 from ._identity import gateway_identity
 from ._ledger import Entry, Meter
+from ._network import async_transport, sync_transport
 from ._protocol import (
     Interpret,
     batch_request,
@@ -60,6 +61,7 @@ from ._protocol import (
 )
 from ._ratelimit import RateLimiter
 from ._settings import Settings, Shared
+from ._tape import TapeNode, transport_for
 from ._transport import (
     CACHE_HIT,
     NOT_SENT,
@@ -161,7 +163,11 @@ class NodeCore:
         tape = shared.tape
         # Replayed answers are the recording's gateway's, whatever URL this handle was given:
         # a dataset's rows are then never taken for this URL's gateway's answers.
-        answered_by = url if tape is None or not tape.replaying else tape.recorded_url(self)
+        answered_by = (
+            url
+            if tape is None or not tape.replaying
+            else tape.recorded_url(self.endpoint.label, chain.name)
+        )
         self.gateway = gateway_identity(answered_by, chain.name)
         # None until a batch is tried; False once the node refused one (then calls go singly).
         self.accepts_batches: bool | None = None
@@ -1132,31 +1138,28 @@ class Node(_BaseNode):
 
     def __init__(self, core: NodeCore):
         super().__init__(core)
-        self._client: httpx.Client | None = None
+        self._transport: Transport | None = None
         self._lock = threading.Lock()
         self._aio: AsyncNode | None = None
 
-    def _http(self) -> httpx.Client:
-        if self._client is None:
+    def _http(self) -> Transport:
+        if self._transport is None:
             with self._lock:
-                if self._client is None:
+                if self._transport is None:
                     core = self._core
-                    tape = core.shared.tape
-                    client = None
-                    if tape is None or not tape.replaying:  # replaying opens no socket at all
-                        client = sync_client(
+                    transport = _transport_of(
+                        core,
+                        lambda: sync_transport(
                             core.endpoint.url,
                             core.shared.timeout,
                             trust_env=core.shared.settings.trust_env,
-                        )
-                    if tape is not None:  # the tape's client: what `drive_sync` uses of httpx's
-                        client = cast("httpx.Client", tape.client(core, client))
-                    assert client is not None  # made above, or the tape's
-                    # A client dropped without `close()` (a notebook cell run again) closes its
-                    # pooled sockets when collected, not at exit with a ResourceWarning each.
-                    self._closer = weakref.finalize(self, client.close)
-                    self._client = client
-        return self._client
+                        ),
+                    )
+                    # A transport dropped without `close()` (a notebook cell run again) closes
+                    # its pooled sockets when collected, not at exit with a ResourceWarning each.
+                    self._closer = weakref.finalize(self, transport.close)
+                    self._transport = transport
+        return self._transport
 
     def _run(self, steps: Steps) -> Any:
         return drive_sync(self._http(), steps)
@@ -1213,10 +1216,10 @@ class Node(_BaseNode):
         return self._aio
 
     def close(self) -> None:
-        if self._client is not None:
+        if self._transport is not None:
             self._closer.detach()
-            self._client.close()
-            self._client = None
+            self._transport.close()
+            self._transport = None
         if self._core.shared.tape is not None:
             self._core.shared.tape.close()  # a recording is kept whole when its client closes
 
@@ -1237,34 +1240,28 @@ class AsyncNode(_BaseNode):
 
     def __init__(self, core: NodeCore):
         super().__init__(core)
-        # Keyed by loop, not weakly: an aiohttp client holds its loop, so a weak key never dies.
-        self._clients: dict[asyncio.AbstractEventLoop, Any] = {}
+        # Keyed by loop, not weakly: an aiohttp session holds its loop, so a weak key never dies.
+        self._transports: dict[asyncio.AbstractEventLoop, Transport] = {}
 
-    def _http(self) -> Any:
+    def _http(self) -> Transport:
         loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
+        transport = self._transports.get(loop)
+        if transport is None:
             self._forget_closed_loops()
-            settings = self._core.shared.settings
-            tape = self._core.shared.tape
-            client = None
-            if tape is None or not tape.replaying:  # replaying opens no socket at all
-                client = async_client(
-                    settings.async_transport,
-                    self._core.endpoint.url,
-                    settings.timeout,
-                    trust_env=settings.trust_env,
-                )
-            if tape is not None:
-                client = tape.client(self._core, client)
-            self._clients[loop] = client
-        return client
+            settings, url = self._core.shared.settings, self._core.endpoint.url
+            transport = self._transports[loop] = _transport_of(
+                self._core,
+                lambda: async_transport(
+                    settings.async_transport, url, settings.timeout, trust_env=settings.trust_env
+                ),
+            )
+        return transport
 
     def _forget_closed_loops(self) -> None:
-        for loop in [loop for loop in self._clients if loop.is_closed()]:
-            client = self._clients.pop(loop)
-            if hasattr(client, "abandon"):
-                client.abandon()
+        for loop in [loop for loop in self._transports if loop.is_closed()]:
+            abandon = getattr(self._transports.pop(loop), "abandon", None)
+            if abandon is not None:  # a transport with a session on that loop
+                abandon()
 
     async def _run(self, steps: Steps) -> Any:
         return await drive_async(self._http(), steps)
@@ -1330,10 +1327,10 @@ class AsyncNode(_BaseNode):
         return self._core.heads.fresh() or await self._run(self._core.head())
 
     async def aclose(self) -> None:
-        """Close this loop's HTTP client (clients of other, still running loops stay theirs)."""
-        client = self._clients.pop(asyncio.get_running_loop(), None)
-        if client is not None:
-            await client.aclose()
+        """Close this loop's transport (those of other, still running loops stay theirs)."""
+        transport = self._transports.pop(asyncio.get_running_loop(), None)
+        if transport is not None:
+            await transport.aclose()
         self._forget_closed_loops()
         if self._core.shared.tape is not None:
             self._core.shared.tape.close()
@@ -1346,6 +1343,19 @@ class AsyncNode(_BaseNode):
 
 
 Node.aio_class = AsyncNode
+
+
+def _transport_of(core: NodeCore, network: Callable[[], Transport]) -> Transport:
+    """The transport of `core`'s calls: the network's (`network()`), or its tape's."""
+    meter = core.meter
+    node = TapeNode(
+        core.endpoint.label,
+        core.chain.name,
+        core.endpoint.url,
+        lambda: meter.pricing,
+        lambda: meter.clock(),  # read at each answer: the gateway may set its clock later
+    )
+    return transport_for(core.shared.tape, network, node)
 
 
 def resolve_chain(chain: str | Chain | None, url: str, name: str | None) -> Chain:

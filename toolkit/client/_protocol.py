@@ -222,7 +222,7 @@ _json_text = json.encoder.encode_basestring_ascii  # a str as JSON, ASCII only
 def _batch_text(
     calls: Sequence[tuple[str, Any, str | None]], ids: list[int], params_texts: Sequence[str]
 ) -> bytes | None:
-    """The batch's body as the request encoder would write it (`_http._json_bytes`), joined
+    """The batch's body as the request encoder would write it (`_network.json_bytes`), joined
     from each call's params text instead of encoding every call's object again; None when
     the two could differ, and the body is then encoded from its objects. They agree on text
     that is ASCII throughout (no \\u escape, which the request encoder would write as the

@@ -2,7 +2,7 @@
 
     gw = toolkit.connect(tape="notebook.tape.gz", tape_mode="auto")   # or NODE_GATEWAY_TAPE=...
 
-A tape is a transport (`_transport.StepClient`): the exchange above it is unchanged, so replay
+A tape is a transport (`_http.Transport`): the exchange above it is unchanged, so replay
 goes through the whole pipeline (validation, pricing, budget, ledger, frames, workloads), and so
 does recording. Calls are keyed by their identity, never by the request's id, URL or key: the
 node's name and chain, the method (a JSON-RPC method, or a REST verb and path) and the params as
@@ -52,11 +52,11 @@ import threading
 import time
 import weakref
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 from urllib.parse import urlsplit
 
 from .._errors import GatewayError, TapeError, TapeMiss, ValidationError
@@ -64,15 +64,13 @@ from .._files import remove_dead_writers_files, write_atomically
 from .._json import MAX_DEPTH, NotJSONNumber, load_bounded
 from .._redact import clip, redact_answer, redact_text, scrub, warn
 from .._version import __version__
-from ..catalog import charge, key_params
-from ._http import MAX_ANSWER_BYTES, Answer, LazyModule, Replayed
-from ._transport import Send, StepClient, StillToSend, _send_async, _send_sync, attempt_fate
+from ..catalog import PricingTable, charge, key_params
+from ._http import MAX_ANSWER_BYTES, Answer, LazyModule, NoAnswer, Replayed, Send, Transport
+from ._transport import StillToSend, attempt_fate
 from ._urls import clean_url
 
 if TYPE_CHECKING:
     import asyncio
-
-    from ._node import NodeCore
 else:
     asyncio = LazyModule("asyncio", globals())  # imported on first use: see `_http.LazyModule`
 
@@ -175,10 +173,10 @@ class Tape:
         """The nodes the tape has answers of: name -> chain and host (with its port)."""
         return dict(self._nodes)
 
-    def recorded_url(self, core: NodeCore) -> str:
-        """Where `core`'s node was when the tape recorded it (its host and port: what its
+    def recorded_url(self, label: str, chain: str) -> str:
+        """Where the node `label` was when the tape recorded it (its host and port: what its
         gateway's identity is made of, `_identity`); a node the tape never recorded, nowhere."""
-        name, _ = _node_of(core)
+        name = _node_name(label, chain)
         info = self._nodes.get(name)
         host = (
             info["host"] if info is not None else (self.header.get("known_nodes") or {}).get(name)
@@ -193,14 +191,14 @@ class Tape:
             unconfirmed += record["unconfirmed_ru"]
         return billed, unconfirmed
 
-    def client(self, core: NodeCore, inner: Any = None) -> TapeClient:
-        """The transport for `core`'s calls: recording through `inner` (an HTTP client), or
-        replaying (no client at all)."""
-        name, chain = _node_of(core)
+    def transport(self, inner: Transport | None, node: TapeNode) -> TapeTransport:
+        """The transport for `node`'s calls: recording through `inner` (the network's), or
+        replaying (no transport beneath at all)."""
+        name = _node_name(node.label, node.chain)
         if not self.replaying:
             with self._lock:
-                self._nodes.setdefault(name, {"chain": chain, "host": _netloc(core.endpoint.url)})
-        return TapeClient(self, core, inner)
+                self._nodes.setdefault(name, {"chain": node.chain, "host": _netloc(node.url)})
+        return TapeTransport(self, inner, node)
 
     # --- recording ---
 
@@ -678,40 +676,58 @@ def _save_at_exit(reference: weakref.ref[Tape]) -> None:
             print(f"node-gateway-toolkit: the tape {tape.path} could not be saved", file=sys.stderr)
 
 
-def _node_of(core: NodeCore) -> tuple[str, str]:
-    """The node part of a call's identity: its name, and its chain. A node without a name
-    (made from a URL alone) is known by its chain: its label holds the port, which changes."""
-    label = core.endpoint.label
-    if "://" in label:
-        label = core.chain.name
-    return label, core.chain.name
+def _node_name(label: str, chain: str) -> str:
+    """The node part of a call's identity (with its chain). A node without a name (made from a
+    URL alone) is known by its chain: its label holds the port, which changes."""
+    return chain if "://" in label else label
 
 
-class TapeClient(StepClient):
-    """One node's transport over a tape: recording through an HTTP client, or replaying."""
+class TapeNode(NamedTuple):
+    """What a tape knows of the node it carries calls for: its `label` and `chain` (its calls'
+    identity), its `url` (where it was recorded; a request's path is read from it), what an
+    error status costs (`pricing`, read at each answer) and the `clock` the ledger dates calls
+    by, which dates the recorded answers."""
 
-    def __init__(self, tape: Tape, core: NodeCore, inner: Any):
+    label: str
+    chain: str
+    url: str
+    pricing: Callable[[], PricingTable | None]
+    clock: Callable[[], datetime]
+
+
+def transport_for(tape: Tape | None, network: Callable[[], Transport], node: TapeNode) -> Transport:
+    """How `node`'s calls travel, decided in this one place: over the network (`network()`
+    makes its transport), recorded on `tape` on their way there, or replayed from `tape` with
+    no socket at all."""
+    if tape is None:
+        return network()
+    return tape.transport(None if tape.replaying else network(), node)
+
+
+class TapeTransport(Transport):
+    """One node's transport over a tape: recording what the transport beneath it answers, or
+    replaying, alone."""
+
+    def __init__(self, tape: Tape, inner: Transport | None, node: TapeNode):
         self.tape = tape
         self.inner = inner
-        self.node, self.chain = _node_of(core)
-        self.base = core.endpoint.url.rstrip("/")
-        # The pricing table says what an error status costs; the clock dates answers as the
-        # ledger dates calls.
-        self.meter = core.meter
+        self.node, self.chain = _node_name(node.label, node.chain), node.chain
+        self.base = node.url.rstrip("/")
+        self.pricing, self.clock = node.pricing, node.clock
 
-    def send_step(self, step: Send) -> Answer | BaseException:
-        if self.tape.replaying:
+    def send(self, step: Send) -> Answer | NoAnswer:
+        if self.inner is None:  # replaying
             return self._replay(step)
         recorded = self._recorded(step)
         if recorded is not None:
             return recorded
         started = time.perf_counter()
-        outcome = _send_sync(self.inner, step)
+        outcome = self.inner.send(step)
         self._record(step, outcome, time.perf_counter() - started)
         return outcome
 
-    async def asend_step(self, step: Send) -> Answer | BaseException:
-        if self.tape.replaying:
+    async def asend(self, step: Send) -> Answer | NoAnswer:
+        if self.inner is None:  # replaying
             # A request lets other tasks run, and a cancel land, while it waits: so does this.
             await asyncio.sleep(0)
             return self._replay(step)
@@ -719,7 +735,7 @@ class TapeClient(StepClient):
         if recorded is not None:
             return recorded
         started = time.perf_counter()
-        outcome = await _send_async(self.inner, step)
+        outcome = await self.inner.asend(step)
         self._record(step, outcome, time.perf_counter() - started)
         return outcome
 
@@ -732,9 +748,10 @@ class TapeClient(StepClient):
             await self.inner.aclose()
 
     def abandon(self) -> None:
-        """An async client whose loop has closed (see `AsyncNode._forget_closed_loops`)."""
-        if hasattr(self.inner, "abandon"):
-            self.inner.abandon()
+        """An async transport whose loop has closed (see `AsyncNode._forget_closed_loops`)."""
+        abandon = getattr(self.inner, "abandon", None)
+        if abandon is not None:
+            abandon()
 
     # --- what a request asks ---
 
@@ -757,24 +774,24 @@ class TapeClient(StepClient):
 
     # --- recording ---
 
-    def _record(self, step: Send, outcome: Any, latency_s: float) -> None:
+    def _record(self, step: Send, outcome: Answer | NoAnswer, latency_s: float) -> None:
         keys, ids = self._calls(step)
         answers: list[dict[str, Any] | None] = [None] * len(keys)
-        if not isinstance(outcome, BaseException):
+        if not isinstance(outcome, NoAnswer):
             answers = _split(outcome, ids, len(keys))
             for answer in answers:
                 if answer is not None:
                     answer["latency_s"] = round(latency_s, 6)
-        fate = attempt_fate(outcome, self.meter.pricing)
-        self.tape.record(keys, answers, step, fate, self.meter.clock())
+        fate = attempt_fate(outcome, self.pricing())
+        self.tape.record(keys, answers, step, fate, self.clock())
 
     # --- replaying ---
 
-    def _replay(self, step: Send) -> Answer | TapeMiss:
+    def _replay(self, step: Send) -> Answer | NoAnswer:
         keys, ids = self._calls(step)
         found = self.tape.answer(keys)
         if not isinstance(step.request.json, list) and isinstance(found[0], TapeMiss):
-            return found[0]  # one call: its miss is the request's
+            return NoAnswer(found[0], sent=False)  # one call: its miss is the request's
         return self._answer(step, ids, found)
 
     def _recorded(self, step: Send) -> Answer | None:

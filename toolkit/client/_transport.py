@@ -1,25 +1,22 @@
-"""HTTP beneath the clients: one exchange protocol, two drivers, and the error boundary.
+"""One exchange protocol and two drivers: what a call does above its transport.
 
-A call is written once, as a generator (`Exchange.run`) that yields what it needs done: an
-`HTTPRequest` to send (it receives the `Answer`, or the `httpx` exception) or a `Sleep`.
-`drive_sync` runs such a generator with an `httpx.Client`, `drive_async` with an
-`httpx.AsyncClient`: retries, backoff, metering and error translation exist only once.
-
-This module is the one place where httpx errors become the toolkit's exception tree; what an
-answer's status and body mean is read by the protocol layer (`_answers`, picked by `_protocol`).
-The transport moves bytes, retries and keeps the deadline.
+A call is written once, as a generator (`Exchange.run`) that yields what it needs done: a `Send`
+(it receives the `Answer`, or a `NoAnswer` carrying the toolkit's error) or a `Sleep`.
+`drive_sync` runs such a generator with a transport's `send`, `drive_async` with its `asend`
+(`_http.Transport`: the network's, `_network`, or a tape's, `_tape`): retries, backoff, metering
+and billing exist only once. Each transport turns its own library's errors into the toolkit's
+tree; what an answer's status and body mean is read by the protocol layer (`_answers`, picked by
+`_protocol`).
 """
 
 from __future__ import annotations
 
-import functools
 import itertools
 import random
 import time
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._errors import (
@@ -29,7 +26,6 @@ from .._errors import (
     MalformedResponse,
     PlatformError,
     RateLimited,
-    TapeMiss,
     Timeout,
     TonError,
     TransportError,
@@ -37,35 +33,24 @@ from .._errors import (
 )
 from .._redact import redact_url, register_secret, register_url, scrub_logs
 from ..catalog import Fate, PricingTable, charge, fate_of_status
-from ._causes import explain as explain_failure
-from ._deadlines import before
 from ._http import (
     MAX_ANSWER_BYTES,
-    AiohttpClient,
     Answer,
-    AnswerTooLarge,
     Delivery,
+    HTTPRequest,
     LazyModule,
+    NoAnswer,
     Replayed,
-    aiter_decoded,
-    call_deadline,
-    connect_timeout_s,
-    iter_decoded,
-    reset_deadline,
-    track_delivery,
+    Send,
+    Transport,
 )
 from ._ledger import Entry, Meter
 from ._ratelimit import RateLimiter
 
 if TYPE_CHECKING:
     import asyncio
-    import ssl
-
-    import httpx
 else:
-    asyncio = LazyModule("asyncio", globals())
-    ssl = LazyModule("ssl", globals())
-    httpx = LazyModule("httpx", globals())  # imported on first use: see `_http.LazyModule`
+    asyncio = LazyModule("asyncio", globals())  # imported on first use: see `_http.LazyModule`
 
 DEFAULT_TIMEOUT = 30.0  # seconds for a whole call: connect, send, read and every retry
 
@@ -106,26 +91,6 @@ class Endpoint:
 
     def __repr__(self) -> str:
         return f"Endpoint({self.label!r})"
-
-
-_NO_HEADERS: Mapping[str, str] = MappingProxyType({})
-
-
-# Named tuples, as the steps below: one of each is made per call, and a tuple is quicker to make
-# than a frozen dataclass, which sets each field through object.__setattr__
-# (bench/bench_records.py).
-class HTTPRequest(NamedTuple):
-    method: str
-    url: str
-    json: Any = None
-    params: dict[str, Any] | None = None
-    headers: Mapping[str, str] = _NO_HEADERS
-    # `json` as the bytes the aiohttp client would encode it to, when the request's maker has
-    # them at hand (a JSON-RPC batch, from its calls' params texts); None: encoded from `json`.
-    content: bytes | None = None
-
-    def __repr__(self) -> str:
-        return f"HTTPRequest({self.method} {redact_url(self.url)})"
 
 
 def advise(error: GatewayError, advice: tuple[Advice, ...]) -> None:
@@ -207,29 +172,7 @@ def _retryable(error: GatewayError) -> bool:
 Interpret = Callable[[Answer], Any]
 
 
-class Send(NamedTuple):
-    """Send `request` and answer before `deadline` (a `time.monotonic()` value); the client
-    marks `delivery` once the request may have reached the server. `parts` (a batch's calls)
-    or `likely` and `ru` (one call) are its price, for a client that records what it cost.
-
-    A client is an `httpx.Client` (sync), an `httpx.AsyncClient` or `_http.AiohttpClient`
-    (async), or any object with ``send_step(step)`` and ``asend_step(step)`` that return the
-    `Answer` or the error (a tape, `_tape`)."""
-
-    request: HTTPRequest
-    deadline: float
-    delivery: Delivery
-    parts: tuple[tuple[str, int, int, bool | None], ...] = ()
-    likely: int = 0
-    ru: int = 0
-    max_bytes: int = MAX_ANSWER_BYTES  # the most the answer may decode to
-
-
 Step = Send | Sleep
-
-
-class DeadlinePassed(Exception):
-    """The call's deadline passed before this attempt could be sent (so it was not)."""
 
 
 class StillToSend(GatewayError):
@@ -239,33 +182,16 @@ class StillToSend(GatewayError):
     ledger then. Never a caller's result."""
 
 
-@functools.cache
-def not_sent_errors() -> tuple[type[BaseException], ...]:
-    """Failures that prove the request never reached the gateway; any other may have (a
-    function, so that httpx is imported on first use, not with the module)."""
-    return (
-        httpx.ConnectError,
-        httpx.ConnectTimeout,
-        httpx.PoolTimeout,
-        httpx.ProxyError,
-        httpx.UnsupportedProtocol,
-        DeadlinePassed,
-        TapeMiss,  # replaying: a call the tape lacks never reaches the network
-    )
-
-
-def attempt_fate(outcome: Answer | BaseException, pricing: PricingTable | None = None) -> Fate:
+def attempt_fate(outcome: Answer | NoAnswer, pricing: PricingTable | None = None) -> Fate:
     """The billing fate of one attempt (see `toolkit.catalog.billing`), what an error status
     costs read from `pricing` (`PricingTable.status_costs`). A tape's answer and a tape's miss
     were never sent."""
     fate_of = fate_of_status if pricing is None else pricing.fate_of_status
-    if not isinstance(outcome, BaseException):  # an Answer, or httpx's own (`_http`)
-        if getattr(outcome, "replayed", None) is not None:
-            return Fate.NOT_SENT
-        return fate_of(outcome.status_code)
-    if isinstance(outcome, AnswerTooLarge):  # answered; we stopped reading
-        return fate_of(outcome.status)
-    return Fate.NOT_SENT if isinstance(outcome, not_sent_errors()) else Fate.UNANSWERED
+    if isinstance(outcome, NoAnswer):
+        if outcome.status is not None:  # answered; it went unread
+            return fate_of(outcome.status)
+        return Fate.UNANSWERED if outcome.sent else Fate.NOT_SENT
+    return Fate.NOT_SENT if outcome.replayed is not None else fate_of(outcome.status_code)
 
 
 @dataclass(slots=True)  # slots: a bulk run makes one per call
@@ -430,6 +356,7 @@ class Exchange:
                 likely,
                 self.ru,
                 self.max_answer_bytes,
+                self.timeout_s,
             )
             fate = attempt_fate(outcome, self.meter.pricing)
             return outcome
@@ -545,53 +472,13 @@ class Exchange:
             return [type(r).__name__ if isinstance(r, GatewayError) else status for r in result]
         return None
 
-    def _read(self, outcome: Answer | Exception) -> Any:
-        if not isinstance(outcome, BaseException):  # an answer (most attempts): read it
-            self.answer = outcome
-            replayed = getattr(outcome, "replayed", None)  # an httpx.Response has none
-            if replayed is not None:
-                self._add_recorded(replayed)
-            return self.interpret(outcome)
-        if isinstance(outcome, AnswerTooLarge):
-            raise MalformedResponse(
-                f"HTTP {outcome.status}: the answer decoded to more than {outcome.limit:,} bytes, "
-                "the bound on an answer's size (max_answer_bytes); reading stopped there. A "
-                "compressed body that grows this far is refused, not retried; raise "
-                "max_answer_bytes if a node's answers really are this large",
-                status=outcome.status,
-            )
-        if isinstance(outcome, DeadlinePassed):
-            raise Timeout(f"no answer within the call's {self.timeout_s:g} s deadline")
-        if isinstance(outcome, httpx.ConnectTimeout) and time.monotonic() < self.deadline - 0.05:
-            cause = explain_failure(outcome, self.request.url)  # the connect timeout, not ours
-            if cause is not None:
-                raise Timeout(cause)
-        if isinstance(outcome, httpx.TimeoutException):
-            raise Timeout(
-                f"no answer within the call's {self.timeout_s:g} s deadline "
-                f"({type(outcome).__name__})"
-            )
-        if isinstance(outcome, httpx.DecodingError):
-            raise MalformedResponse(
-                f"the body does not decode as its Content-Encoding says ({outcome})",
-                retryable=True,  # a body cut or garbled on the way may pass next time
-            )
-        if isinstance(outcome, httpx.HTTPError):
-            untrusted = _certificate_refusal(outcome)
-            if untrusted is not None:
-                raise TransportError(
-                    f"the server's TLS certificate is not trusted ({untrusted}); "
-                    "if your network has its own root, point SSL_CERT_FILE at a bundle with it"
-                )
-            cause = explain_failure(outcome, self.request.url)
-            if cause is not None:
-                raise TransportError(f"could not reach the gateway: {cause}")
-            reason = str(outcome).strip()
-            raise TransportError(
-                f"could not reach the gateway ({type(outcome).__name__}"
-                + (f": {reason})" if reason else ")")
-            )
-        raise outcome
+    def _read(self, outcome: Answer | NoAnswer) -> Any:
+        if isinstance(outcome, NoAnswer):
+            raise outcome.error
+        self.answer = outcome
+        if outcome.replayed is not None:
+            self._add_recorded(outcome.replayed)
+        return self.interpret(outcome)
 
 
 _STILL_TO_SEND = StillToSend.__name__
@@ -602,38 +489,13 @@ def _utc(text: str) -> datetime:
     return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
-def _certificate_refusal(error: BaseException) -> str | None:
-    """Why the certificate was refused, when that is what is behind a connection error (httpx
-    and aiohttp both chain the `ssl` error; aiohttp's own error also is one, wrapping it)."""
-    seen: set[int] = set()
-    cause: BaseException | None = error
-    while cause is not None and id(cause) not in seen:
-        if isinstance(cause, ssl.SSLCertVerificationError):
-            cause = getattr(cause, "certificate_error", cause)
-            return getattr(cause, "verify_message", None) or str(cause)
-        seen.add(id(cause))
-        cause = cause.__cause__ or cause.__context__
-    return None
-
-
 # --- drivers ----------------------------------------------------------------------------------
 
 
-class StepClient:
-    """The transport contract in full: a client that takes a `Send` and returns the `Answer`,
-    or the error (an httpx error, a `GatewayError`), without raising. The HTTP clients are
-    driven through `_send_sync` and `_send_async` instead, for speed; a tape is a `StepClient`."""
-
-    def send_step(self, step: Send) -> Answer | BaseException:
-        raise NotImplementedError
-
-    async def asend_step(self, step: Send) -> Answer | BaseException:
-        raise NotImplementedError
-
-
-def drive_sync(client: httpx.Client, steps: Generator[Step, Any, Any]) -> Any:
-    """Run an exchange generator to its result with a blocking client."""
+def drive_sync(transport: Transport, steps: Generator[Step, Any, Any]) -> Any:
+    """Run an exchange generator to its result with a transport's blocking `send`."""
     outcome: Any = None
+    send = transport.send
     while True:
         try:
             step = steps.send(outcome)
@@ -641,20 +503,19 @@ def drive_sync(client: httpx.Client, steps: Generator[Step, Any, Any]) -> Any:
             return done.value
         try:
             if isinstance(step, Sleep):
-                _sleep_sync(step)
+                time.sleep(step.seconds)
                 outcome = None
-            elif isinstance(client, StepClient):
-                outcome = client.send_step(step)
             else:
-                outcome = _send_sync(client, step)
+                outcome = send(step)
         except BaseException as error:  # an interrupt mid-step: the call settles, then re-raises
             _throw(steps, error)
             raise
 
 
-async def drive_async(client: Any, steps: Generator[Step, Any, Any]) -> Any:
-    """Run an exchange generator to its result with an async client (httpx's or `_http`'s)."""
+async def drive_async(transport: Transport, steps: Generator[Step, Any, Any]) -> Any:
+    """Run an exchange generator to its result with a transport's `asend`."""
     outcome: Any = None
+    asend = transport.asend
     while True:
         try:
             step = steps.send(outcome)
@@ -664,10 +525,8 @@ async def drive_async(client: Any, steps: Generator[Step, Any, Any]) -> Any:
             if isinstance(step, Sleep):
                 await asyncio.sleep(step.seconds)
                 outcome = None
-            elif isinstance(client, StepClient):
-                outcome = await client.asend_step(step)
             else:
-                outcome = await _send_async(client, step)
+                outcome = await asend(step)
         except BaseException as error:  # cancelled mid-step: the call settles, then re-raises
             _throw(steps, error)
             raise
@@ -681,101 +540,6 @@ def _throw(steps: Generator[Step, Any, Any], error: BaseException) -> None:
     except BaseException as thrown:
         if thrown is not error:
             raise
-
-
-def _sleep_sync(step: Sleep) -> None:
-    time.sleep(step.seconds)
-
-
-def _send_sync(client: httpx.Client, step: Send) -> Answer | httpx.HTTPError | Exception:
-    """Send with a deadline for the whole exchange: httpx's timeouts are per read, so every
-    socket operation of a client made by `_http.sync_client` is bounded by what is left of the
-    deadline (`call_deadline`): a server that drips its headers or its body is cut off when it
-    passes."""
-    request, deadline = step.request, step.deadline
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
-        return DeadlinePassed()
-    track_delivery(step.delivery)
-    bounded = call_deadline(deadline)  # every socket operation, headers included (`_http`)
-    try:
-        with client.stream(
-            request.method,
-            request.url,
-            json=request.json,
-            params=request.params,
-            headers=request.headers,
-            timeout=httpx.Timeout(remaining, connect=min(remaining, connect_timeout_s())),
-        ) as response:
-            chunks, size = [], 0
-            for chunk in iter_decoded(response):  # decoded from gzip or deflate, piece by piece
-                size += len(chunk)
-                if size > step.max_bytes:  # a decompression bomb: stop before it grows whole
-                    return AnswerTooLarge(step.max_bytes, response.status_code)
-                chunks.append(chunk)
-                if time.monotonic() > deadline:
-                    raise httpx.ReadTimeout("the call's deadline passed while reading")
-            return Answer(response.status_code, response.headers, b"".join(chunks))
-    except httpx.HTTPError as error:
-        return error
-    finally:
-        reset_deadline(bounded)
-
-
-async def _send_async(client: Any, step: Send) -> Answer | httpx.HTTPError | Exception:
-    request = step.request
-    remaining = step.deadline - time.monotonic()
-    if remaining <= 0:
-        return DeadlinePassed()
-    track_delivery(step.delivery)
-    if isinstance(client, AiohttpClient):
-        sending = client.request(
-            request.method,
-            request.url,
-            json=request.json,
-            params=request.params,
-            headers=request.headers,
-            max_bytes=step.max_bytes,
-            content=request.content,
-        )
-    elif isinstance(client, httpx.AsyncClient):
-        sending = _httpx_async(client, request, step.max_bytes)
-    else:  # another client of the same contract (a test's)
-        sending = client.request(
-            request.method,
-            request.url,
-            json=request.json,
-            params=request.params,
-            headers=request.headers,
-        )
-    try:
-        return await before(step.deadline, sending)
-    except AnswerTooLarge as error:
-        return error
-    except TimeoutError:
-        if not step.delivery.may_have_left:  # still connecting: never sent, as httpx's own says
-            return httpx.ConnectTimeout("the call's deadline passed before the request was sent")
-        return httpx.ReadTimeout("the call's deadline passed")
-    except httpx.HTTPError as error:
-        return error
-
-
-async def _httpx_async(client: httpx.AsyncClient, request: HTTPRequest, max_bytes: int) -> Answer:
-    """`httpx.AsyncClient`'s answer read in decoded chunks, up to `max_bytes` (as `_send_sync`)."""
-    async with client.stream(
-        request.method,
-        request.url,
-        json=request.json,
-        params=request.params,
-        headers=request.headers,
-    ) as response:
-        chunks, size = [], 0
-        async for chunk in aiter_decoded(response):
-            size += len(chunk)
-            if size > max_bytes:
-                raise AnswerTooLarge(max_bytes, response.status_code)
-            chunks.append(chunk)
-        return Answer(response.status_code, response.headers, b"".join(chunks))
 
 
 _request_ids = itertools.count(1)
@@ -804,11 +568,13 @@ __all__ = [
     "Endpoint",
     "Exchange",
     "HTTPRequest",
+    "NoAnswer",
     "Receipt",
     "RetryPolicy",
     "Send",
     "Sleep",
     "StillToSend",
+    "Transport",
     "bearer",
     "drive_async",
     "drive_sync",
