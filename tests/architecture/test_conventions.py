@@ -66,3 +66,32 @@ def test_no_public_docstring_points_at_a_private_module_or_a_test_file():
         if private.search(line)
     ]
     assert not found, "\n".join(found)
+
+
+def test_the_drivers_ask_a_transport_nothing_but_the_contract():
+    """`drive_sync` and `drive_async` call `send`/`asend` on whatever transport they are given
+    (the network's, a tape's, a user's): the only type they test is the step's (`Sleep`)."""
+    tree = ast.parse((PACKAGE / "client" / "_transport.py").read_text())
+    drivers = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.name in ("drive_sync", "drive_async")
+    ]
+    assert len(drivers) == 2
+    tested = {
+        ast.unparse(call.args[0])
+        for driver in drivers
+        for call in ast.walk(driver)
+        if isinstance(call, ast.Call) and ast.unparse(call.func) in ("isinstance", "type")
+    }
+    assert tested == {"step"}, tested
+    used = {
+        node.attr
+        for driver in drivers
+        for node in ast.walk(driver)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "transport"
+    }
+    assert used <= {"send", "asend"}, used
