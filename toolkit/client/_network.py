@@ -18,7 +18,7 @@ import functools
 import json
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
@@ -332,13 +332,8 @@ class AsyncHttpxTransport(Transport):
                 params=request.params,
                 headers=request.headers,
             ) as response:
-                chunks, size = [], 0
-                async for chunk in aiter_decoded(response):
-                    size += len(chunk)
-                    if size > step.max_bytes:
-                        return _too_large(step.max_bytes, response.status_code)
-                    chunks.append(chunk)
-                return Answer(response.status_code, response.headers, b"".join(chunks))
+                chunks = aiter_decoded(response)
+                return await _read(chunks, response.status_code, response.headers, step.max_bytes)
         except httpx.HTTPError as error:
             return _httpx_failure(error, step)
 
@@ -384,9 +379,8 @@ class AiohttpTransport(Transport):
         return await _before_deadline(step, self._exchange)
 
     async def _exchange(self, step: Send) -> Answer | NoAnswer:
-        """Send, and read the answer decoded (gzip, deflate) to at most `max_bytes` bytes: read
-        in chunks, so a bomb is stopped near the bound, not after it has grown whole in memory.
-        `request.content`: its `json` encoded already, as `json_bytes` would."""
+        """Send, and read the answer decoded (gzip, deflate) to at most `max_bytes` bytes
+        (`_read`). `request.content`: its `json` encoded already, as `json_bytes` would."""
         request = step.request
         body = None
         if request.json is not None:  # a payload as aiohttp makes for its json=: no type lookup
@@ -415,13 +409,8 @@ class AiohttpTransport(Transport):
                     and not answer.headers.get("Content-Encoding")
                 ):  # the body is as long as it says (aiohttp checks): read it in one go
                     return Answer(answer.status, answer.headers, await answer.read())
-                chunks, size = [], 0
-                async for chunk in answer.content.iter_chunked(_CHUNK):
-                    size += len(chunk)
-                    if size > step.max_bytes:  # a decompression bomb: stop before it grows whole
-                        return _too_large(step.max_bytes, answer.status)
-                    chunks.append(chunk)
-                return Answer(answer.status, answer.headers, b"".join(chunks))
+                chunks = answer.content.iter_chunked(_CHUNK)
+                return await _read(chunks, answer.status, answer.headers, step.max_bytes)
         except (TimeoutError, self._aiohttp.ClientError) as error:
             return _aiohttp_failure(self._aiohttp, error, step)
 
@@ -582,6 +571,20 @@ def _aiohttp_failure(aiohttp: Any, error: BaseException, step: Send) -> NoAnswer
     elif isinstance(error, aiohttp.ClientPayloadError | aiohttp.ClientOSError):
         kind = "ReadError"
     return _unreachable(error, kind, reason, step, sent)
+
+
+async def _read(
+    chunks: AsyncIterator[bytes], status: int, headers: Mapping[str, str], max_bytes: int
+) -> Answer | NoAnswer:
+    """An async answer's decoded body, read in chunks: a bomb is stopped near `max_bytes`, not
+    after it has grown whole in memory."""
+    read, size = [], 0
+    async for chunk in chunks:
+        size += len(chunk)
+        if size > max_bytes:
+            return _too_large(max_bytes, status)
+        read.append(chunk)
+    return Answer(status, headers, b"".join(read))
 
 
 async def _before_deadline(

@@ -716,24 +716,20 @@ class TapeTransport(Transport):
         self.pricing, self.clock = node.pricing, node.clock
 
     def send(self, step: Send) -> Answer | NoAnswer:
-        if self.inner is None:  # replaying
-            return self._replay(step)
-        recorded = self._recorded(step)
-        if recorded is not None:
-            return recorded
+        held = self._recorded(step)  # recording on: what the file holds already
+        if held is not None or self.inner is None:
+            return held or self._replay(step)
         started = time.perf_counter()
         outcome = self.inner.send(step)
         self._record(step, outcome, time.perf_counter() - started)
         return outcome
 
     async def asend(self, step: Send) -> Answer | NoAnswer:
-        if self.inner is None:  # replaying
+        held = self._recorded(step)  # recording on: what the file holds already
+        if held is not None or self.inner is None:
             # A request lets other tasks run, and a cancel land, while it waits: so does this.
             await asyncio.sleep(0)
-            return self._replay(step)
-        recorded = self._recorded(step)
-        if recorded is not None:
-            return recorded
+            return held or self._replay(step)
         started = time.perf_counter()
         outcome = await self.inner.asend(step)
         self._record(step, outcome, time.perf_counter() - started)
