@@ -164,9 +164,7 @@ class NodeCore:
         # Replayed answers are the recording's gateway's, whatever URL this handle was given:
         # a dataset's rows are then never taken for this URL's gateway's answers.
         answered_by = (
-            url
-            if tape is None or not tape.replaying
-            else tape.recorded_url(self.endpoint.label, chain.name)
+            url if tape is None else tape.answered_at(url, self.endpoint.label, chain.name)
         )
         self.gateway = gateway_identity(answered_by, chain.name)
         # None until a batch is tried; False once the node refused one (then calls go singly).

@@ -173,9 +173,12 @@ class Tape:
         """The nodes the tape has answers of: name -> chain and host (with its port)."""
         return dict(self._nodes)
 
-    def recorded_url(self, label: str, chain: str) -> str:
-        """Where the node `label` was when the tape recorded it (its host and port: what its
-        gateway's identity is made of, `_identity`); a node the tape never recorded, nowhere."""
+    def answered_at(self, url: str, label: str, chain: str) -> str:
+        """Where the answers to the node `label` at `url` come from: `url`, unless replaying:
+        then where the node was when the tape recorded it (its host and port: what its gateway's
+        identity is made of, `_identity`), or nowhere for a node the tape never recorded."""
+        if not self.replaying:
+            return url
         name = _node_name(label, chain)
         info = self._nodes.get(name)
         host = (
