@@ -22,6 +22,7 @@ from ._chains import (
     TronNode,
 )
 from ._gateway import ENV_NODE_PREFIX, Gateway, connect, env_name, node, open_nodes
+from ._identity import CallKey, canonical_params
 from ._ledger import Budget, Entry, Ledger, Meter
 from ._log_refusals import log_range_refusal
 from ._loop import run_sync
@@ -51,6 +52,7 @@ __all__ = [
     "AsyncTronNode",
     "BatchRefused",
     "Budget",
+    "CallKey",
     "Entry",
     "EvmNode",
     "Gateway",
@@ -70,6 +72,7 @@ __all__ = [
     "SolanaNode",
     "TonNode",
     "TronNode",
+    "canonical_params",
     "connect",
     "env_name",
     "log_range_refusal",
