@@ -26,7 +26,8 @@ from ._identity import CallKey, canonical_params
 from ._ledger import Budget, Entry, Ledger, Meter
 from ._log_refusals import log_range_refusal
 from ._loop import run_sync
-from ._node import CACHE_HEAD_NOTE, HEAD_NOTE, AsyncNode, Node, NodeSpec, PreparedCall
+from ._node import AsyncNode, Node, NodeSpec, PreparedCall
+from ._planning import CACHE_HEAD_NOTE, HEAD_NOTE
 from ._platform import AsyncPlatform, Platform, platform
 from ._ratelimit import RateLimiter
 from ._settings import Settings

@@ -3,12 +3,16 @@
 A call is made once, by validation: `Node.prepare` binds it against the catalog (a bad call is a
 `ValidationError` here, 0 RU) into a `PreparedCall`, which then goes down three named steps:
 
-1. plan (`NodeCore.price`): the price with its reason, by the one pricing path (`Pricer`), using
-   the chain head (`HeadTracker`) where the archive rule needs one; the transport reserves that
-   price against the budget before each attempt.
+1. plan (`_planning.Planner`): the price with its reason, by the one pricing path (`Pricer`),
+   using the chain head (`HeadTracker`) where the archive rule needs one; the transport reserves
+   that price against the budget before each attempt.
 2. protocol (`_protocol`): the HTTP request for the call's surface, and how to read the answer.
 3. transport (`NodeCore.exchange`, the one exchange factory): attempts, retries, the rate limit,
    the call's total deadline, and billing by each attempt's fate.
+
+A call, alone or in a batch (`send`, `send_batch`, `call_raw_batch`), goes one way: through the
+response cache (`_cache_step.CacheStep.around`: its answers, then the others sent, then what may
+be kept kept), then priced and sent alone or as one JSON-RPC batch (`_batch.Batches`).
 
 `Node` drives the steps with `httpx.Client`, `AsyncNode` with an async client; the typed helpers
 in `_chains` are written once for both. Workloads, widgets and provenance use only the public
@@ -25,7 +29,7 @@ from itertools import repeat
 from operator import attrgetter, is_
 from typing import TYPE_CHECKING, Any, cast
 
-from .._errors import GatewayError, MalformedResponse, ValidationError
+from .._errors import MalformedResponse, ValidationError
 from .._redact import clip
 from .._reprs import key_values_html
 from ..catalog import (
@@ -46,6 +50,7 @@ from ._heads import HeadTracker
 from ._http import LazyModule, async_client, sync_client
 from ._identity import gateway_identity
 from ._ledger import Entry, Meter
+from ._planning import Planner
 from ._prepared import PreparedCall
 from ._protocol import (
     Interpret,
@@ -79,8 +84,6 @@ else:
     httpx = LazyModule("httpx", globals())  # imported on first use: see `_http.LazyModule`
 
 Steps = Generator[Any, Any, Any]
-HEAD_NOTE = "chain head, fetched to price archive calls"
-CACHE_HEAD_NOTE = "chain head, fetched to decide which answers are final (cacheable)"
 _HEADERS = {"User-Agent": USER_AGENT}
 
 
@@ -127,6 +130,10 @@ class NodeCore:
         )
         # Only EVM rules read the head: a number elsewhere is priced without one.
         self.pricer = Pricer(self, self.heads, by_head=chain.family == "evm")
+        planner = Planner(self.pricer, self.heads, chain, self.endpoint.label, self.send)
+        self.price, self.price_raw = planner.price, planner.price_raw
+        self.price_batch, self.head = planner.price_batch, planner.head
+        self.head_for_finality = planner.head_for_finality
         self.batches = Batches(shared, self.endpoint.label, self.headers, self.exchange)
         self.cached = CacheStep(
             shared, self.gateway, self.endpoint.label, chain.finality_depth, self.head_for_finality
@@ -190,64 +197,6 @@ class NodeCore:
             name, *args = call
             prepared.append(self.prepare(name, args, {}))
         return prepared
-
-    def price(self, call: PreparedCall, *, fetch: bool = True) -> Steps:
-        """The call's estimate (also set on it), fetching the head first when the pricer needs
-        it and `fetch` allows."""
-        estimate = self.pricer.price_call(call, fetch=fetch)
-        if estimate is None:
-            head = yield from self.head()
-            estimate = self.pricer.price_call(call, head=head)
-        return estimate
-
-    def price_raw(self, method: str, params: Any, *, inner: str | None = None) -> Steps:
-        """`price` for a call outside the catalog's binding (`call_raw`, a followed link): the
-        same pricer, by the table's rule for its name."""
-        catalog_method = _catalog_method(method)
-        catalog_rule = catalog_method.ru if catalog_method else None
-        names = catalog_method.param_names if catalog_method else ()
-        self.pricer.check_plan(method, params)
-        estimate = self.pricer.price(method, catalog_rule, params, names, inner=inner, fetch=True)
-        if estimate is None:
-            head = yield from self.head()
-            estimate = self.pricer.price(method, catalog_rule, params, names, head=head)
-        return estimate
-
-    def price_batch(self, calls: Sequence[PreparedCall]) -> Steps:
-        """Each call's estimate (the head fetched once, when one needs it), and their total."""
-        estimates = self.pricer.price_calls(calls, fetch=True)
-        for index, estimate in enumerate(estimates):
-            if estimate is None:  # the head must be fetched first (once: the rest then have it)
-                estimates[index] = yield from self.price(calls[index])
-        priced = cast("list[Estimate]", estimates)  # each one priced by now
-        return priced, Pricer.total(priced, f"a batch of {len(calls)}")
-
-    # --- the chain head ---
-
-    def head(self, note: str = HEAD_NOTE) -> Steps:
-        """The chain head, a billed call recorded in the ledger as such: the chain's catalog head
-        source (``eth_blockNumber`` on EVM chains, the latest block on TRON, the masterchain's
-        last block on TON)."""
-        source = self.chain.head
-        if source is None:
-            raise ValidationError(f"the head is not tracked for {self.chain.name}", rule="chain")
-        call = PreparedCall(self.endpoint.label, lookup(source.method).bind(**source.arguments))
-        yield from self.price(call, fetch=False)
-        with self.heads.fetching():
-            yield from self.send(call, note=note)  # sets the head (see `send`)
-        return self.heads.last
-
-    def head_for_finality(self, block: int) -> Steps:
-        """A head to judge whether `block` is final by, or None if none can be had; a fresh one
-        is fetched only when the one known does not make `block` final and no fetch is under
-        way."""
-        known, fetch = self.heads.for_finality(block, self.chain.finality_depth)
-        if not fetch:
-            return known
-        try:
-            return (yield from self.head(note=CACHE_HEAD_NOTE))
-        except GatewayError:
-            return known  # the answer is still good; it just is not cached
 
     # --- transport: the one exchange factory ---
 
@@ -327,7 +276,7 @@ class NodeCore:
     def call_raw(self, method: str, params: list[Any]) -> Steps:
         """A JSON-RPC method outside the catalog: no validation, priced by the table's rule for
         its name (an override or a pattern), through the same exchange as every call."""
-        self._check_raw_call(method, params)
+        _check_raw_call(self.chain, method, params)
         estimate = yield from self.price_raw(method, params)
         url = self.endpoint.join(self.chain.rpc_path)
         request, interpret = rpc_request(url, method, params, self.headers)
@@ -335,18 +284,6 @@ class NodeCore:
             request, interpret, method=method, estimate=estimate, params=(compact(params),)
         )
         return (yield from exchange.run())
-
-    def _check_raw_call(self, method: Any, params: Any) -> None:
-        if not isinstance(method, str) or not method:
-            raise ValidationError("must be a JSON-RPC method name", param="method", rule="type")
-        if self.chain.family not in ("evm", "solana"):
-            raise ValidationError(
-                f"call_raw sends JSON-RPC, which {self.chain.name} nodes serve only for the "
-                "catalog's methods",
-                rule="chain",
-            )
-        if not isinstance(params, list):
-            raise ValidationError("params must be a list", param="params", rule="type")
 
     def follow(self, url: str, method: str, *, note: str = "") -> Steps:
         """GET a link the API gave (a page's `next`), only on the API's own origin."""
@@ -409,7 +346,7 @@ class NodeCore:
         entry per call. The results come in order, a failed call as its `GatewayError`."""
         items: list[PreparedCall | tuple[str, list[Any]]] = []
         for method, params in calls:
-            self._check_raw_call(method, params)
+            _check_raw_call(self.chain, method, params)
             catalog = CATALOG.get(method)
             if catalog is not None and self.chain.name in catalog.chains:
                 if catalog.surface is not Surface.JSONRPC or catalog.path:
@@ -512,11 +449,17 @@ _RECEIPT_OF = attrgetter("receipt")
 _WIRE_JSON_OF = attrgetter("wire_json")
 
 
-def _catalog_method(name: str) -> Method | None:
-    try:
-        return lookup(name)
-    except ValidationError:
-        return None
+def _check_raw_call(chain: Chain, method: Any, params: Any) -> None:
+    if not isinstance(method, str) or not method:
+        raise ValidationError("must be a JSON-RPC method name", param="method", rule="type")
+    if chain.family not in ("evm", "solana"):
+        raise ValidationError(
+            f"call_raw sends JSON-RPC, which {chain.name} nodes serve only for the "
+            "catalog's methods",
+            rule="chain",
+        )
+    if not isinstance(params, list):
+        raise ValidationError("params must be a list", param="params", rule="type")
 
 
 # --- the two flavours -------------------------------------------------------------------------
