@@ -22,10 +22,12 @@ from ._chains import (
     TronNode,
 )
 from ._gateway import ENV_NODE_PREFIX, Gateway, connect, env_name, node, open_nodes
+from ._identity import CallKey, canonical_params
 from ._ledger import Budget, Entry, Ledger, Meter
 from ._log_refusals import log_range_refusal
 from ._loop import run_sync
-from ._node import CACHE_HEAD_NOTE, HEAD_NOTE, AsyncNode, Node, NodeSpec, PreparedCall
+from ._node import AsyncNode, Node, NodeSpec, PreparedCall
+from ._planning import CACHE_HEAD_NOTE, HEAD_NOTE
 from ._platform import AsyncPlatform, Platform, platform
 from ._ratelimit import RateLimiter
 from ._settings import Settings
@@ -51,6 +53,7 @@ __all__ = [
     "AsyncTronNode",
     "BatchRefused",
     "Budget",
+    "CallKey",
     "Entry",
     "EvmNode",
     "Gateway",
@@ -70,6 +73,7 @@ __all__ = [
     "SolanaNode",
     "TonNode",
     "TronNode",
+    "canonical_params",
     "connect",
     "env_name",
     "log_range_refusal",

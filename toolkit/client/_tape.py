@@ -64,8 +64,9 @@ from .._files import remove_dead_writers_files, write_atomically
 from .._json import MAX_DEPTH, NotJSONNumber, load_bounded
 from .._redact import clip, redact_answer, redact_text, scrub, warn
 from .._version import __version__
-from ..catalog import PricingTable, charge, key_params
+from ..catalog import PricingTable, charge
 from ._http import MAX_ANSWER_BYTES, Answer, LazyModule, NoAnswer, Replayed, Send, Transport
+from ._identity import canonical_params
 from ._transport import StillToSend, attempt_fate
 from ._urls import clean_url
 
@@ -85,10 +86,9 @@ Key = tuple[str, str, str, str]  # node, chain, call, params
 
 
 def _canonical(value: Any, call: str = "") -> str:
-    """A call's params as its key has them: each value in its one form (`catalog.key_params`:
-    an address checksummed or not is one call), as JSON with sorted keys, scrubbed."""
-    value = key_params(call.rpartition(" ")[2], value)  # "POST /wallet/getaccount": the path
-    return scrub(json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+    """A call's params as its key has them: the call key's canonical form (`canonical_params`:
+    an address checksummed or not is one call), scrubbed."""
+    return scrub(canonical_params(call.rpartition(" ")[2], value))  # "POST /wallet/x": the path
 
 
 def _record_key(record: dict[str, Any]) -> Key:
