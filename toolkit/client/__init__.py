@@ -29,7 +29,7 @@ from ._node import CACHE_HEAD_NOTE, HEAD_NOTE, AsyncNode, Node, NodeSpec, Prepar
 from ._platform import AsyncPlatform, Platform, platform
 from ._ratelimit import RateLimiter
 from ._settings import Settings
-from ._tape import parse_tape
+from ._tapefile import parse_tape
 from ._transport import CACHE_HIT, NOT_SENT, BatchRefused, Receipt, RetryPolicy, SharedReceipt
 from ._web3 import web3
 
