@@ -22,7 +22,7 @@ from ._chains import (
     TronNode,
 )
 from ._gateway import ENV_NODE_PREFIX, Gateway, connect, env_name, node, open_nodes
-from ._ledger import Budget, Entry, Ledger, Meter
+from ._ledger import Budget, Entry, GatewayClock, Ledger, Meter
 from ._log_refusals import log_range_refusal
 from ._loop import run_sync
 from ._node import CACHE_HEAD_NOTE, HEAD_NOTE, AsyncNode, Node, NodeSpec, PreparedCall
@@ -54,6 +54,7 @@ __all__ = [
     "Entry",
     "EvmNode",
     "Gateway",
+    "GatewayClock",
     "Ledger",
     "Meter",
     "Node",

@@ -307,14 +307,73 @@ def wall_clock() -> datetime:
     return datetime.now(UTC)
 
 
-class Meter:
-    """The pricing table, the ledger and the budget shared by a gateway's clients.
+class GatewayClock:
+    """What time it is for one gateway, chosen once when its handle is made (`Shared`): the
+    wall's; the embedded sandbox's own (`Sandbox.world.clock`), which moves with the requests it
+    serves, so that a notebook run against it twice shows the same times; or, replaying a tape,
+    the recording's. The ledger, the exchange, the workloads' run records and provenance read
+    it, and nothing else decides what time it is.
 
-    `clock` dates what the ledger and the records made from it say happened: wall time, or for
-    the embedded sandbox its own time (`Sandbox.world.clock`), which moves with the requests it
-    serves, so that a notebook run against it twice shows the same times. `seconds` measures
-    how old a chain head is: the wall's seconds, or requests counted (`count_time_in_requests`).
+    Calling it says what time it is now (replaying: when the latest answer served was
+    recorded). `request_s`: seconds of time a request sent moves on by (the sandbox's, a
+    replay's), or None when time is the wall's: how old a chain head is (`Meter.seconds`).
+    `recording_began`: replaying, when the recording began; else None.
     """
+
+    def __init__(
+        self,
+        now: Callable[[], datetime] = wall_clock,
+        *,
+        request_s: float | None = None,
+        recording_began: datetime | None = None,
+    ):
+        self._now = now
+        self.request_s = request_s
+        self.recording_began = recording_began
+
+    def __call__(self) -> datetime:
+        return self._now()
+
+    @property
+    def replaying(self) -> bool:
+        return self.recording_began is not None
+
+    def answered_at(self, recorded: str | None) -> datetime:
+        """When a call was answered: now, or for an answer replayed from a tape, when it was
+        recorded (`Replayed.at`): a replay's ledger shows the recording's times."""
+        if recorded is None:
+            return self()
+        when = datetime.fromisoformat(recorded)
+        return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+    def record_time(self) -> datetime:
+        """The time a record of what was done is dated (provenance): now, or replaying, when
+        the recording began."""
+        return self() if self.recording_began is None else self.recording_began
+
+    def run_time(self, entries: Iterable[Entry]) -> datetime:
+        """When a run of which `entries` are the ledger's entries happened: now, or replaying,
+        when its last replayed call was recorded (else now, on the tape's clock), so that a
+        notebook run twice shows the same run records."""
+        if not self.replaying:
+            return self()
+        return max((entry.time for entry in entries if entry.replayed), default=None) or self()
+
+    @staticmethod
+    def run_seconds(started: float, entries: Iterable[Entry]) -> float:
+        """How long a run of `entries` took: since `started` (`time.perf_counter()`), or when
+        every call of it was replayed, as long as it took when it was recorded (the span of
+        their recorded times), so that a replay shows the same."""
+        entries = list(entries)
+        if entries and all(entry.replayed for entry in entries):
+            span = max(entry.time for entry in entries) - min(entry.time for entry in entries)
+            return span.total_seconds() + max(entry.latency_s for entry in entries)
+        return time.perf_counter() - started
+
+
+class Meter:
+    """The pricing table, the ledger and the budget shared by a gateway's clients, and the
+    gateway's `clock` (`GatewayClock`), which dates what the ledger says happened."""
 
     journal: SpendingJournal | None = None
 
@@ -324,24 +383,27 @@ class Meter:
         pricing: PricingTable = DEFAULT_PRICING,
         budget: int | None = None,
         ledger: Ledger | None = None,
-        clock: Callable[[], datetime] = wall_clock,
+        clock: GatewayClock | None = None,
     ):
         self.pricing = pricing
         self.ledger = ledger if ledger is not None else Ledger()
-        self.clock = clock
-        self.seconds: Callable[[], float] = time.monotonic
+        self.clock = clock if clock is not None else GatewayClock()
         self.requests_sent = 0  # every attempt sent by the gateway's clients
-        self.counts_requests = False  # `seconds` counts requests (`count_time_in_requests`)
         self._bulk_runs = 0
         self._budget = Budget(check_budget(budget), spent=self.ledger.counted_ru)
 
-    def count_time_in_requests(self, seconds_each: float) -> None:
-        """Measure time passing (a head's age) as `seconds_each` per request sent, not by the
-        wall: for the embedded sandbox, whose own clock moves as it serves requests, and for a
-        tape replayed. The same calls then fetch heads at the same points however fast they
-        run, so a notebook shows the same twice."""
-        self.seconds = lambda: self.requests_sent * seconds_each
-        self.counts_requests = True
+    def seconds(self) -> float:
+        """Seconds passing, for a head's age: the wall's, or where time moves with requests
+        (`GatewayClock.request_s`: the sandbox, a replay), requests sent counted. The same
+        calls then fetch heads at the same points however fast they run, so a notebook shows
+        the same twice."""
+        request_s = self.clock.request_s
+        return time.monotonic() if request_s is None else self.requests_sent * request_s
+
+    @property
+    def counts_requests(self) -> bool:
+        """Whether time moves with requests sent (see `seconds`)."""
+        return self.clock.request_s is not None
 
     @property
     def heads_held(self) -> bool:
