@@ -18,6 +18,7 @@ a reservation costs one attribute test more.
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 import weakref
@@ -303,31 +304,25 @@ class SpendingJournal(Protocol):
         """Called once a reservation settled; it runs in `finally` blocks, so it must not raise."""
 
 
-def wall_clock() -> datetime:
-    return datetime.now(UTC)
-
-
 class GatewayClock:
-    """What time it is for one gateway, chosen once when its handle is made (`Shared`): the
-    wall's; the embedded sandbox's own (`Sandbox.world.clock`), which moves with the requests it
-    serves, so that a notebook run against it twice shows the same times; or, replaying a tape,
-    the recording's. The ledger, the exchange, the workloads' run records and provenance read
-    it, and nothing else decides what time it is.
+    """What time it is for one gateway, chosen once when its handle is made: the wall's; the
+    embedded sandbox's own (`Sandbox.world.clock`, moved on by the requests it serves, so that a
+    notebook run twice shows the same times); or, replaying a tape, the recording's. The ledger,
+    the exchange, the workloads' runs and provenance read it; nothing else decides the time.
 
-    Calling it says what time it is now (replaying: when the latest answer served was
-    recorded). `request_s`: seconds of time a request sent moves on by (the sandbox's, a
-    replay's), or None when time is the wall's: how old a chain head is (`Meter.seconds`).
-    `recording_began`: replaying, when the recording began; else None.
+    Calling it says what time it is (replaying: when the latest answer served was recorded).
+    `request_s`: seconds a request sent moves time on by (the sandbox's, a replay's), or None
+    for the wall's: a chain head's age (`Meter.seconds`). `recording_began`: replaying, when.
     """
 
     def __init__(
         self,
-        now: Callable[[], datetime] = wall_clock,
+        now: Callable[[], datetime] | None = None,
         *,
         request_s: float | None = None,
         recording_began: datetime | None = None,
     ):
-        self._now = now
+        self._now = now or functools.partial(datetime.now, UTC)  # None: the wall's
         self.request_s = request_s
         self.recording_began = recording_began
 
@@ -339,22 +334,18 @@ class GatewayClock:
         return self.recording_began is not None
 
     def answered_at(self, recorded: str | None) -> datetime:
-        """When a call was answered: now, or for an answer replayed from a tape, when it was
-        recorded (`Replayed.at`): a replay's ledger shows the recording's times."""
-        if recorded is None:
-            return self()
-        when = datetime.fromisoformat(recorded)
-        return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+        """When a call was answered: now, or for a replayed answer when it was recorded (its
+        `Replayed.at`, with its UTC offset: the tape's reading checks it)."""
+        return self() if recorded is None else datetime.fromisoformat(recorded)
 
     def record_time(self) -> datetime:
-        """The time a record of what was done is dated (provenance): now, or replaying, when
-        the recording began."""
+        """When a record of what was done (provenance) is dated: now, or replaying, when the
+        recording began."""
         return self() if self.recording_began is None else self.recording_began
 
     def run_time(self, entries: Iterable[Entry]) -> datetime:
-        """When a run of which `entries` are the ledger's entries happened: now, or replaying,
-        when its last replayed call was recorded (else now, on the tape's clock), so that a
-        notebook run twice shows the same run records."""
+        """When a run whose ledger entries are `entries` happened: now, or replaying, when its
+        last replayed call was recorded."""
         if not self.replaying:
             return self()
         return max((entry.time for entry in entries if entry.replayed), default=None) or self()
@@ -362,8 +353,7 @@ class GatewayClock:
     @staticmethod
     def run_seconds(started: float, entries: Iterable[Entry]) -> float:
         """How long a run of `entries` took: since `started` (`time.perf_counter()`), or when
-        every call of it was replayed, as long as it took when it was recorded (the span of
-        their recorded times), so that a replay shows the same."""
+        every call of it was replayed, as long as its recording took."""
         entries = list(entries)
         if entries and all(entry.replayed for entry in entries):
             span = max(entry.time for entry in entries) - min(entry.time for entry in entries)

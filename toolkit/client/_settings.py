@@ -206,19 +206,13 @@ def rate_limiter(setting: RateLimitSetting, pricing: PricingTable) -> RateLimite
 
 def gateway_clock(tape: Tape | None, sandbox_clock: Any = None) -> GatewayClock:
     """A gateway's one clock: replaying `tape`, the recording's; against the embedded sandbox
-    (`sandbox_clock`: its `world.clock`), the sandbox's own; else the wall's. Time moves with
-    requests against the sandbox (at its pace) and in a replay, whose answers come at once (as
-    the tape says, else a second a request)."""
+    (its `world.clock`), the sandbox's own; else the wall's. Time moves with requests against
+    the sandbox (at its pace) and in a replay (as the tape says, else a second a request)."""
+    request_s = None if sandbox_clock is None else sandbox_clock.request_s
     if tape is not None and tape.replaying:
-        recorded_pace = tape.header.get("request_s") or 1.0
-        return GatewayClock(
-            lambda: tape.clock,
-            request_s=recorded_pace if sandbox_clock is None else sandbox_clock.request_s,
-            recording_began=tape.recorded_at,
-        )
-    if sandbox_clock is not None:
-        return GatewayClock(sandbox_clock.utc, request_s=sandbox_clock.request_s)
-    return GatewayClock()
+        paced = request_s if sandbox_clock is not None else tape.header.get("request_s") or 1.0
+        return GatewayClock(lambda: tape.clock, request_s=paced, recording_began=tape.recorded_at)
+    return GatewayClock(None if sandbox_clock is None else sandbox_clock.utc, request_s=request_s)
 
 
 class Shared:

@@ -25,7 +25,10 @@ a batch of 100 recorded is answered as two batches of 50, or one by one.
   JSON-RPC batch of which it holds some calls gets those, and the node sends only the others
   (`StillToSend`, `NodeCore._exchange_batch`).
 
-The file's format, how it is checked when read and written whole, is `_tapefile`'s. A recording
+Everything recorded passes the toolkit's scrubber: registered keys anywhere, key material of
+every URL in an answer's text and kept headers (`redact_text`: the platform's node list holds
+endpoint URLs with their keys; an error may quote the URL called), and nothing of the request but
+the call's identity. The file (its format, checks and atomic writes) is `_tapefile`'s; a recording
 is saved when the gateway closes, at exit, and at most every `SAVE_SECONDS` while answers come in.
 """
 

@@ -1,19 +1,13 @@
-"""A tape's file: its format, read and checked, written whole, and the workers' parts taken in.
+"""A tape's file, as plain functions over paths, bytes and dicts (a `Tape` records and replays).
 
-Plain functions over paths, bytes and dicts: what a `Tape` (`_tape`) records and replays is
-kept here on disk, and nothing here knows a tape's mode, a node or a gateway.
-
-The file is gzip-compressed JSON lines, readable after ``gunzip``: a header (format, version,
-when it was recorded, the toolkit's version, the nodes by name, chain and host), then one line
-per call identity. Everything written passes through the toolkit's scrubber: registered keys
-anywhere, key material of every URL in an answer's text and kept headers (`redact_text`: the
-platform's node list holds endpoint URLs with their keys; an error may quote the URL called),
-and nothing of the request but the call's identity. A file is checked line by line when read
-(`_parse`): a tape edited by hand, written by another program or inflating like a bomb is a
-`TapeError` naming its line, never a raw error in a replayed call. It is written whole (temporary
-file, fsync, rename: `write_tape`); the temporary files of saves that were killed go at the next
-save. A Dask worker recording a run writes a tape of its own in the recording's parts folder
-(`parts_folder`), which `merge_parts` takes in.
+Gzip-compressed JSON lines, readable after ``gunzip``: a header (format, version, when it was
+recorded, the toolkit's version, the nodes by name, chain and host), then one line per call
+identity. What is written has passed the toolkit's scrubber (`tape_lines`; the answers were
+scrubbed as recorded), and is written whole (`write_tape`: temporary file, fsync, rename). A file
+is checked line by line when read (`_parse`): a tape edited by hand, written by another program or
+inflating like a bomb is a `TapeError` naming its line, never a raw error in a replayed call. A
+Dask worker recording a run writes a tape of its own in the `parts_folder`, which `merge_parts`
+takes in.
 """
 
 from __future__ import annotations
@@ -60,12 +54,6 @@ def record_key(record: dict[str, Any]) -> Key:
     with contextlib.suppress(ValueError, TypeError):
         params = canonical_params(load_bounded(params), record["call"])
     return (record["node"], record["chain"], record["call"], params)
-
-
-def read_tape(path: Path) -> tuple[dict[str, Any], dict[Key, dict[str, Any]]]:
-    """A tape file's header and call records by call identity; `TapeError` for a file that
-    is not one."""
-    return _parse(tape_bytes(path), path)
 
 
 def tape_bytes(path: Path) -> bytes:
@@ -341,7 +329,7 @@ def merge_parts(path: Path, calls: dict[Key, dict[str, Any]], nodes: dict[str, A
     merged = False
     for file in sorted(parts_folder(path).glob("*.tape.gz")):
         try:
-            header, records = read_tape(file)
+            header, records = _parse(tape_bytes(file), file)
         except TapeError:  # a worker killed while it wrote: its calls are not on the tape
             continue
         for node, info in header.get("nodes", {}).items():
