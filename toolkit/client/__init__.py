@@ -23,7 +23,7 @@ from ._chains import (
 )
 from ._gateway import ENV_NODE_PREFIX, Gateway, connect, env_name, node, open_nodes
 from ._identity import CallKey, canonical_params
-from ._ledger import Budget, Entry, Ledger, Meter
+from ._ledger import Budget, Entry, GatewayClock, Ledger, Meter
 from ._log_refusals import log_range_refusal
 from ._loop import run_sync
 from ._node import AsyncNode, Node, NodeSpec, PreparedCall
@@ -31,7 +31,7 @@ from ._planning import CACHE_HEAD_NOTE, HEAD_NOTE
 from ._platform import AsyncPlatform, Platform, platform
 from ._ratelimit import RateLimiter
 from ._settings import Settings
-from ._tape import parse_tape
+from ._tapefile import parse_tape
 from ._transport import CACHE_HIT, NOT_SENT, BatchRefused, Receipt, RetryPolicy, SharedReceipt
 from ._web3 import web3
 
@@ -57,6 +57,7 @@ __all__ = [
     "Entry",
     "EvmNode",
     "Gateway",
+    "GatewayClock",
     "Ledger",
     "Meter",
     "Node",
