@@ -234,16 +234,15 @@ class Gateway:
                 check_key_in_clear(cleaned, source=f"nodes[{node_name!r}]")
             self._node_urls[node_name] = cleaned
         self._nodes: dict[str, Node] = {}
-        tape = self.shared.tape
-        if tape is not None and not tape.replaying:
-            tape.header["gateway"] = self.description
-            tape.header["sandbox_seed"] = self.sandbox_seed
+        if self.shared.tape is not None and self._recorded is None:
+            self.shared.tape.header.update(
+                gateway=self.description,
+                sandbox_seed=self.sandbox_seed,
+                # The nodes this handle knows without asking the platform: a replay knows them.
+                known_nodes={n: httpx.URL(u).netloc.decode() for n, u in self._node_urls.items()},
+            )
             if sandbox is not None:  # a replay counts time as the recording did
-                tape.header["request_s"] = sandbox.world.clock.request_s
-            # The nodes this handle knows without asking the platform: a replay knows them too.
-            tape.header["known_nodes"] = {
-                name: httpx.URL(url).netloc.decode() for name, url in self._node_urls.items()
-            }
+                self.shared.tape.header["request_s"] = sandbox.world.clock.request_s
 
     # --- nodes ---
 
@@ -454,21 +453,24 @@ class Gateway:
         return self.shared.tape
 
     @property
+    def _recorded(self) -> dict[str, Any] | None:
+        """Replaying, what the tape says of the gateway it was recorded from (None: live)."""
+        return None if self.shared.tape is None else self.shared.tape.recorded_gateway
+
+    @property
     def sandbox_seed(self) -> int | None:
         """The seed of the embedded sandbox this handle talks to, or that the tape it replays
         was recorded from (its demo world is the same for one seed); None for a real gateway."""
-        tape = self.shared.tape
-        if tape is not None and tape.replaying:
-            return tape.header.get("sandbox_seed")
+        if self._recorded is not None:
+            return self._recorded.get("sandbox_seed")
         return None if self.sandbox is None else self.sandbox.world.seed
 
     @property
     def description(self) -> str:
         """Which gateway this is, for a provenance record: the sandbox and its seed, or the
         platform's host; replaying, the gateway the tape was recorded from."""
-        tape = self.shared.tape
-        if tape is not None and tape.replaying:
-            return tape.header.get("gateway") or "a recorded gateway"
+        if self._recorded is not None:
+            return self._recorded.get("gateway") or "a recorded gateway"
         if self.sandbox is not None:
             return f"embedded sandbox (seed {self.sandbox.world.seed})"
         return self.platform.name
@@ -481,9 +483,8 @@ class Gateway:
 
     def _where(self) -> str:
         """What the handle reaches, in a few words (never a URL, port or key)."""
-        tape = self.shared.tape
-        if tape is not None and tape.replaying:
-            return f"tape {tape.path.name} (from {self.description})"
+        if self.shared.tape is not None and self._recorded is not None:
+            return f"tape {self.shared.tape.path.name} (from {self.description})"
         return "embedded sandbox" if self.sandbox is not None else self.platform.name
 
     def __repr__(self) -> str:
@@ -557,7 +558,9 @@ def connect(
     settings = settings_from(settings, dict(options), where="connect")
     tape = tape_from(settings.tape, settings.tape_mode)
     settings = settings.replace(tape=tape)
-    if tape is not None and tape.replaying and platform_url is None and api_key is None:
+    recorded = None if tape is None else tape.recorded_gateway
+    if recorded is not None and platform_url is None and api_key is None:
+        assert tape is not None  # replaying it: the tape names the nodes
         return replaying_gateway(tape, settings, nodes)
     sources: dict[str, str] = {}
     missing = ""

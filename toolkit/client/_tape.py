@@ -142,6 +142,13 @@ class Tape:
         return self.mode == "replay"
 
     @property
+    def recorded_gateway(self) -> dict[str, Any] | None:
+        """Replaying, what the tape says of the gateway it was recorded from (`gateway`, its
+        description; `sandbox_seed`; `known_nodes`...): a handle on the tape stands in for it.
+        None while recording: the gateway is the live one, which writes these."""
+        return self.header if self.replaying else None
+
+    @property
     def recorded_at(self) -> datetime:
         return datetime.fromisoformat(self.header["recorded"])
 
