@@ -136,31 +136,24 @@ async def aiter_decoded(response: httpx.Response):
         yield tail
 
 
-def _writes_the_request(event: str) -> bool:
-    """httpcore's trace event for the start of writing a request ("http11.send_request_headers
-    .started", or http2's; through a proxy's tunnel, its CONNECT request's first: on the safe
-    side)."""
-    return event.endswith("send_request_headers.started")
-
-
-def _trace_delivery(request: httpx.Request) -> None:
-    """httpx's request hook (blocking client): httpcore then reports each step to the trace."""
-    request.extensions["trace"] = _trace
-
-
 def _trace(event: str, info: dict[str, Any]) -> None:
-    if _writes_the_request(event):
+    """httpcore's report of each step of a request: once it starts writing it (its headers, or
+    through a proxy's tunnel its CONNECT request's: on the safe side), it may have left."""
+    if event.endswith("send_request_headers.started"):
         mark_delivery()
-
-
-async def _atrace_delivery(request: httpx.Request) -> None:
-    """`_trace_delivery` for the async client, whose hooks and traces are awaited."""
-    request.extensions["trace"] = _atrace
 
 
 async def _atrace(event: str, info: dict[str, Any]) -> None:
-    if _writes_the_request(event):
-        mark_delivery()
+    _trace(event, info)  # the async client awaits its hooks and traces
+
+
+def _trace_delivery(request: httpx.Request) -> None:
+    """httpx's request hook: httpcore then reports each step of the request to `_trace`."""
+    request.extensions["trace"] = _trace
+
+
+async def _atrace_delivery(request: httpx.Request) -> None:
+    request.extensions["trace"] = _atrace
 
 
 @functools.cache
