@@ -114,9 +114,9 @@ class Delivery:
     deadline, a cancel or an interrupt, was never sent: no RU (a gateway that accepts no
     connection would otherwise show every call as maybe billed).
 
-    The exchange makes one per attempt, the drivers hand it to the client (`track_delivery`),
-    and the client marks it from the request's own task or thread, through a context variable,
-    with no hook of its own per call."""
+    The exchange makes one per attempt (`Send.delivery`), a network transport tracks it
+    (`track_delivery`), and its HTTP stack marks it from the request's own task or thread,
+    through a context variable, with no hook of its own per call."""
 
     __slots__ = ("may_have_left",)
 
