@@ -149,7 +149,7 @@ class Incoming(NamedTuple):
     base_url: str  # ``scheme://host:port/`` as the client addressed the gateway
 
 
-class Plan(NamedTuple):
+class Handling(NamedTuple):
     """What the gateway does about one request, decided (and metered) at once: wait `delay`
     seconds, then close the connection unanswered (`drop`) or send what `reply()` makes. A
     server awaits the delay and runs a `blocking` reply (Solana's simulator) off its event
@@ -161,8 +161,8 @@ class Plan(NamedTuple):
     blocking: bool = False
 
 
-def _now(reply: Reply) -> Plan:
-    return Plan(lambda: reply)
+def _now(reply: Reply) -> Handling:
+    return Handling(lambda: reply)
 
 
 _NODE_PATH = re.compile(r"/(?P<key>[^/]+)(?:/(?P<rest>.*))?")  # /{key} and /{key}/{rest:path}
@@ -171,7 +171,7 @@ _GET = frozenset({"GET", "HEAD"})  # a GET route answers HEAD too, as Starlette'
 
 class SandboxApp:
     """The gateway's core, over a world, a meter and fault knobs: `handle` turns a request
-    into a `Plan` with no I/O; `asgi` serves it on a socket, `handle_url` in process."""
+    into a `Handling` with no I/O; `asgi` serves it on a socket, `handle_url` in process."""
 
     def __init__(
         self,
@@ -224,16 +224,19 @@ class SandboxApp:
             body,
             str(request.base_url),
         )
-        plan = self.handle(incoming)
-        if plan.delay:
-            await asyncio.sleep(plan.delay)
-        if plan.drop:
+        handling = self.handle(incoming)
+        if handling.delay:
+            await asyncio.sleep(handling.delay)
+        if handling.drop:
             return await _drop(request)
-        reply = await run_in_threadpool(plan.reply) if plan.blocking else plan.reply()
+        answer = handling.reply
+        reply = await run_in_threadpool(answer) if handling.blocking else answer()
         return reply.to_response()
 
-    def handle_url(self, method: str, url: str, headers: Mapping[str, str], body: bytes) -> Plan:
-        """A request handed over in process (no socket, no thread): the plan for it, whose
+    def handle_url(
+        self, method: str, url: str, headers: Mapping[str, str], body: bytes
+    ) -> Handling:
+        """A request handed over in process (no socket, no thread): how it is handled, whose
         reply, like the server's, is a JSON 500 for a failure the sandbox did not foresee."""
         address = urlsplit(url)
         incoming = Incoming(
@@ -245,21 +248,21 @@ class SandboxApp:
             f"{address.scheme}://{address.netloc}/",
         )
         try:
-            plan = self.handle(incoming)
+            handling = self.handle(incoming)
         except Exception as error:
             return _now(internal_error(error))
 
         def reply() -> Reply:
             try:
-                return plan.reply()
+                return handling.reply()
             except Exception as error:
                 return internal_error(error)
 
-        return plan._replace(reply=reply)
+        return handling._replace(reply=reply)
 
-    def handle(self, request: Incoming) -> Plan:
+    def handle(self, request: Incoming) -> Handling:
         """Route `request`, check its keys, draw its faults and meter it: what to do about it.
-        The answer itself is made by the plan's `reply`, after any delay."""
+        The answer itself is made by its `reply`, after any delay."""
         path, method = request.path, request.method
         if path in ("/v2/nodes/", "/v2/nodes") and method in _GET:  # not a key named "v2"
             return self.list_nodes(request)
@@ -281,7 +284,7 @@ class SandboxApp:
 
     # --- nodes ---------------------------------------------------------------------------------
 
-    def node_request(self, request: Incoming, key: str, rest: str) -> Plan:
+    def node_request(self, request: Incoming, key: str, rest: str) -> Handling:
         node = self.world.node_by_key(key)
         if node is None:
             message = "invalid access key for this endpoint"
@@ -389,7 +392,7 @@ class SandboxApp:
 
     # --- platform and controls -----------------------------------------------------------------
 
-    def list_nodes(self, request: Incoming) -> Plan:
+    def list_nodes(self, request: Incoming) -> Handling:
         refused = self._refuse(request)
         if refused:
             return _now(refused)
@@ -438,7 +441,7 @@ class SandboxApp:
         answer: Callable[[], Reply],
         batch: bool,
         blocking: bool = False,
-    ) -> Plan:
+    ) -> Handling:
         draw = self.faults.draw(name)
         fault = draw.fault
         given = replacement(fault, calls, batch) if fault else None
@@ -447,16 +450,16 @@ class SandboxApp:
         if given is None or BILLING[self.meter.pricing.fate_of_status(given.status)].counted:
             self.meter.record(name, calls, head)
         if fault is not None and fault.kind is FaultKind.DROP:
-            return Plan(answer, draw.delay, drop=True)
+            return Handling(answer, draw.delay, drop=True)
         if given is not None:
-            return Plan(lambda: given, draw.delay)
+            return Handling(lambda: given, draw.delay)
         if fault is None:
-            return Plan(answer, draw.delay, blocking=blocking)
+            return Handling(answer, draw.delay, blocking=blocking)
 
         def distorted() -> Reply:
             return distort(fault, answer())
 
-        return Plan(distorted, draw.delay, blocking=blocking)
+        return Handling(distorted, draw.delay, blocking=blocking)
 
 
 def internal_error(error: Exception) -> Reply:
