@@ -30,6 +30,7 @@ import hmac
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, NamedTuple
 from urllib.parse import unquote, urlsplit
 
@@ -166,6 +167,7 @@ def _now(reply: Reply) -> Handling:
 
 
 _NODE_PATH = re.compile(r"/(?P<key>[^/]+)(?:/(?P<rest>.*))?")  # /{key} and /{key}/{rest:path}
+_NO_QUERY: Mapping[str, str] = MappingProxyType({})
 _GET = frozenset({"GET", "HEAD"})  # a GET route answers HEAD too, as Starlette's do
 
 
@@ -242,7 +244,7 @@ class SandboxApp:
         incoming = Incoming(
             method,
             unquote(address.path) or "/",
-            QueryParams(address.query),
+            QueryParams(address.query) if address.query else _NO_QUERY,
             {name.lower(): value for name, value in headers.items()},
             body,
             f"{address.scheme}://{address.netloc}/",
