@@ -137,20 +137,25 @@ def toolkit_bearer(sandbox: Sandbox) -> dict[str, str]:
     return {"Authorization": f"Bearer {sandbox.world.api_key}"}
 
 
-def _outcome(gateway: toolkit.Gateway, method: str = "eth_blockNumber"):
+def _outcome(gateway: toolkit.Gateway, aio: bool = False):
+    node = gateway.node("ethereum-mainnet")
     try:
-        return gateway.node("ethereum-mainnet").call(method)
+        if aio:
+            return asyncio.run(node.aio.call("eth_blockNumber"))
+        return node.call("eth_blockNumber")
     except toolkit.GatewayError as error:
         return type(error).__name__, str(error)
 
 
+@pytest.mark.parametrize("aio", [False, True], ids=["sync", "async"])
 @pytest.mark.parametrize("kind", [kind for kind in FaultKind if kind is not FaultKind.LATENCY])
-def test_a_fault_befalls_a_call_in_process_as_over_loopback(local, wire, kind):
+def test_a_fault_befalls_a_call_in_process_as_over_loopback(local, wire, kind, aio):
     outcomes, ledgers = [], []
     for sandbox in (local, wire):
         sandbox.faults.set(kind=kind, node="ethereum-mainnet", count=1)
-        gateway = _gateway(sandbox)
-        outcomes.append([_outcome(gateway), _outcome(gateway)])  # the fault, then a good answer
+        gateway = _gateway(sandbox, async_transport="httpx")
+        # the fault, then a good answer
+        outcomes.append([_outcome(gateway, aio), _outcome(gateway, aio)])
         ledgers.append(
             [(e.method, e.ru, e.unconfirmed_ru, e.status) for e in gateway.ledger.entries]
         )
@@ -169,12 +174,12 @@ def test_a_fault_s_delay_is_waited_and_one_past_the_deadline_is_a_timeout(local,
     assert _outcome(_gateway(local)) == _outcome(_gateway(wire))
     assert time.monotonic() - started >= 0.4  # each waited its 0.2 s
     outcomes = []
-    for sandbox in (local, wire):
+    for sandbox, aio in [(local, False), (wire, False), (local, True), (wire, True)]:
         sandbox.faults.set(kind="latency", node="ethereum-mainnet", delay=5, count=1)
         started = time.monotonic()
-        outcomes.append(_outcome(_gateway(sandbox, timeout=0.3)))
+        outcomes.append(_outcome(_gateway(sandbox, timeout=0.3, async_transport="httpx"), aio))
         assert time.monotonic() - started < 2  # only what was left of the deadline is slept
-    assert outcomes[0] == outcomes[1]
+    assert outcomes[0] == outcomes[1] == outcomes[2] == outcomes[3]
     assert outcomes[0][0] == "Timeout"
     assert local.metering() == wire.metering()
 

@@ -1,4 +1,10 @@
-"""The sandbox gateway as an ASGI app: routing, auth, and the life of one request.
+"""The sandbox gateway: routing, auth, and the life of one request, with no I/O of its own.
+
+`SandboxApp.handle` takes a request as values (`Incoming`) and says what to do about it
+(`Handling`): wait a fault's delay, then drop the connection or send the reply. Two ways in share
+it: `SandboxApp.asgi`, the one Starlette route a loopback server runs (it awaits the delay, aborts
+the connection, runs a blocking reply off its loop), and `SandboxApp.handle_url`, a request
+handed over in process with no socket and no thread (the client's `InProcessTransport`).
 
 Routes:
 
@@ -12,9 +18,9 @@ Routes:
   lists, POST sets one from a JSON body, DELETE clears, optionally ``?node=``): sandbox controls,
   with the same Bearer key; never metered, never faulted.
 
-One node request: resolve the node, read the body, take the chain head once (the answer and the
+One node request: resolve the node, check the body, take the chain head once (the answer and the
 price both use it), draw faults (delay, then drop, a replacement answer, or a distortion of the
-real one), answer, meter (see `_metering` for the rule), respond.
+real one), meter (see `_metering` for the rule); after the delay, answer.
 
 The HTTP edge is hardened like a real gateway's: a body over `MAX_BODY_BYTES` (geth's own limit)
 is answered 413 with a JSON error before it is read whole; a body that is not JSON, or nests
