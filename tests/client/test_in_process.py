@@ -184,6 +184,18 @@ def test_a_fault_s_delay_is_waited_and_one_past_the_deadline_is_a_timeout(local,
     assert local.metering() == wire.metering()
 
 
+def test_an_unforeseen_failure_is_the_wire_s_json_500(local, wire, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("secret internals")
+
+    outcomes = []
+    for sandbox in (local, wire):
+        monkeypatch.setattr(sandbox.gateway, "_answer", broken)
+        outcomes.append(_outcome(_gateway(sandbox)))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0] == "HTTPStatusError" and "secret internals" not in outcomes[0][1]
+
+
 def test_a_call_past_its_deadline_is_not_handed_over(local):
     step = Send(HTTPRequest("POST", local.info["nodes"]["ethereum-mainnet"]), 0.0, Delivery())
     assert isinstance(InProcessTransport(local).send_step(step), DeadlinePassed)
