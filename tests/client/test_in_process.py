@@ -20,6 +20,7 @@ from toolkit.client._http import Answer, Delivery
 from toolkit.client._inprocess import InProcessTransport, in_process_client
 from toolkit.client._transport import DeadlinePassed, HTTPRequest, Send, _send_sync
 from toolkit.sandbox import FaultKind, Sandbox
+from toolkit.sandbox._app import MAX_BODY_BYTES
 
 ONE_TRY = toolkit.RetryPolicy(attempts=1)
 BLOCK_NUMBER = {"jsonrpc": "2.0", "id": 1, "method": "eth_blockNumber", "params": []}
@@ -100,7 +101,8 @@ def test_every_catalog_method_answers_in_process_as_over_loopback(local, wire, m
     for case in CASES:
         client = gateway.platform if case.node == "platform" else gateway.node(case.node)
         client.call(case.method, *case.args, **(case.kwargs or {}))
-    # And the refusals: no key, a wrong key, a wrong path and method, no API key, a bad page.
+    # And the refusals: no key, a wrong key, a wrong path and method, no API key, a bad page,
+    # a body nested too deep or too large.
     base, key = local.platform_url, local.world.nodes[0].key
     refusals = [
         HTTPRequest("POST", base + "/", json=BLOCK_NUMBER),
@@ -110,6 +112,7 @@ def test_every_catalog_method_answers_in_process_as_over_loopback(local, wire, m
         HTTPRequest("GET", base + "/v2/nodes/"),
         HTTPRequest("GET", base + "/v2/nodes/", params={"page": 9}, headers=toolkit_bearer(local)),
         HTTPRequest("POST", f"{base}/{key}", json=_nested(100)),  # nested too deep
+        HTTPRequest("POST", f"{base}/{key}", json={"pad": "x" * MAX_BODY_BYTES}),  # too large
     ]
     for request in refusals:
         recording.send_step(_step(request))

@@ -48,32 +48,25 @@ class InProcessTransport(StepClient):
         self.gateway = sandbox.gateway
 
     def send_step(self, step: Send) -> Answer | BaseException:
-        handling = self._hand_over(step)
-        if isinstance(handling, BaseException):
-            return handling
-        if handling.delay:
-            left = step.deadline - time.monotonic()
-            time.sleep(max(0.0, min(handling.delay, left)))
-            if handling.delay >= left:
-                return httpx.ReadTimeout("the call's deadline passed")
+        handling, wait = self._hand_over(step)
+        if wait:
+            time.sleep(wait)
         return _outcome(handling, step)
 
     async def asend_step(self, step: Send) -> Answer | BaseException:
         # A request lets other tasks run, and a cancel land, before it leaves: so does this.
         await asyncio.sleep(0)
-        handling = self._hand_over(step)
-        if isinstance(handling, BaseException):
-            return handling
-        if handling.delay:
-            left = step.deadline - time.monotonic()
-            await asyncio.sleep(max(0.0, min(handling.delay, left)))
-            if handling.delay >= left:
-                return httpx.ReadTimeout("the call's deadline passed")
+        handling, wait = self._hand_over(step)
+        if wait:
+            await asyncio.sleep(wait)
         return _outcome(handling, step)
 
-    def _hand_over(self, step: Send) -> Handling | DeadlinePassed:
+    def _hand_over(self, step: Send) -> tuple[Handling | BaseException, float]:
+        """How the gateway handles the step's request (or the error the call ends with), and
+        how long to wait first: a fault's delay, or what is left of the deadline when the
+        delay outlasts it."""
         if step.deadline <= time.monotonic():
-            return DeadlinePassed()
+            return DeadlinePassed(), 0.0
         request = step.request
         url = request.url
         if request.params is not None:  # merged into the URL's query as httpx merges them
@@ -82,7 +75,11 @@ class InProcessTransport(StepClient):
         if body is None:
             body = b"" if request.json is None else _REQUEST_JSON.encode(request.json).encode()
         step.delivery.may_have_left = True  # from here on the gateway has it
-        return self.gateway.handle_url(request.method, url, request.headers, body)
+        handling = self.gateway.handle_url(request.method, url, request.headers, body)
+        left = step.deadline - time.monotonic()
+        if handling.delay >= left:  # the answer would come after the deadline
+            return httpx.ReadTimeout("the call's deadline passed"), max(0.0, left)
+        return handling, handling.delay
 
     def close(self) -> None:
         """Nothing to close: no connection is ever opened."""
@@ -91,7 +88,9 @@ class InProcessTransport(StepClient):
         """Nothing to close: no connection is ever opened."""
 
 
-def _outcome(handling: Handling, step: Send) -> Answer | BaseException:
+def _outcome(handling: Handling | BaseException, step: Send) -> Answer | BaseException:
+    if isinstance(handling, BaseException):
+        return handling
     if handling.drop:
         return httpx.RemoteProtocolError("Server disconnected without sending a response.")
     status, headers, content = handling.reply().sent()

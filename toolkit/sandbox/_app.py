@@ -252,7 +252,7 @@ class SandboxApp:
             unquote(address.path) or "/",
             QueryParams(address.query) if address.query else _NO_QUERY,
             {name.lower(): value for name, value in headers.items()},
-            body,
+            body if len(body) <= MAX_BODY_BYTES else BodyTooLarge(len(body), MAX_BODY_BYTES),
             f"{address.scheme}://{address.netloc}/",
         )
         try:
@@ -278,14 +278,12 @@ class SandboxApp:
         if control is not None and method in control[0]:
             refused = self._refuse(request)
             return _now(refused or control[1](request))
-        found = _NODE_PATH.fullmatch(path)
-        if method not in ALL_METHODS:
-            allowed = control[0] if control else ALL_METHODS
-            headers = {"Allow": ", ".join(sorted(allowed))}
-            return _now(_plain("Method Not Allowed", 405, headers))
+        if method not in ALL_METHODS:  # as Starlette's router refuses it on the socket
+            return _now(_plain("Method Not Allowed", 405, {"Allow": ", ".join(ALL_METHODS)}))
         if path == "/":
             message = "missing access key: node URLs look like <host>/<ACCESS_KEY>"
             return _now(Reply(error_body("missing_access_key", message), status=401))
+        found = _NODE_PATH.fullmatch(path)
         if found is None:
             return _now(_plain("Not Found", 404))
         return self.node_request(request, found["key"], found["rest"] or "")
@@ -304,12 +302,8 @@ class SandboxApp:
         path = "" if path == "/" else path
         endpoint = self.endpoints[node.name].get((request.method, path))
         body = request.body
-        if isinstance(body, BodyTooLarge) or len(body) > MAX_BODY_BYTES:
-            # refused, not answered: not metered
-            too_large = (
-                body if isinstance(body, BodyTooLarge) else BodyTooLarge(len(body), MAX_BODY_BYTES)
-            )
-            return _now(too_large.answer())
+        if isinstance(body, BodyTooLarge):  # refused, not answered: not metered
+            return _now(body.answer())
         self.world.clock.tick()
         head = self.world.head(node.chain)
         # A JSON-RPC body is read once, for the meter and for the answer.
