@@ -235,6 +235,27 @@ def test_calls_work_inside_a_running_event_loop_sync_and_async(local):
     assert local.metering()["ethereum-mainnet"]["requests"] == 22
 
 
+def test_threads_calling_at_once_are_served_one_at_a_time_and_each_metered(local):
+    """As a server's one event loop serves them: 16 threads, 50 calls each."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    local.world.clock.pace = 1.0  # the time of the requests clock moves again
+    gateway = _gateway(local)
+    nodes = [gateway.node(name) for name in ("ethereum-mainnet", "polygon-mainnet")]
+    before = local.world.clock.utc()
+
+    def client(worker: int) -> list[str]:
+        return [nodes[(worker + i) % 2].call("eth_chainId") for i in range(50)]
+
+    with ThreadPoolExecutor(16) as pool:
+        answers = [a for batch in pool.map(client, range(16)) for a in batch]
+    assert sorted(set(answers)) == ["0x1", "0x89"] and len(answers) == 800
+    used = local.metering()
+    assert sum(u["requests"] for u in used.values()) == 800 == sum(u["ru"] for u in used.values())
+    assert (local.world.clock.utc() - before).total_seconds() == 800  # a second per request
+    assert sum(e.ru for e in gateway.ledger.entries) == 800
+
+
 def test_an_answer_over_the_size_bound_is_refused_as_on_the_wire(local):
     request = HTTPRequest("POST", local.info["nodes"]["ethereum-mainnet"], json=BLOCK_NUMBER)
     step = _step(request)._replace(max_bytes=10)

@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import re
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -209,6 +210,10 @@ class SandboxApp:
         ]
         if unhandled:  # a catalog method the sandbox would answer with "Method not found"
             raise MissingHandler(f"no sandbox handler for: {', '.join(unhandled)}")
+        # The world, services and clock are served one request at a time, as a server's one
+        # event loop serves them, however many threads call in process (a blocking reply runs
+        # alone, as a server runs it in its thread pool).
+        self.one_at_a_time = threading.Lock()
         self.controls: dict[str, tuple[frozenset[str], Callable[[Incoming], Reply]]] = {
             "/_sandbox/metering": (_GET, lambda _: Reply(self.meter.snapshot())),
             "/_sandbox/metering/reset": (frozenset({"POST"}), lambda _: Reply(self.meter.reset())),
@@ -232,14 +237,16 @@ class SandboxApp:
             body,
             str(request.base_url),
         )
-        handling = self.handle(incoming)
+        with self.one_at_a_time:
+            handling = self.handle(incoming)
         if handling.delay:
             await asyncio.sleep(handling.delay)
         if handling.drop:
             return await _drop(request)
-        answer = handling.reply
-        reply = await run_in_threadpool(answer) if handling.blocking else answer()
-        return reply.to_response()
+        if handling.blocking:
+            return (await run_in_threadpool(handling.reply)).to_response()
+        with self.one_at_a_time:
+            return handling.reply().to_response()
 
     def handle_url(
         self, method: str, url: str, headers: Mapping[str, str], body: bytes
@@ -256,13 +263,17 @@ class SandboxApp:
             f"{address.scheme}://{address.netloc}/",
         )
         try:
-            handling = self.handle(incoming)
+            with self.one_at_a_time:
+                handling = self.handle(incoming)
         except Exception as error:
             return _now(internal_error(error))
 
         def reply() -> Reply:
             try:
-                return handling.reply()
+                if handling.blocking:
+                    return handling.reply()
+                with self.one_at_a_time:
+                    return handling.reply()
             except Exception as error:
                 return internal_error(error)
 
