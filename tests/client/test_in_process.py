@@ -17,6 +17,7 @@ import toolkit
 from tests.client.test_methods import CASES
 from toolkit.client import _node
 from toolkit.client._http import Answer, Delivery
+from toolkit.client._identity import gateway_identity
 from toolkit.client._inprocess import InProcessTransport, in_process_client
 from toolkit.client._transport import DeadlinePassed, HTTPRequest, Send, _send_sync
 from toolkit.sandbox import FaultKind, Sandbox
@@ -90,6 +91,9 @@ def test_the_urls_name_port_0_and_only_they_are_reached_in_process(local, wire):
     assert isinstance(in_process_client(local, url), InProcessTransport)
     assert in_process_client(local, wire.info["nodes"]["ethereum-mainnet"]) is None
     assert in_process_client(None, url) is None
+    # One gateway to the cache, datasets and tapes: what either kept, the other finds.
+    served = wire.info["nodes"]["ethereum-mainnet"]
+    assert gateway_identity(url, "ethereum") == gateway_identity(served, "ethereum")
     with pytest.raises(RuntimeError, match="in_process"):
         _ = Sandbox().port  # neither started nor in process
 
