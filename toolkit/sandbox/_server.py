@@ -3,7 +3,7 @@
 `start()` binds the socket itself (port 0 picks a free one), so the URLs are known before the
 server thread runs, and returns once the server accepts connections (a few tens of milliseconds).
 `in_process()` serves nothing: its URLs name port 0 (where nothing listens) and requests are
-handed to the gateway's core directly (`toolkit.client.InProcessTransport`).
+handed to the gateway's core directly (the client's in-process transport).
 `shared_sandbox()` starts one process-wide sandbox on first use; `toolkit.connect()` uses it.
 """
 
