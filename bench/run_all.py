@@ -22,6 +22,7 @@ BENCHMARKS = [
     ("bench_bulk.py", "Bulk workloads", [], ["--quick"]),
     ("bench_frames.py", "Frames", [], ["--records", "10000", "--runs", "2"]),
     ("load.py", "Load on the sandbox", [], ["--seconds", "3", "--threads", "4"]),
+    ("bench_in_process.py", "The sandbox in process", [], ["--quick"]),
     ("bench_dataset.py", "Datasets and Dask", [], ["--quick"]),
     ("bench_tape.py", "Tapes", [], ["--quick"]),
     ("bench_logging.py", "Logging", [], ["--quick"]),

@@ -34,6 +34,7 @@ def test_every_benchmark_runs_at_its_smoke_size_and_prints_its_targets():
         "Bulk workloads",
         "Frames",
         "Load on the sandbox",
+        "The sandbox in process",
         "Datasets",
         "Tapes",
         "Reading answers",
@@ -56,6 +57,7 @@ def test_every_benchmark_runs_at_its_smoke_size_and_prints_its_targets():
         "| toolkit `tron_transaction_infos` + `toolkit.to_parquet` |",
         "Durability by the batch (a journal line per finished batch",  # of the one-process run
         "Replay ÷ sandbox time:",
+        "Loopback ÷ in-process time:",
         "`load_bounded` / `json.loads` on the 3 MiB answer:",
         "| `PlannedCall` | tuple.__new__ (ours) |",
     ):

@@ -79,6 +79,22 @@ def test_shared_sandbox_is_one_per_process_even_under_threads():
     assert response.status_code == 200
 
 
+def test_the_shared_sandbox_made_in_process_binds_no_port_until_served(monkeypatch):
+    from toolkit.sandbox import _server
+
+    monkeypatch.setattr(_server, "_shared", None)
+    threads = threading.active_count()
+    local = shared_sandbox(serve=False)
+    try:
+        assert local.port == 0 and threading.active_count() == threads
+        assert local.info["platform_url"] == "http://127.0.0.1:0"
+        assert shared_sandbox(serve=False) is local
+        assert shared_sandbox() is local and local.port != 0  # served when asked for it
+        assert local.info["platform_url"] == f"http://127.0.0.1:{local.port}"
+    finally:
+        local.stop()
+
+
 def test_cli_prints_json_first_serves_and_stops_on_sigterm():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._app import MissingHandler, create_app
+from ._app import Handling, MissingHandler, create_app
 from ._demo import Demo
 from ._faults import FaultKind, Faults
 from ._metering import Metering
@@ -32,6 +32,7 @@ __all__ = [
     "Demo",
     "FaultKind",
     "Faults",
+    "Handling",
     "Metering",
     "MissingHandler",
     "Sandbox",

@@ -1,4 +1,10 @@
-"""The sandbox gateway as an ASGI app: routing, auth, and the life of one request.
+"""The sandbox gateway: routing, auth, and the life of one request, with no I/O of its own.
+
+`SandboxApp.handle` takes a request as values (`Incoming`) and says what to do about it
+(`Handling`): wait a fault's delay, then drop the connection or send the reply. Two ways in share
+it: `SandboxApp.asgi`, the one Starlette route a loopback server runs (it awaits the delay, aborts
+the connection, runs a blocking reply off its loop), and `SandboxApp.handle_url`, a request
+handed over in process with no socket and no thread (the client's `InProcessTransport`).
 
 Routes:
 
@@ -12,9 +18,9 @@ Routes:
   lists, POST sets one from a JSON body, DELETE clears, optionally ``?node=``): sandbox controls,
   with the same Bearer key; never metered, never faulted.
 
-One node request: resolve the node, read the body, take the chain head once (the answer and the
+One node request: resolve the node, check the body, take the chain head once (the answer and the
 price both use it), draw faults (delay, then drop, a replacement answer, or a distortion of the
-real one), answer, meter (see `_metering` for the rule), respond.
+real one), meter (see `_metering` for the rule); after the delay, answer.
 
 The HTTP edge is hardened like a real gateway's: a body over `MAX_BODY_BYTES` (geth's own limit)
 is answered 413 with a JSON error before it is read whole; a body that is not JSON, or nests
@@ -27,12 +33,17 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-from collections.abc import Awaitable, Callable
+import re
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
+from urllib.parse import unquote, urlsplit
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -124,18 +135,52 @@ def create_app(
     faults: Faults | None = None,
     batch_limit: int | None = None,
 ) -> Starlette:
-    """The gateway for `world`; pass `meter`/`faults` to share them with the caller.
-    `batch_limit`: the most calls a JSON-RPC batch may hold; a larger one is refused as geth
-    refuses it (one -32600 "batch too large" error), and billed as received. None (the
+    """The gateway for `world` as an ASGI app; pass `meter`/`faults` to share them with the
+    caller. `batch_limit`: the most calls a JSON-RPC batch may hold; a larger one is refused as
+    geth refuses it (one -32600 "batch too large" error), and billed as received. None (the
     default): any."""
     gateway = SandboxApp(world, meter, faults, batch_limit)
-    app = Starlette(routes=gateway.routes(), exception_handlers={Exception: _internal_error})
+    route = Route("/{path:path}", gateway.asgi, methods=ALL_METHODS)  # `handle` routes
+    app = Starlette(routes=[route], exception_handlers={Exception: _internal_error})
     app.state.gateway = gateway
     return app
 
 
+class Incoming(NamedTuple):
+    """One HTTP request as the gateway reads it, from a socket or handed over in process."""
+
+    method: str
+    path: str  # percent-decoded, as a server's router matches it
+    query: Mapping[str, str]
+    headers: Mapping[str, str]  # looked up by lower-case name
+    body: bytes | BodyTooLarge  # the body, or why it was not read whole
+    base_url: str  # ``scheme://host:port/`` as the client addressed the gateway
+
+
+class Handling(NamedTuple):
+    """What the gateway does about one request, decided (and metered) at once: wait `delay`
+    seconds, then close the connection unanswered (`drop`) or send what `reply()` makes. A
+    server awaits the delay and runs a `blocking` reply (Solana's simulator) off its event
+    loop; in process, the reply is simply called."""
+
+    reply: Callable[[], Reply]
+    delay: float = 0.0
+    drop: bool = False
+    blocking: bool = False
+
+
+def _now(reply: Reply) -> Handling:
+    return Handling(lambda: reply)
+
+
+_NODE_PATH = re.compile(r"/(?P<key>[^/]+)(?:/(?P<rest>.*))?")  # /{key} and /{key}/{rest:path}
+_NO_QUERY: Mapping[str, str] = MappingProxyType({})
+_GET = frozenset({"GET", "HEAD"})  # a GET route answers HEAD too, as Starlette's do
+
+
 class SandboxApp:
-    """The app's endpoints, over a world, a meter and fault knobs."""
+    """The gateway's core, over a world, a meter and fault knobs: `handle` turns a request
+    into a `Handling` with no I/O; `asgi` serves it on a socket, `handle_url` in process."""
 
     def __init__(
         self,
@@ -165,59 +210,130 @@ class SandboxApp:
         ]
         if unhandled:  # a catalog method the sandbox would answer with "Method not found"
             raise MissingHandler(f"no sandbox handler for: {', '.join(unhandled)}")
+        # The world, services and clock are served one request at a time, as a server's one
+        # event loop serves them, however many threads call in process (a blocking reply runs
+        # alone, as a server runs it in its thread pool).
+        self.one_at_a_time = threading.Lock()
+        self.controls: dict[str, tuple[frozenset[str], Callable[[Incoming], Reply]]] = {
+            "/_sandbox/metering": (_GET, lambda _: Reply(self.meter.snapshot())),
+            "/_sandbox/metering/reset": (frozenset({"POST"}), lambda _: Reply(self.meter.reset())),
+            "/_sandbox/faults": (frozenset({"GET", "HEAD", "POST", "DELETE"}), self.fault_knobs),
+        }
 
-    def routes(self) -> list[Route]:
-        return [
-            Route("/v2/nodes/", self.list_nodes, methods=["GET"]),
-            Route("/v2/nodes", self.list_nodes, methods=["GET"]),  # not a key named "v2"
-            Route("/_sandbox/metering", self.read_metering, methods=["GET"]),
-            Route("/_sandbox/metering/reset", self.reset_metering, methods=["POST"]),
-            Route("/_sandbox/faults", self.fault_knobs, methods=["GET", "POST", "DELETE"]),
-            Route("/", self.no_key, methods=ALL_METHODS),
-            Route("/{key}", self.node_request, methods=ALL_METHODS),
-            Route("/{key}/{rest:path}", self.node_request, methods=ALL_METHODS),
-        ]
+    # --- the two ways in -----------------------------------------------------------------------
+
+    async def asgi(self, request: Request) -> Response:
+        """A request from the socket: read its body (at most `MAX_BODY_BYTES`), `handle` it,
+        await the delay, then drop the connection or answer."""
+        try:
+            body: bytes | BodyTooLarge = await read_body(request)
+        except BodyTooLarge as too_large:
+            body = too_large
+        incoming = Incoming(
+            request.method,
+            request.scope["path"],
+            request.query_params,
+            request.headers,
+            body,
+            str(request.base_url),
+        )
+        with self.one_at_a_time:
+            handling = self.handle(incoming)
+        if handling.delay:
+            await asyncio.sleep(handling.delay)
+        if handling.drop:
+            return await _drop(request)
+        if handling.blocking:
+            return (await run_in_threadpool(handling.reply)).to_response()
+        with self.one_at_a_time:
+            return handling.reply().to_response()
+
+    def handle_url(
+        self, method: str, url: str, headers: Mapping[str, str], body: bytes
+    ) -> Handling:
+        """A request handed over in process (no socket, no thread): how it is handled, whose
+        reply, like the server's, is a JSON 500 for a failure the sandbox did not foresee."""
+        address = urlsplit(url)
+        incoming = Incoming(
+            method,
+            unquote(address.path) or "/",
+            QueryParams(address.query) if address.query else _NO_QUERY,
+            {name.lower(): value for name, value in headers.items()},
+            body if len(body) <= MAX_BODY_BYTES else BodyTooLarge(len(body), MAX_BODY_BYTES),
+            f"{address.scheme}://{address.netloc}/",
+        )
+        try:
+            with self.one_at_a_time:
+                handling = self.handle(incoming)
+        except Exception as error:
+            return _now(internal_error(error))
+
+        def reply() -> Reply:
+            try:
+                if handling.blocking:
+                    return handling.reply()
+                with self.one_at_a_time:
+                    return handling.reply()
+            except Exception as error:
+                return internal_error(error)
+
+        return handling._replace(reply=reply)
+
+    def handle(self, request: Incoming) -> Handling:
+        """Route `request`, check its keys, draw its faults and meter it: what to do about it.
+        The answer itself is made by its `reply`, after any delay."""
+        path, method = request.path, request.method
+        if path in ("/v2/nodes/", "/v2/nodes") and method in _GET:  # not a key named "v2"
+            return self.list_nodes(request)
+        control = self.controls.get(path)
+        if control is not None and method in control[0]:
+            refused = self._refuse(request)
+            return _now(refused or control[1](request))
+        if method not in ALL_METHODS:  # as Starlette's router refuses it on the socket
+            return _now(_plain("Method Not Allowed", 405, {"Allow": ", ".join(ALL_METHODS)}))
+        if path == "/":
+            message = "missing access key: node URLs look like <host>/<ACCESS_KEY>"
+            return _now(Reply(error_body("missing_access_key", message), status=401))
+        found = _NODE_PATH.fullmatch(path)
+        if found is None:
+            return _now(_plain("Not Found", 404))
+        return self.node_request(request, found["key"], found["rest"] or "")
 
     # --- nodes ---------------------------------------------------------------------------------
 
-    async def no_key(self, request: Request) -> Response:
-        message = "missing access key: node URLs look like <host>/<ACCESS_KEY>"
-        return Reply(error_body("missing_access_key", message), status=401).to_response()
-
-    async def node_request(self, request: Request) -> Response:
-        node = self.world.node_by_key(request.path_params["key"])
+    def node_request(self, request: Incoming, key: str, rest: str) -> Handling:
+        node = self.world.node_by_key(key)
         if node is None:
             message = "invalid access key for this endpoint"
-            return Reply(error_body("invalid_access_key", message), status=403).to_response()
+            return _now(Reply(error_body("invalid_access_key", message), status=403))
         if not node.serving:
             message = f"node {node.node_id} ({node.name}) is {node.status}, not running"
-            return Reply(error_body("node_unavailable", message), status=503).to_response()
-        path = "/" + request.path_params.get("rest", "").rstrip("/")
+            return _now(Reply(error_body("node_unavailable", message), status=503))
+        path = "/" + rest.rstrip("/")
         path = "" if path == "/" else path
         endpoint = self.endpoints[node.name].get((request.method, path))
-        try:
-            body = await read_body(request)
-        except BodyTooLarge as too_large:  # refused, not answered: not metered
-            return too_large.answer().to_response()
+        body = request.body
+        if isinstance(body, BodyTooLarge):  # refused, not answered: not metered
+            return _now(body.answer())
         self.world.clock.tick()
         head = self.world.head(node.chain)
         # A JSON-RPC body is read once, for the meter and for the answer.
         decoded = jsonrpc.read(body) if endpoint is not None and endpoint.jsonrpc else None
         calls = _calls(endpoint, path, decoded)
 
-        async def answer() -> Reply:
-            return await self._answer(node, endpoint, path, request, body, decoded, head)
+        def answer() -> Reply:
+            return self._answer(node, endpoint, path, request, decoded, head)
 
         batch = endpoint is not None and endpoint.jsonrpc and body.lstrip().startswith(b"[")
-        return await self._serve(request, node.name, calls, head, answer, batch)
+        blocking = getattr(self.world.services[node.chain], "blocking", False)
+        return self._serve(node.name, calls, head, answer, batch, blocking)
 
-    async def _answer(
+    def _answer(
         self,
         node: NodeRecord,
         endpoint: NodePath | None,
         path: str,
-        request: Request,
-        body: bytes,
+        request: Incoming,
         decoded: jsonrpc.Decoded | None,
         head: int | None,
     ) -> Reply:
@@ -232,7 +348,8 @@ class SandboxApp:
         service = self.world.services[node.chain]
         if not endpoint.jsonrpc:
             handler = self.handlers[node.chain][endpoint.only_method.name]
-            return service.rest(endpoint.only_method, handler, body, request.query_params, head)
+            assert isinstance(request.body, bytes)  # a body over the limit was refused
+            return service.rest(endpoint.only_method, handler, request.body, request.query, head)
         style = jsonrpc.TONCENTER if endpoint.named else jsonrpc.JSONRPC
         assert decoded is not None  # read for every JSON-RPC endpoint (`node_request`)
         refused = self._over_batch_limit(decoded)
@@ -242,8 +359,6 @@ class SandboxApp:
         beyond = self.beyond.get(node.chain) if evm else None
         bound = _bound_in_batch(endpoint, decoded)
         dispatch = self._dispatcher(endpoint, self.handlers[node.chain], head, beyond, bound)
-        if getattr(service, "blocking", False):
-            return Reply(await run_in_threadpool(jsonrpc.answer, decoded, dispatch, style))
         return Reply(jsonrpc.answer(decoded, dispatch, style))
 
     def _over_batch_limit(self, decoded: jsonrpc.Decoded) -> list[Any] | None:
@@ -290,46 +405,34 @@ class SandboxApp:
 
     # --- platform and controls -----------------------------------------------------------------
 
-    async def list_nodes(self, request: Request) -> Response:
+    def list_nodes(self, request: Incoming) -> Handling:
         refused = self._refuse(request)
         if refused:
-            return refused.to_response()
+            return _now(refused)
 
-        async def answer() -> Reply:
-            return _platform.list_page(self.world, str(request.base_url), request.query_params)
+        def answer() -> Reply:
+            return _platform.list_page(self.world, request.base_url, request.query)
 
         calls = [Call("v2/nodes/", None, None)]
-        return await self._serve(request, PLATFORM, calls, None, answer, batch=False)
+        return self._serve(PLATFORM, calls, None, answer, batch=False)
 
-    async def read_metering(self, request: Request) -> Response:
-        refused = self._refuse(request)
-        return (refused or Reply(self.meter.snapshot())).to_response()
-
-    async def reset_metering(self, request: Request) -> Response:
-        refused = self._refuse(request)
-        return (refused or Reply(self.meter.reset())).to_response()
-
-    async def fault_knobs(self, request: Request) -> Response:
-        refused = self._refuse(request)
-        if refused:
-            return refused.to_response()
+    def fault_knobs(self, request: Incoming) -> Reply:
         if request.method == "GET":
-            return Reply({"faults": self.faults.list()}).to_response()
+            return Reply({"faults": self.faults.list()})
         if request.method == "DELETE":
-            removed = self.faults.clear(request.query_params.get("node"))
-            return Reply({"removed": removed}).to_response()
+            return Reply({"removed": self.faults.clear(request.query.get("node"))})
+        if isinstance(request.body, BodyTooLarge):
+            return request.body.answer()
         try:
-            settings = jsonrpc.load_json(await read_body(request))
+            settings = jsonrpc.load_json(request.body)
             if not isinstance(settings, dict):
                 raise ValueError("the body must be a JSON object of fault settings")
             fault = self.faults.set(**settings)
-        except BodyTooLarge as too_large:
-            return too_large.answer().to_response()
         except (ValueError, TypeError) as error:
-            return Reply(error_body("invalid_fault", str(error)), status=400).to_response()
-        return Reply(fault.to_json()).to_response()
+            return Reply(error_body("invalid_fault", str(error)), status=400)
+        return Reply(fault.to_json())
 
-    def _refuse(self, request: Request) -> Reply | None:
+    def _refuse(self, request: Incoming) -> Reply | None:
         """None when the request carries the platform API key; else the 401/403 answer."""
         header = request.headers.get("authorization", "")
         scheme, _, token = header.partition(" ")
@@ -343,15 +446,15 @@ class SandboxApp:
 
     # --- faults and metering around an answer --------------------------------------------------
 
-    async def _serve(
+    def _serve(
         self,
-        request: Request,
         name: str,
         calls: list[Call],
         head: int | None,
-        answer: Callable[[], Awaitable[Reply]],
+        answer: Callable[[], Reply],
         batch: bool,
-    ) -> Response:
+        blocking: bool = False,
+    ) -> Handling:
         draw = self.faults.draw(name)
         fault = draw.fault
         given = replacement(fault, calls, batch) if fault else None
@@ -359,22 +462,34 @@ class SandboxApp:
         # as "maybe" (a 503 of an overloaded node) is billed here, so its budget is never short.
         if given is None or BILLING[self.meter.pricing.fate_of_status(given.status)].counted:
             self.meter.record(name, calls, head)
-        if draw.delay:
-            await asyncio.sleep(draw.delay)
         if fault is not None and fault.kind is FaultKind.DROP:
-            return await _drop(request)
-        if given is None:
-            given = await answer()
-            if fault is not None:
-                given = distort(fault, given)
-        return given.to_response()
+            return Handling(answer, draw.delay, drop=True)
+        if given is not None:
+            return Handling(lambda: given, draw.delay)
+        if fault is None:
+            return Handling(answer, draw.delay, blocking=blocking)
+
+        def distorted() -> Reply:
+            return distort(fault, answer())
+
+        return Handling(distorted, draw.delay, blocking=blocking)
+
+
+def internal_error(error: Exception) -> Reply:
+    """A JSON 500 for a failure the sandbox did not foresee: its type, never its message or a
+    traceback (a server logs those)."""
+    message = f"internal error ({type(error).__name__})"
+    return Reply(error_body("internal_error", message), status=500)
+
+
+def _plain(text: str, status: int, headers: dict[str, str] | None = None) -> Reply:
+    """Starlette's own plain-text refusal, as its router answered an unrouted request."""
+    return Reply(status=status, headers=headers or {}, content_type="text/plain", raw=text.encode())
 
 
 async def _internal_error(request: Request, error: Exception) -> Response:
-    """A JSON 500 for a failure the sandbox did not foresee; the traceback goes to the server's
-    log, never into the body."""
-    message = f"internal error ({type(error).__name__})"
-    return Reply(error_body("internal_error", message), status=500).to_response()
+    """`internal_error`'s answer; the traceback goes to the server's log."""
+    return internal_error(error).to_response()
 
 
 def _bind(method: Method, args: Any, kwargs: dict[str, Any]) -> BoundCall:

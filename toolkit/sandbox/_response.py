@@ -64,6 +64,16 @@ class Reply:
             self.content(), self.status, headers=self.headers, media_type=self.content_type
         )
 
+    def sent(self) -> tuple[int, list[tuple[str, str]], bytes]:
+        """(status, headers, body) as a server sends them: the response's own, so that an
+        answer handed over in process has the headers one off the socket has."""
+        response = self.to_response()
+        headers = [
+            (name.decode("latin-1"), value.decode("latin-1"))
+            for name, value in response.raw_headers
+        ]
+        return response.status_code, headers, bytes(response.body)
+
 
 def error_body(code: str, message: str) -> dict[str, Any]:
     """The platform-style error object: ``{"error": {"code": ..., "message": ...}}``."""

@@ -1,7 +1,9 @@
-"""`Sandbox`: the gateway app served by uvicorn on loopback, in a daemon thread.
+"""`Sandbox`: the gateway app served by uvicorn on loopback, in a daemon thread, or in process.
 
 `start()` binds the socket itself (port 0 picks a free one), so the URLs are known before the
 server thread runs, and returns once the server accepts connections (a few tens of milliseconds).
+`in_process()` serves nothing: its URLs name port 0 (where nothing listens) and requests are
+handed to the gateway's core directly (the client's in-process transport).
 `shared_sandbox()` starts one process-wide sandbox on first use; `toolkit.connect()` uses it.
 """
 
@@ -16,12 +18,13 @@ from typing import Any
 
 from .._redact import scrub_logs
 from ..catalog.encoding import is_loopback_host
-from ._app import create_app
+from ._app import SandboxApp, create_app
 from ._faults import TRANSPORT_STATE_KEY, Faults
 from ._metering import PLATFORM, Metering
 from ._world import World
 
 _START_TIMEOUT_S = 10.0
+IN_PROCESS_PORT = 0  # the port of an in-process sandbox's URLs: nothing can listen there
 SERVER_KEEPALIVE_S = 5  # an idle connection is closed after this long (see `Sandbox.start`)
 
 
@@ -51,7 +54,9 @@ class Sandbox:
     freezes them); `root_hash_cap` is the
     `bor_getRootHash` range limit. `batch_limit` (off by default) is the most calls a JSON-RPC
     batch may hold: a larger one is refused as geth refuses it (``--rpc.batch-request-limit``),
-    one -32600 "batch too large" error for the whole batch, billed as received. Non-loopback
+    one -32600 "batch too large" error for the whole batch, billed as received.
+    `in_process()` instead of `start()`: no socket and no thread (what a browser's Python
+    allows), its URLs at port 0. Non-loopback
     hosts need `allow_remote=True`: the sandbox has no TLS and hands its keys to anyone who asks
     `info`.
     """
@@ -86,6 +91,8 @@ class Sandbox:
         self.app = create_app(
             self.world, meter=self.meter, faults=self.faults, batch_limit=batch_limit
         )
+        self.gateway: SandboxApp = self.app.state.gateway  # the core both ways in share
+        self.reachable_in_process = False
         self._server: Any = None
         self._thread: threading.Thread | None = None
         self._socket: socket.socket | None = None
@@ -130,7 +137,14 @@ class Sandbox:
             time.sleep(0.002)
         return self
 
+    def in_process(self) -> Sandbox:
+        """Serve in this process only: no socket, no thread. The URLs name port 0, where nothing
+        listens, unless `start()` serves it on loopback too."""
+        self.reachable_in_process = True
+        return self
+
     def stop(self) -> None:
+        self.reachable_in_process = False
         if self._thread is None:
             return
         self._server.should_exit = True
@@ -149,8 +163,11 @@ class Sandbox:
 
     @property
     def port(self) -> int:
+        """The port it serves on, or 0 when it is reachable in process only."""
         if self._socket is None:
-            raise RuntimeError("the sandbox is not running: call start() first")
+            if self.reachable_in_process:
+                return IN_PROCESS_PORT
+            raise RuntimeError("the sandbox is not running: call start() or in_process() first")
         return self._socket.getsockname()[1]
 
     @property
@@ -176,6 +193,8 @@ class Sandbox:
 
     def __repr__(self) -> str:
         state = self.platform_url if self._socket else "stopped"
+        if self._socket is None and self.reachable_in_process:
+            state = "in process"
         return f"<Sandbox seed={self.world.seed} {state}>"
 
 
@@ -197,11 +216,14 @@ _shared: Sandbox | None = None
 _shared_lock = threading.Lock()
 
 
-def shared_sandbox() -> Sandbox:
-    """The process-wide sandbox, started on first call (thread-safe)."""
+def shared_sandbox(*, serve: bool = True) -> Sandbox:
+    """The process-wide sandbox, made on first call (thread-safe): served on loopback, or with
+    ``serve=False`` reachable in process only (until a call asks for it served)."""
     global _shared
     with _shared_lock:
         if _shared is None:
-            _shared = Sandbox().start()
+            _shared = Sandbox().in_process()
             atexit.register(_shared.stop)
+        if serve:
+            _shared.start()
         return _shared
