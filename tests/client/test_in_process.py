@@ -10,16 +10,15 @@ import asyncio
 import threading
 import time
 
-import httpx
 import pytest
 
 import toolkit
 from tests.client.test_methods import CASES
 from toolkit.client import _node
-from toolkit.client._http import Answer, Delivery
+from toolkit.client._http import Answer, Delivery, HTTPRequest, NoAnswer, Send
 from toolkit.client._identity import gateway_identity
-from toolkit.client._inprocess import InProcessTransport, in_process_client
-from toolkit.client._transport import DeadlinePassed, HTTPRequest, Send, _send_sync
+from toolkit.client._inprocess import InProcessTransport, in_process_transport
+from toolkit.client._network import sync_transport
 from toolkit.sandbox import FaultKind, Sandbox
 from toolkit.sandbox._app import MAX_BODY_BYTES
 
@@ -34,21 +33,10 @@ def wire():
 
 
 @pytest.fixture
-def local(monkeypatch):
-    """A sandbox reachable in process only, and node clients that reach it so (the wiring
-    `connect()` is to get: `in_process_client` first, then a socket's client)."""
-    sandbox = Sandbox(seed=0, head_pace=0).in_process()
-    sync_client, async_client = _node.sync_client, _node.async_client
-
-    def sync(url, *args, **kwargs):
-        return in_process_client(sandbox, url) or sync_client(url, *args, **kwargs)
-
-    def asynchronous(kind, url, *args, **kwargs):
-        return in_process_client(sandbox, url) or async_client(kind, url, *args, **kwargs)
-
-    monkeypatch.setattr(_node, "sync_client", sync)
-    monkeypatch.setattr(_node, "async_client", asynchronous)
-    return sandbox
+def local():
+    """A sandbox reachable in process only: a gateway given it reaches its nodes so, as
+    `connect()`'s does."""
+    return Sandbox(seed=0, head_pace=0).in_process()
 
 
 def _gateway(sandbox: Sandbox, **options) -> toolkit.Gateway:
@@ -70,8 +58,8 @@ class Recording(InProcessTransport):
         super().__init__(sandbox)
         self.seen: list[tuple[HTTPRequest, Answer]] = []
 
-    def send_step(self, step: Send):
-        outcome = super().send_step(step)
+    def send(self, step: Send):
+        outcome = super().send(step)
         self.seen.append((step.request, outcome))
         return outcome
 
@@ -88,9 +76,9 @@ def _comparable(answer: Answer, port_text: str = "") -> tuple[int, dict[str, str
 def test_the_urls_name_port_0_and_only_they_are_reached_in_process(local, wire):
     url = local.info["nodes"]["ethereum-mainnet"]
     assert url.startswith("http://127.0.0.1:0/") and repr(local) == "<Sandbox seed=0 in process>"
-    assert isinstance(in_process_client(local, url), InProcessTransport)
-    assert in_process_client(local, wire.info["nodes"]["ethereum-mainnet"]) is None
-    assert in_process_client(None, url) is None
+    assert isinstance(in_process_transport(local, url), InProcessTransport)
+    assert in_process_transport(local, wire.info["nodes"]["ethereum-mainnet"]) is None
+    assert in_process_transport(None, url) is None
     # One gateway to the cache, datasets and tapes: what either kept, the other finds.
     served = wire.info["nodes"]["ethereum-mainnet"]
     assert gateway_identity(url, "ethereum") == gateway_identity(served, "ethereum")
@@ -100,7 +88,7 @@ def test_the_urls_name_port_0_and_only_they_are_reached_in_process(local, wire):
 
 def test_every_catalog_method_answers_in_process_as_over_loopback(local, wire, monkeypatch):
     recording = Recording(local)
-    monkeypatch.setattr(_node, "sync_client", lambda url, *args, **kwargs: recording)
+    monkeypatch.setattr(_node, "in_process_transport", lambda sandbox, url: recording)
     gateway = _gateway(local)
     for case in CASES:
         client = gateway.platform if case.node == "platform" else gateway.node(case.node)
@@ -119,17 +107,18 @@ def test_every_catalog_method_answers_in_process_as_over_loopback(local, wire, m
         HTTPRequest("POST", f"{base}/{key}", json={"pad": "x" * MAX_BODY_BYTES}),  # too large
     ]
     for request in refusals:
-        recording.send_step(_step(request))
+        recording.send(_step(request))
     assert {request.url.split("/")[3] for request, _ in recording.seen} >= {"v2", key}
     called = {e.method for e in gateway.ledger.entries}
     assert called == {case.method for case in CASES}
 
     port_text = f"127.0.0.1:{wire.port}"
-    with httpx.Client() as http:
-        for request, answer in recording.seen:
-            over_the_wire = request._replace(url=request.url.replace("127.0.0.1:0", port_text))
-            answered = _send_sync(http, _step(over_the_wire))
-            assert _comparable(answer) == _comparable(answered, port_text), request
+    http = sync_transport(wire.platform_url, 10, trust_env=False)
+    for request, answer in recording.seen:
+        over_the_wire = request._replace(url=request.url.replace("127.0.0.1:0", port_text))
+        answered = http.send(_step(over_the_wire))
+        assert _comparable(answer) == _comparable(answered, port_text), request
+    http.close()
     assert local.metering() == wire.metering()
 
 
@@ -205,7 +194,9 @@ def test_an_unforeseen_failure_is_the_wire_s_json_500(local, wire, monkeypatch):
 
 def test_a_call_past_its_deadline_is_not_handed_over(local):
     step = Send(HTTPRequest("POST", local.info["nodes"]["ethereum-mainnet"]), 0.0, Delivery())
-    assert isinstance(InProcessTransport(local).send_step(step), DeadlinePassed)
+    passed = InProcessTransport(local).send(step)
+    assert isinstance(passed, NoAnswer) and isinstance(passed.error, toolkit.Timeout)
+    assert not passed.sent
     assert not step.delivery.may_have_left
     assert local.metering()["ethereum-mainnet"]["requests"] == 0
 
@@ -263,5 +254,6 @@ def test_threads_calling_at_once_are_served_one_at_a_time_and_each_metered(local
 def test_an_answer_over_the_size_bound_is_refused_as_on_the_wire(local):
     request = HTTPRequest("POST", local.info["nodes"]["ethereum-mainnet"], json=BLOCK_NUMBER)
     step = _step(request)._replace(max_bytes=10)
-    refused = InProcessTransport(local).send_step(step)
-    assert type(refused).__name__ == "AnswerTooLarge" and refused.status == 200
+    refused = InProcessTransport(local).send(step)
+    assert isinstance(refused, NoAnswer) and refused.status == 200 and refused.sent
+    assert isinstance(refused.error, toolkit.MalformedResponse)

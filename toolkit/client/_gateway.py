@@ -222,8 +222,7 @@ class Gateway:
         self.settings = settings
         self.sandbox = sandbox
         remote = sandbox is None and _is_remote(platform_url)
-        sandbox_clock = None if sandbox is None else sandbox.world.clock
-        self.shared = Shared(self.settings, remote=remote, sandbox_clock=sandbox_clock)
+        self.shared = Shared(self.settings, remote=remote, sandbox=sandbox)
         self.meter = self.shared.meter
         self.platform = Platform(platform_core(platform_url, api_key, self.shared, sources=sources))
         self._node_urls: dict[str, str] = {}
@@ -588,7 +587,7 @@ def connect(
             )
         from ..sandbox import shared_sandbox
 
-        running = shared_sandbox()
+        running = shared_sandbox(serve=False)  # reached in process: no socket, no thread
         info = running.info
         return Gateway(
             info["platform_url"],

@@ -4,8 +4,8 @@ JupyterLite or Pyodide, allows), and several times quicker than loopback HTTP.
 A request is handed to the sandbox's gateway core (`SandboxApp.handle_url`) as values; the core
 routes it, checks its keys, draws its faults and meters it exactly as it does for a request off
 the socket, and says what to do: wait a fault's delay, then drop the connection or answer. The
-answers read as the wire's do: a delay past the call's deadline is httpx's `ReadTimeout`, a
-dropped connection its `RemoteProtocolError`, as `Exchange._read` knows them from httpx.
+failures read as the wire's do (`_network` makes them): a delay past the call's deadline is a
+`ReadTimeout`, a dropped connection a `RemoteProtocolError`.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import time
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from ._http import Answer, AnswerTooLarge, LazyModule
-from ._transport import DeadlinePassed, Send, StepClient
+from ._http import Answer, LazyModule, NoAnswer, Send, Transport
+from ._network import deadline_passed, timed_out, too_large, unreachable
 
 if TYPE_CHECKING:
     import asyncio
@@ -32,28 +32,29 @@ else:
 _REQUEST_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-def in_process_client(sandbox: Sandbox | None, url: str) -> InProcessTransport | None:
-    """The transport for `url` when it is an address of `sandbox` reachable in process only
-    (its port is 0: nothing listens there); None when `url` is reached over the wire."""
+def in_process_transport(sandbox: Sandbox | None, url: str) -> InProcessTransport | None:
+    """The transport for `url` when it is an address of `sandbox` reached in process (its port
+    is 0: nothing listens there); None when `url` is reached over the wire (a served sandbox's
+    address among them: the wire itself is then what is used, or tested)."""
     if sandbox is None or urlsplit(url).port != 0:
         return None
     return InProcessTransport(sandbox)
 
 
-class InProcessTransport(StepClient):
+class InProcessTransport(Transport):
     """One sandbox's gateway, called directly: the same routing, keys, metering and faults as
     its loopback server, the same answers, without HTTP."""
 
     def __init__(self, sandbox: Sandbox):
         self.gateway = sandbox.gateway
 
-    def send_step(self, step: Send) -> Answer | BaseException:
+    def send(self, step: Send) -> Answer | NoAnswer:
         handling, wait = self._hand_over(step)
         if wait:
             time.sleep(wait)
         return _outcome(handling, step)
 
-    async def asend_step(self, step: Send) -> Answer | BaseException:
+    async def asend(self, step: Send) -> Answer | NoAnswer:
         # A request lets other tasks run, and a cancel land, before it leaves: so does this.
         await asyncio.sleep(0)
         handling, wait = self._hand_over(step)
@@ -61,12 +62,12 @@ class InProcessTransport(StepClient):
             await asyncio.sleep(wait)
         return _outcome(handling, step)
 
-    def _hand_over(self, step: Send) -> tuple[Handling | BaseException, float]:
+    def _hand_over(self, step: Send) -> tuple[Handling | NoAnswer, float]:
         """How the gateway handles the step's request (or the error the call ends with), and
         how long to wait first: a fault's delay, or what is left of the deadline when the
         delay outlasts it."""
         if step.deadline <= time.monotonic():
-            return DeadlinePassed(), 0.0
+            return deadline_passed(step), 0.0
         request = step.request
         url = request.url
         if request.params is not None:  # merged into the URL's query as httpx merges them
@@ -78,7 +79,8 @@ class InProcessTransport(StepClient):
         handling = self.gateway.handle_url(request.method, url, request.headers, body)
         left = step.deadline - time.monotonic()
         if handling.delay >= left:  # the answer would come after the deadline
-            return httpx.ReadTimeout("the call's deadline passed"), max(0.0, left)
+            late = TimeoutError("the call's deadline passed")
+            return timed_out(late, "ReadTimeout", step, sent=True), max(0.0, left)
         return handling, handling.delay
 
     def close(self) -> None:
@@ -88,15 +90,16 @@ class InProcessTransport(StepClient):
         """Nothing to close: no connection is ever opened."""
 
 
-def _outcome(handling: Handling | BaseException, step: Send) -> Answer | BaseException:
-    if isinstance(handling, BaseException):
+def _outcome(handling: Handling | NoAnswer, step: Send) -> Answer | NoAnswer:
+    if isinstance(handling, NoAnswer):
         return handling
     if handling.drop:
-        return httpx.RemoteProtocolError("Server disconnected without sending a response.")
+        dropped = ConnectionResetError("Server disconnected without sending a response.")
+        return unreachable(dropped, "RemoteProtocolError", str(dropped), step, sent=True)
     status, headers, content = handling.reply().sent()
     if len(content) > step.max_bytes:
-        return AnswerTooLarge(step.max_bytes, status)
+        return too_large(step.max_bytes, status)
     return Answer(status, httpx.Headers(headers), content)
 
 
-__all__ = ["InProcessTransport", "in_process_client"]
+__all__ = ["InProcessTransport", "in_process_transport"]

@@ -276,7 +276,7 @@ class HttpxTransport(Transport):
         request, deadline = step.request, step.deadline
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            return _deadline_passed(step)
+            return deadline_passed(step)
         track_delivery(step.delivery)
         bounded = call_deadline(deadline)  # every socket operation, headers included
         try:
@@ -292,7 +292,7 @@ class HttpxTransport(Transport):
                 for chunk in iter_decoded(response):  # decoded from gzip or deflate, piece by piece
                     size += len(chunk)
                     if size > step.max_bytes:  # a decompression bomb: stop before it grows whole
-                        return _too_large(step.max_bytes, response.status_code)
+                        return too_large(step.max_bytes, response.status_code)
                     chunks.append(chunk)
                     if time.monotonic() > deadline:
                         raise httpx.ReadTimeout("the call's deadline passed while reading")
@@ -539,10 +539,10 @@ def _never_sent() -> tuple[type[BaseException], ...]:
 def _httpx_failure(error: httpx.HTTPError, step: Send) -> NoAnswer:
     sent = not isinstance(error, _never_sent())
     if isinstance(error, httpx.TimeoutException):
-        return _timed_out(error, type(error).__name__, step, sent)
+        return timed_out(error, type(error).__name__, step, sent)
     if isinstance(error, httpx.DecodingError):
         return _garbled(str(error))
-    return _unreachable(error, type(error).__name__, str(error), step, sent)
+    return unreachable(error, type(error).__name__, str(error), step, sent)
 
 
 def _aiohttp_failure(aiohttp: Any, error: BaseException, step: Send) -> NoAnswer:
@@ -551,9 +551,9 @@ def _aiohttp_failure(aiohttp: Any, error: BaseException, step: Send) -> NoAnswer
     reason = str(error) or type(error).__name__
     connect_timeout = getattr(aiohttp, "ConnectionTimeoutError", None)  # aiohttp 3.10+
     if connect_timeout is not None and isinstance(error, connect_timeout):
-        return _timed_out(error, "ConnectTimeout", step, sent=False)
+        return timed_out(error, "ConnectTimeout", step, sent=False)
     if isinstance(error, TimeoutError | aiohttp.ServerTimeoutError):
-        return _timed_out(error, "ReadTimeout", step, sent=True)
+        return timed_out(error, "ReadTimeout", step, sent=True)
     if isinstance(error, aiohttp.ClientPayloadError) and "content-encoding" in reason.lower():
         return _garbled(reason)  # what httpx says of the same body
     kind, sent = "TransportError", True
@@ -563,7 +563,7 @@ def _aiohttp_failure(aiohttp: Any, error: BaseException, step: Send) -> NoAnswer
         kind = "RemoteProtocolError"
     elif isinstance(error, aiohttp.ClientPayloadError | aiohttp.ClientOSError):
         kind = "ReadError"
-    return _unreachable(error, kind, reason, step, sent)
+    return unreachable(error, kind, reason, step, sent)
 
 
 async def _read(
@@ -575,7 +575,7 @@ async def _read(
     async for chunk in chunks:
         size += len(chunk)
         if size > max_bytes:
-            return _too_large(max_bytes, status)
+            return too_large(max_bytes, status)
         read.append(chunk)
     return Answer(status, headers, b"".join(read))
 
@@ -585,22 +585,22 @@ async def _before_deadline(
 ) -> Answer | NoAnswer:
     """An async exchange run under its call's deadline, which bounds it whole."""
     if step.deadline - time.monotonic() <= 0:
-        return _deadline_passed(step)
+        return deadline_passed(step)
     track_delivery(step.delivery)
     try:
         return await before(step.deadline, exchange(step))
     except TimeoutError as error:
         if not step.delivery.may_have_left:  # still connecting: never sent, as httpx's own says
-            return _timed_out(error, "ConnectTimeout", step, sent=False)
-        return _timed_out(error, "ReadTimeout", step, sent=True)
+            return timed_out(error, "ConnectTimeout", step, sent=False)
+        return timed_out(error, "ReadTimeout", step, sent=True)
 
 
-def _deadline_passed(step: Send) -> NoAnswer:
+def deadline_passed(step: Send) -> NoAnswer:
     """The call's deadline passed before this attempt could be sent (so it was not)."""
     return NoAnswer(Timeout(f"no answer within the call's {step.timeout_s:g} s deadline"), False)
 
 
-def _timed_out(error: BaseException, kind: str, step: Send, sent: bool) -> NoAnswer:
+def timed_out(error: BaseException, kind: str, step: Send, sent: bool) -> NoAnswer:
     if kind == "ConnectTimeout" and time.monotonic() < step.deadline - 0.05:
         cause = explain_failure(error, step.request.url, connect_timeout=True)  # not ours
         if cause is not None:
@@ -620,7 +620,7 @@ def _garbled(reason: str) -> NoAnswer:
     )
 
 
-def _too_large(limit: int, status: int) -> NoAnswer:
+def too_large(limit: int, status: int) -> NoAnswer:
     """An answer whose decoded body grew past `limit` bytes; reading stopped there. The server
     answered (`status`), so the attempt is billed as answered."""
     return NoAnswer(
@@ -636,7 +636,7 @@ def _too_large(limit: int, status: int) -> NoAnswer:
     )
 
 
-def _unreachable(error: BaseException, kind: str, reason: str, step: Send, sent: bool) -> NoAnswer:
+def unreachable(error: BaseException, kind: str, reason: str, step: Send, sent: bool) -> NoAnswer:
     untrusted = _certificate_refusal(error)
     if untrusted is not None:
         message = (

@@ -49,6 +49,7 @@ from ._cache_step import CacheStep
 from ._heads import HeadTracker
 from ._http import LazyModule, Transport
 from ._identity import gateway_identity
+from ._inprocess import in_process_transport
 from ._ledger import Entry, Meter
 from ._network import async_transport, sync_transport
 from ._planning import Planner
@@ -806,7 +807,8 @@ Node.aio_class = AsyncNode
 
 
 def _transport_of(core: NodeCore, network: Callable[[], Transport]) -> Transport:
-    """The transport of `core`'s calls: the network's (`network()`), or its tape's."""
+    """The transport of `core`'s calls: the embedded sandbox's in process, else the network's
+    (`network()`); on a tape, the tape's over it."""
     meter = core.meter
     node = TapeNode(
         core.endpoint.label,
@@ -815,7 +817,8 @@ def _transport_of(core: NodeCore, network: Callable[[], Transport]) -> Transport
         lambda: meter.pricing,
         lambda: meter.clock(),  # read at each answer: the gateway may set its clock later
     )
-    return transport_for(core.shared.tape, network, node)
+    local = in_process_transport(core.shared.sandbox, core.endpoint.url)
+    return transport_for(core.shared.tape, network if local is None else lambda: local, node)
 
 
 def resolve_chain(chain: str | Chain | None, url: str, name: str | None) -> Chain:

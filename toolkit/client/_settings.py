@@ -220,7 +220,7 @@ class Shared:
     budget, pricing), the response cache and the rate limiter. Changing the cache or the rate
     limit here changes it for every client at once."""
 
-    def __init__(self, settings: Settings, *, remote: bool, sandbox_clock: Any = None):
+    def __init__(self, settings: Settings, *, remote: bool, sandbox: Any = None):
         self.tape = tape_from(settings.tape, settings.tape_mode)
         if self.tape is not None and settings.tape is not self.tape:
             # The tape itself, not its path: a copy of the settings (a Dask worker's) then
@@ -230,8 +230,9 @@ class Shared:
         self.meter = Meter(
             pricing=settings.pricing,
             budget=settings.budget,
-            clock=gateway_clock(self.tape, sandbox_clock),
+            clock=gateway_clock(self.tape, None if sandbox is None else sandbox.world.clock),
         )
+        self.sandbox = sandbox  # the embedded sandbox, reached in process (`_inprocess`)
         # On tape, every call goes to the tape: an answer the cache gave would not be recorded.
         cache = None if self.tape is not None else settings.cache
         self.cache: ResponseCache | None = resolve_cache(cache, remote=remote)
