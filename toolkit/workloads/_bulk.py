@@ -33,6 +33,7 @@ from .._errors import BatchRefused, BudgetExceeded, GatewayError, ValidationErro
 from .._redact import warn
 from ..catalog import Surface
 from ..client import CACHE_HIT, NOT_SENT, PreparedCall
+from ._planned import positions_by_node
 from ._rows import Interrupted, Item, all_same
 
 if TYPE_CHECKING:
@@ -151,7 +152,7 @@ class BulkRun:
         """The positions of the items the cache answered (0 RU: nothing else to tally)."""
         items = self.items
         hits = []
-        for indexes in _positions_by_node(items):
+        for indexes in positions_by_node(items):
             node = items[indexes[0]].node
             if node.cache is None:
                 continue
@@ -174,7 +175,7 @@ class BulkRun:
         size = self.batch_size
         if (
             items
-            and all_same(list(map(_NODE_OF, items)))
+            and all_same(list(map(attrgetter("node"), items)))
             and all_same(list(map(_ITEM_METHOD_OF, items)))
         ):  # one node and one method (found by passes in C): one group
             if not self._batchable(items[0]):
@@ -365,19 +366,7 @@ class BulkRun:
         )
 
 
-_NODE_OF = attrgetter("node")
 _ITEM_METHOD_OF = attrgetter("call.bound.method")
-
-
-def _positions_by_node(items: Sequence[Item]) -> list[Sequence[int]]:
-    """The items' positions, grouped by node (in the order the nodes first appear)."""
-    nodes = list(map(_NODE_OF, items))
-    if all_same(nodes):  # one node, the usual workload: no grouping pass
-        return [range(len(items))] if items else []
-    by_node: dict[int, list[int]] = {}
-    for index, node in enumerate(map(id, nodes)):
-        by_node.setdefault(node, []).append(index)
-    return list(by_node.values())
 
 
 # --- progress ---------------------------------------------------------------------------------
@@ -416,19 +405,26 @@ def check_progress(progress: Any) -> None:
 
 
 def show_failures(bar: Any, failed: int, refused: int = 0) -> None:
-    """Say on the bar that `failed` calls failed, and `refused` were not sent for the budget:
-    in its postfix and in red, where it has them (tqdm's text and notebook bars). A bar that
-    filled up green read as a run that went well when every call had been refused. Only
-    cosmetic: a bar that has neither, or refuses them, is left as it is (the run warns anyway)."""
+    """Say on the bar that `failed` calls failed, and `refused` were not sent for the budget,
+    in red: a bar that filled up green read as a run that went well when every call had been
+    refused."""
     said = [f"{failed:,} failed"] if failed else []
     if refused:
         said.append(f"{refused:,} not sent: budget")
+    say_on_bar(bar, ", ".join(said), red=True)  # drawn by the update that follows
+
+
+def say_on_bar(bar: Any, text: str, *, red: bool, refresh: bool = False) -> None:
+    """Show `text` in the bar's postfix, the bar red or in its own colour, where it has them
+    (tqdm's text and notebook bars). Only cosmetic: a bar that has neither, or refuses them, is
+    left as it is (the run warns anyway)."""
+    colour = "red" if red else None
     try:
         postfix = getattr(bar, "set_postfix_str", None)
         if callable(postfix):
-            postfix(", ".join(said), refresh=False)  # drawn by the update that follows
-        if hasattr(bar, "colour") and bar.colour != "red":
-            bar.colour = "red"
+            postfix(text, refresh=refresh)
+        if hasattr(bar, "colour") and bar.colour != colour:
+            bar.colour = colour
     except Exception:  # cosmetic: see the doc
         pass
 

@@ -86,7 +86,7 @@ from ._dataset_files import (
     WAIT_POLL_SECONDS,
     Damaged,
     RowJournal,
-    check_rows_per_file,
+    at_least_one,
     empty_rows,
     finish_merge,
     groups_by_key,
@@ -190,9 +190,8 @@ class DatasetWriter:
         a distributed run's partition resumes only its own rows, under its coordinator's lock.
         `wait`: when another run holds the dataset, wait for it (saying who) or raise
         `DatasetBusy` at once."""
-        check_rows_per_file(rows_per_file)
         self.root = Path(path)
-        self.rows_per_file = rows_per_file
+        self.rows_per_file = at_least_one(rows_per_file, "rows_per_file")
         self.run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(4)}"
         self.prefix = prefix or self.run_id
         self.own_files_only = prefix is not None
@@ -484,7 +483,7 @@ def compact_dataset(
     `DatasetBusy` with ``wait=False``); return how many files were merged away. Also clears up
     after runs that died (their journals, damaged files), as a run into the dataset would. A disk
     that cannot take the merged files is a `DatasetError`; every row stays where it was."""
-    check_rows_per_file(rows_per_file)
+    at_least_one(rows_per_file, "rows_per_file")
     root = Path(path)
     if not root.is_dir():
         raise FileNotFoundError(f"no dataset at {root}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import numbers
 import os
 import secrets
 import time
@@ -484,12 +485,12 @@ def _replaced_by_merge(root: Path) -> set[Path]:
     return set(removes if all(file.exists() for file in adds) else adds)
 
 
-def check_rows_per_file(rows_per_file: Any) -> None:
-    if isinstance(rows_per_file, bool) or not isinstance(rows_per_file, int):
-        raise ValidationError(
-            f"must be a whole number, got {rows_per_file!r}", param="rows_per_file", rule="type"
-        )
-    if rows_per_file < 1:
-        raise ValidationError(
-            f"must be at least 1, got {rows_per_file}", param="rows_per_file", rule="min"
-        )
+def at_least_one(value: Any, name: str) -> int:
+    """`value` as an int, when it is a whole number of at least 1; else a `ValidationError`
+    naming the parameter `name`."""
+    # bool is an int to Python, but concurrency=True is a mistake, not 1.
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValidationError(f"must be a whole number, got {value!r}", param=name, rule="type")
+    if value < 1:
+        raise ValidationError(f"must be at least 1, got {value}", param=name, rule="min")
+    return int(value)

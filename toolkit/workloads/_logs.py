@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._errors import LogRangeRefused
 from ..client import Node, PreparedCall, log_range_refusal
+from ._bulk import say_on_bar
 from ._dataset_files import RANGE_REFUSED
 from ._planned import PlannedCall, answered_by
 
@@ -122,7 +123,15 @@ async def split_refused_chunks(
         stopped = run.stopped
     kept = [item for item in by_position if item is not None]
     if splits and progress is not None:
-        _show_splits(progress, splits, sum(item.error is not None for item in kept))
+        # A refusal split into answered parts is no failure: the bar counts those still failed.
+        failed = sum(item.error is not None for item in kept)
+        said = f"{splits:,} refused range{'s' if splits != 1 else ''} split"
+        say_on_bar(
+            progress,
+            said + (f", {failed:,} failed" if failed else ""),
+            red=bool(failed),
+            refresh=True,
+        )
     return kept, priced_high, stopped
 
 
@@ -171,19 +180,3 @@ def split_known_refusals(
                 continue
             done[position] = None  # a one-block chunk refused: asked again
         position += 1
-
-
-def _show_splits(bar: Any, splits: int, failed: int) -> None:
-    """Say on the bar how many refused chunks were split, and that the calls which failed
-    are only those still failed: a refusal split into answered parts is no failure (cosmetic,
-    as `_bulk.show_failures`)."""
-    said = f"{splits:,} refused range{'s' if splits != 1 else ''} split"
-    said += f", {failed:,} failed" if failed else ""
-    try:
-        postfix = getattr(bar, "set_postfix_str", None)
-        if callable(postfix):
-            postfix(said, refresh=True)
-        if hasattr(bar, "colour"):
-            bar.colour = "red" if failed else None
-    except Exception:  # cosmetic: see the doc
-        pass

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import contextlib
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import repeat
-from operator import is_, itemgetter
-from typing import TYPE_CHECKING, NamedTuple
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._errors import GatewayError, ValidationError
 from ..catalog import Estimate, Plan
 from ..client import Node, PreparedCall
 from ._dataset import already_done
-from ._rows import params_text
+from ._rows import all_same, params_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,18 +53,15 @@ def estimates(
     if fetch_heads:
         for node in nodes_needing_heads(calls, cached, for_cache=False):
             node.head()
-    # Priced per node in one go (the head each node knows now; nothing is fetched).
-    by_node: dict[int, list[int]] = {}
-    for index, planned in enumerate(calls):
-        if index not in cached:
-            by_node.setdefault(id(planned.node), []).append(index)
     priced: list[Estimate] = [CACHED] * len(calls)
-    for indexes in by_node.values():  # none when the cache answers every call
-        node = calls[indexes[0]].node
-        for index, estimate in zip(
-            indexes, node.price_known(calls[i].call for i in indexes), strict=True
-        ):
-            priced[index] = estimate
+    for indexes in positions_by_node(calls):
+        # Priced per node in one go (the head each node knows now; nothing is fetched).
+        wanted = [i for i in indexes if i not in cached]
+        if wanted:
+            node = calls[wanted[0]].node
+            prices = node.price_known(calls[i].call for i in wanted)
+            for index, estimate in zip(wanted, prices, strict=True):
+                priced[index] = estimate
     return priced
 
 
@@ -96,15 +93,12 @@ async def fetch_heads(calls: list[PlannedCall], cached: set[int]) -> None:
 
 def cached_calls(calls: list[PlannedCall]) -> set[int]:
     """Positions of the calls the response cache answers already (they will cost 0 RU)."""
-    by_node: dict[int, list[int]] = {}
-    for index, planned in enumerate(calls):
-        if planned.node.cache is not None:
-            by_node.setdefault(id(planned.node), []).append(index)
     cached: set[int] = set()
-    for indexes in by_node.values():
+    for indexes in positions_by_node(calls):
         node = calls[indexes[0]].node
-        held = node.in_cache([calls[i].call for i in indexes])
-        cached.update(i for i, hit in zip(indexes, held, strict=True) if hit)
+        if node.cache is not None:
+            held = node.in_cache([calls[i].call for i in indexes])
+            cached.update(i for i, hit in zip(indexes, held, strict=True) if hit)
     return cached
 
 
@@ -138,19 +132,29 @@ def answered_by(calls: list[PlannedCall], previous: pd.DataFrame | None) -> list
     return already_done(keys, previous, key_texts)
 
 
-_NODE_OF = itemgetter(0)  # a PlannedCall is (node, call)
+_NODE_OF = attrgetter("node")
+
+
+def positions_by_node(calls: Sequence[Any]) -> list[Sequence[int]]:
+    """The positions of `calls` (planned calls, or a run's items), grouped by their node (in the
+    order the nodes first appear)."""
+    nodes = list(map(_NODE_OF, calls))
+    if all_same(nodes):  # one node, the usual workload: no grouping pass
+        return [range(len(calls))] if calls else []
+    by_node: dict[int, list[int]] = {}
+    for index, node in enumerate(map(id, nodes)):
+        by_node.setdefault(node, []).append(index)
+    return list(by_node.values())
 
 
 def planned_nodes(calls: list[PlannedCall]) -> list[Node]:
     """The calls' nodes, each once, in the order they first appear."""
-    if not calls:
-        return []
-    first = calls[0].node
+    nodes = list(map(_NODE_OF, calls))
     # One node, the usual workload: an identity test in C per call. Collecting the nodes in a
     # dict is a Python step per call, which shows in a cached re-run.
-    if all(map(is_, map(_NODE_OF, calls), repeat(first))):
-        return [first]
-    return list({id(planned.node): planned.node for planned in calls}.values())
+    if all_same(nodes):
+        return nodes[:1]
+    return list({id(node): node for node in nodes}.values())
 
 
 CACHED = Estimate(0, 0, "answered from the response cache", archive=None)

@@ -1,7 +1,7 @@
 """The result row: one per call of a run, made here and nowhere else.
 
 A run's frame has the columns `RESULT_COLUMNS`, a row per call in the workload's order. Rows are
-made from a run's items (`results`: an `Item` is a call and what became of it) and from the
+made from a run's items (`results_frame`: an `Item` is a call and what became of it) and from the
 lines of a dataset's journal (`JournalGroup`: the same columns, written by `journal_group` as a
 batch of calls finishes and read back by `journal_frame`), both through `_frame`, so that a row
 read back from a journal is the row the run made.
@@ -105,11 +105,6 @@ def params_text(call: PreparedCall) -> str:
     return call.bound.wire_json
 
 
-def results_frame(items: Sequence[Item]) -> pd.DataFrame:
-    """One row per call, in the workload's order (see `RESULT_COLUMNS`); see `results`."""
-    return results(items)[0]
-
-
 def failed_rows(calls: Iterable[tuple[Node, PreparedCall]], error: BaseException) -> pd.DataFrame:
     """A row for each of `calls` (a workload's (node, call) pairs), each failed with `error`:
     the rows of calls a run did not send."""
@@ -119,9 +114,8 @@ def failed_rows(calls: Iterable[tuple[Node, PreparedCall]], error: BaseException
     return results_frame(items)
 
 
-def results(items: Sequence[Item]) -> tuple[pd.DataFrame, dict[str, int]]:
-    """One row per call, in the workload's order (see `RESULT_COLUMNS`), built column by column,
-    and the rows' counts for a run's summary (`row_counts`), from the arrays the frame is made of.
+def results_frame(items: Sequence[Item]) -> pd.DataFrame:
+    """One row per call, in the workload's order (see `RESULT_COLUMNS`), built column by column.
 
     The text columns are Arrow strings made straight from the texts (the ``string`` dtype's own
     storage), skipping pandas' check of each value. Each column is one pass in C over the items
@@ -134,8 +128,7 @@ def results(items: Sequence[Item]) -> tuple[pd.DataFrame, dict[str, int]]:
     results = list(map(_RESULT_OF, items))
     failures = list(map(_ERROR_OF, items))
     failed = failures.count(None) != n
-    ru, unconfirmed, cache_hit = _receipt_columns(list(map(_RECEIPT_OF, items)))
-    frame = _frame(
+    return _frame(
         _attribute_strings(list(map(_NODE_OF, items)), "name"),
         _attribute_strings(methods, "name"),
         _strings(list(map(_WIRE_JSON_OF, bounds))),
@@ -143,20 +136,8 @@ def results(items: Sequence[Item]) -> tuple[pd.DataFrame, dict[str, int]]:
         _values(methods, results, failures, failed),
         [_error_name(e) for e in failures] if failed else None,
         [_error_text(e) for e in failures] if failed else None,
-        (ru, unconfirmed, cache_hit),
+        _receipt_columns(list(map(_RECEIPT_OF, items))),
     )
-    interrupted = sum(type(e) is Interrupted for e in failures) if failed else 0
-    refused = sum(type(e) is BudgetExceeded for e in failures) if failed else 0
-    counts = {
-        "calls": n,
-        "failed": n - failures.count(None) - interrupted - refused,
-        "interrupted": interrupted,
-        "budget_refused": refused,
-        "cache_hits": int(cache_hit.sum()),
-        "ru": int(ru.sum()),
-        "unconfirmed_ru": int(unconfirmed.sum()),
-    }
-    return frame, counts
 
 
 def _frame(
@@ -197,7 +178,8 @@ def _frame(
 
 
 def row_counts(frame: pd.DataFrame) -> dict[str, int]:
-    """What `results` counts, for a frame made otherwise (rows resumed from a dataset)."""
+    """The counts of a run's summary: calls, failed (apart from those a stop or the budget
+    left unfinished), cache hits and RU."""
     interrupted = int(frame["error"].eq(INTERRUPTED).sum())
     refused = int(frame["error"].eq(BUDGET_EXCEEDED).sum())
     return {
@@ -400,7 +382,7 @@ _RECEIPT_CACHE_HIT_OF = attrgetter("receipt.cache_hit")
 
 
 def journal_frame(groups: Sequence[JournalGroup]) -> pd.DataFrame:
-    """The frame `results` made for these calls, from their journal groups, with a ``gateway``
+    """The frame `results_frame` made for these calls, from their journal groups, with a ``gateway``
     column after `RESULT_COLUMNS`."""
     import numpy as np
 

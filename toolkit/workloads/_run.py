@@ -18,7 +18,7 @@ from ._bulk import BulkRun, start_progress
 from ._dataset import DatasetWriter
 from ._logs import split_known_refusals, split_refused_chunks
 from ._planned import PlannedCall, answered_by, fetch_heads, planned_nodes
-from ._rows import results, row_counts
+from ._rows import results_frame, row_counts
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,7 +53,7 @@ class RunOptions:
 @dataclass(frozen=True)
 class Ran:
     """What a run did: a row per call in `frame`, in the calls' order (the rows of the calls a
-    dataset answered among them), their `counts` (`_rows.results`), the dataset's rows it
+    dataset answered among them), their `counts` (`_rows.row_counts`), the dataset's rows it
     resumed from (`previous`, None without a dataset) and how many calls they answered
     (`reused`), the high end of the RU the sent calls were priced at, and the stop (a cancel,
     an interrupt) that ended it, for the caller to raise once it has kept the rows."""
@@ -102,7 +102,7 @@ async def run_planned(calls: list[PlannedCall], options: RunOptions) -> Ran:
             writer.close(release=False)
     # The price: what the calls were priced at as they were sent (pricing them all again for
     # it would repeat work the sends already did).
-    return with_previous_rows(results(items), previous, done, priced_high, stopped)
+    return with_previous_rows(results_frame(items), previous, done, priced_high, stopped)
 
 
 def resume(
@@ -121,20 +121,19 @@ def unanswered(calls: list[PlannedCall], done: list[int | None]) -> list[Planned
 
 
 def with_previous_rows(
-    sent: tuple[pd.DataFrame, dict[str, int]],
+    sent: pd.DataFrame,
     previous: pd.DataFrame | None,
     done: list[int | None],
     priced_high: int = 0,
     stopped: BaseException | None = None,
 ) -> Ran:
-    """The run's rows in the calls' order: `sent` (the frame of the calls sent now and its
-    counts) and, for the calls the dataset answered, their earlier rows (nothing was spent on
-    them in this run: ``ru`` 0, ``cache_hit``)."""
+    """The run's rows in the calls' order: `sent` (the rows of the calls sent now) and, for the
+    calls the dataset answered, their earlier rows (nothing was spent on them in this run: ``ru``
+    0, ``cache_hit``), and their counts."""
     import numpy as np
     import pandas as pd
 
-    frame, counts = sent
-    reused = [row for row in done if row is not None]
+    frame, reused = sent, [row for row in done if row is not None]
     if reused:
         assert previous is not None  # the dataset's rows answered them
         old = previous.iloc[reused].drop(columns="gateway")
@@ -145,8 +144,8 @@ def with_previous_rows(
         )
         frame = pd.concat([old, frame], ignore_index=True)
         frame = frame.iloc[np.argsort(positions, kind="stable")].reset_index(drop=True)
-        counts = row_counts(frame)
-        # Their rows say cache_hit (0 RU now), but the response cache did not answer them:
-        # the summary's `from_dataset` counts them.
-        counts["cache_hits"] -= len(reused)
+    counts = row_counts(frame)
+    # The dataset's rows say cache_hit (0 RU now), but the response cache did not answer them:
+    # the summary's `from_dataset` counts them.
+    counts["cache_hits"] -= len(reused)
     return Ran(frame, counts, previous, len(reused), priced_high, stopped)

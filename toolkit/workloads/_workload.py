@@ -47,10 +47,11 @@ from ._bulk import (
     start_progress,
 )
 from ._dataset import ROWS_PER_FILE, DatasetWriter
+from ._dataset_files import at_least_one
 from ._distributed import run_on_cluster
 from ._planned import PlannedCall, Preview, planned_nodes
 from ._provenance import HEAD_NOTES
-from ._rows import BUDGET_EXCEEDED, INTERRUPTED, results, row_counts
+from ._rows import BUDGET_EXCEEDED, INTERRUPTED, results_frame
 from ._run import Ran, RunOptions, resume, run_planned, unanswered, with_previous_rows
 
 if TYPE_CHECKING:
@@ -175,7 +176,7 @@ class Workload:
             )
         cap = node.meter.pricing.max_log_blocks or MAX_LOG_RANGE
         if blocks_per_call is not None:
-            cap = min(cap, _at_least_one(blocks_per_call, "blocks_per_call"))
+            cap = min(cap, at_least_one(blocks_per_call, "blocks_per_call"))
         query: dict[str, Any] = {}
         if address is not None:
             query["address"] = address if isinstance(address, str) else list(address)
@@ -470,7 +471,8 @@ class Workload:
             unsent = BulkRun(self.calls)
             unsent.mark_unfinished()
             started = time.perf_counter()
-            self.last_result = _finish(Ran(*results(unsent.items)), started)
+            ran = with_previous_rows(results_frame(unsent.items), None, [None] * len(self))
+            self.last_result = _finish(ran, started)
         return self.last_result
 
     @staticmethod
@@ -523,7 +525,7 @@ class Workload:
                 tape = self.calls[0].node.settings.tape if self.calls else None
                 if tape is not None:
                     tape.save()  # recording: takes in what each worker recorded beside it
-            ran = with_previous_rows((sent, row_counts(sent)), previous, done, preview_high)
+            ran = with_previous_rows(sent, previous, done, preview_high)
             frame = _finish(ran, started, ledgers)
             _record_run(writer, frame, self.calls, ledgers)
         finally:
@@ -596,9 +598,9 @@ def _check_run_arguments(
 ) -> tuple[int, int, int, int | None]:
     """`run`'s and `arun`'s arguments, checked before anything is opened or sent (0 RU): a
     `ValidationError` names the first that is wrong. Returns the whole numbers as ints."""
-    concurrency = _at_least_one(concurrency, "concurrency")
-    batch_size = _at_least_one(batch_size, "batch_size")
-    rows_per_file = _at_least_one(rows_per_file, "rows_per_file")
+    concurrency = at_least_one(concurrency, "concurrency")
+    batch_size = at_least_one(batch_size, "batch_size")
+    rows_per_file = at_least_one(rows_per_file, "rows_per_file")
     if partition_size is not None:
         if client is None:
             raise ValidationError(
@@ -606,7 +608,7 @@ def _check_run_arguments(
                 param="partition_size",
                 rule="requires-client",
             )
-        partition_size = _at_least_one(partition_size, "partition_size")
+        partition_size = at_least_one(partition_size, "partition_size")
     check_progress(progress)
     if not isinstance(wait_for_dataset, bool):
         raise ValidationError(
@@ -657,15 +659,6 @@ def _event_topic(event: Any) -> str:
     from ..catalog import abi
 
     return abi.parsed_event(event).topic0
-
-
-def _at_least_one(value: Any, name: str) -> int:
-    # bool is an int to Python, but concurrency=True is a mistake, not 1.
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValidationError(f"must be a whole number, got {value!r}", param=name, rule="type")
-    if value < 1:
-        raise ValidationError(f"must be at least 1, got {value}", param=name, rule="min")
-    return int(value)
 
 
 def _budget_stop_message(summary: dict[str, Any], dataset: Any) -> str:
