@@ -63,7 +63,7 @@ import secrets
 import socket
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from operator import attrgetter
 from os import PathLike
@@ -214,9 +214,7 @@ class DatasetWriter:
         """`open_blocking` for the event loop: waiting for the lock never blocks the loop."""
         import asyncio
 
-        said = False
-        while not self._take_lock():
-            said = self._waiting(said)
+        for _ in self._until_locked():
             await asyncio.sleep(WAIT_POLL_SECONDS)
         return self._resume_locked()
 
@@ -224,11 +222,20 @@ class DatasetWriter:
         """Take the dataset (waiting for another run, or `DatasetBusy`), recover what runs that
         died left, move damaged files aside, and return the rows of calls that succeeded before
         (failed rows are removed from their files: their calls are sent again)."""
+        self._lock_blocking()
+        return self._resume_locked()
+
+    def _lock_blocking(self) -> None:
+        for _ in self._until_locked():
+            time.sleep(WAIT_POLL_SECONDS)
+
+    def _until_locked(self) -> Iterator[None]:
+        """Yields, for the caller to wait, while another run holds the dataset (saying who, once,
+        or raising `DatasetBusy` when this writer does not wait)."""
         said = False
         while not self._take_lock():
             said = self._waiting(said)
-            time.sleep(WAIT_POLL_SECONDS)
-        return self._resume_locked()
+            yield
 
     def _take_lock(self) -> bool:
         try:
@@ -289,7 +296,7 @@ class DatasetWriter:
                 damaged.append(damage)
                 continue
             # A chunk refused for its range stays: its row says how a resumed scan splits it
-            # (`Workload._split_known_refusals`); every other failure is sent again.
+            # (`_logs.split_known_refusals`); every other failure is sent again.
             failed = frame["error"].notna() & frame["error"].ne(RANGE_REFUSED)
             if failed.any():
                 self._rewrite(file, frame[~failed], about)
@@ -488,10 +495,7 @@ def compact_dataset(
     if not root.is_dir():
         raise FileNotFoundError(f"no dataset at {root}")
     writer = DatasetWriter(root, rows_per_file, wait=wait)
-    said = False
-    while not writer._take_lock():
-        said = writer._waiting(said)
-        time.sleep(WAIT_POLL_SECONDS)
+    writer._lock_blocking()
     try:
         damaged: list[Damaged] = []
         writer._prepare("", damaged)

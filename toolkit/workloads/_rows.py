@@ -56,7 +56,7 @@ class Item:
     as the run fills it in while answers come.
 
     Made by `BulkRun` from a workload's planned calls (the Dask runner makes failed ones for the
-    rows of calls a partition did not run); read by the run's send loop, by `results` (one row
+    rows of calls a partition did not run); read by the run's send loop, by `results_frame` (one row
     of the run's frame each) and by the dataset writer (`DatasetWriter.add`: a journal line per
     batch of finished items)."""
 

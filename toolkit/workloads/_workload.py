@@ -14,7 +14,7 @@ call needs its chain's head: `preview` fetches each EVM head once (1 RU each, in
 Calls the response cache already answers are priced at 0 RU (class ``cached``).
 
 `run` sends the calls concurrently, in JSON-RPC batches where the node takes them, with a progress
-bar, and returns one DataFrame with a row per call: its result or its failure (see `_bulk`).
+bar, and returns one DataFrame with a row per call: its result or its failure (see `_rows`).
 Every run, finished or stopped, leaves that frame in ``work.last_result`` as well: a stopped run
 (the notebook's stop button, Ctrl-C, a cancel of `arun`) keeps every row that finished, marks the
 others ``Interrupted``, and `run` then raises `RunStopped`, a one-line KeyboardInterrupt.
