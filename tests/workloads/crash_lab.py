@@ -150,7 +150,7 @@ def plant(point: str, at: int) -> None:
                 die()
             finish(root)
 
-        _dataset_files.finish_merge = _dataset.finish_merge = die_before_finishing
+        _dataset_files.finish_merge = die_before_finishing
     elif point == "cache-store":  # the answers inserted, the transaction not committed
         from toolkit.client._cache import ResponseCache
 

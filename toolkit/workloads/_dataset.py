@@ -77,9 +77,7 @@ from .._redact import warn
 from .._version import __version__
 from ..catalog import key_json
 from ._dataset_files import (
-    JOURNALS,
     PARTITIONS,
-    PLAN,
     RANGE_REFUSED,
     ROWS_PER_FILE,
     RUNS,
@@ -87,22 +85,19 @@ from ._dataset_files import (
     Damaged,
     RowJournal,
     at_least_one,
+    clear_up,
     empty_rows,
-    finish_merge,
-    groups_by_key,
-    intact,
     merge_small_files,
     part_about,
     part_files,
     part_name,
     partition_dir,
-    read_journal,
     read_part,
     report_damage,
     run_records,
     write_part,
 )
-from ._rows import PartitionKey, all_same, journal_frame, results_frame
+from ._rows import PartitionKey, all_same, results_frame
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -277,17 +272,10 @@ class DatasetWriter:
             self.release()
             raise
 
-    def _prepare(self, prefix: str, damaged: list[Damaged]) -> None:
-        """Clear up after writers that died: temporary files, a merge cut short, journals."""
-        self._remove_temporary_files(prefix)
-        if not self.own_files_only:
-            finish_merge(self.root)
-        self._recover(prefix, damaged)
-
     def _resume(self) -> pd.DataFrame:
         prefix = f"{self.prefix}-" if self.own_files_only else ""
         damaged: list[Damaged] = []
-        self._prepare(prefix, damaged)
+        clear_up(self.root, prefix, damaged, own_files_only=self.own_files_only)
         kept = []
         for file, node, method in list(part_files(self.root, prefix)):
             try:
@@ -309,33 +297,6 @@ class DatasetWriter:
         import pandas as pd
 
         return pd.concat(kept, ignore_index=True)
-
-    def _remove_temporary_files(self, prefix: str) -> None:
-        """What writers that died mid-write left (never renamed, so never part of the data)."""
-        patterns = [f"*/*/.part-{prefix}*.tmp"]
-        patterns += [] if prefix else [f"{RUNS}/.*.tmp", f".{PLAN}.*.tmp"]
-        for pattern in patterns:
-            for file in self.root.glob(pattern):
-                file.unlink(missing_ok=True)
-
-    def _recover(self, prefix: str, damaged: list[Damaged]) -> None:
-        """Write the part files that dead writers' journals hold rows for, then drop the
-        journals. A part file's name is its journal's and its gateway's, so a part written
-        before the crash is never written twice (it is the same file); one that cannot be read
-        (its data lost in a power cut after its rename) is written again from the journal."""
-        for file in RowJournal.files(self.root, prefix):
-            groups, bad = read_journal(file)
-            for key, key_groups in groups_by_key(groups).items():
-                target = partition_dir(self.root, *key[1:]) / part_name(file.stem, key[0])
-                if not intact(target, *key[1:]):
-                    frame = journal_frame(key_groups).drop(columns=[*PARTITIONS, "gateway"])
-                    write_part(target, frame, part_about(*key))
-            if bad:
-                damaged.append(Damaged(file, f"{bad} unreadable line(s); the rest recovered"))
-            else:
-                file.unlink()
-        if (self.root / JOURNALS).exists():
-            fsync_dir(self.root / JOURNALS)
 
     def _rewrite(self, file: Path, frame: pd.DataFrame, about: dict[str, Any]) -> None:
         if frame.empty:
@@ -498,7 +459,7 @@ def compact_dataset(
     writer._lock_blocking()
     try:
         damaged: list[Damaged] = []
-        writer._prepare("", damaged)
+        clear_up(root, "", damaged, own_files_only=False)
         report_damage(root, damaged, move=True)
         folders = sorted({file.parent for file, _, _ in part_files(root)})
         return merge_small_files(root, rows_per_file, folders)

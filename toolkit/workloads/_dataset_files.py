@@ -404,6 +404,42 @@ def part_about(gateway: str | None, node: str, method: str) -> dict[str, Any]:
     return {"node": node, "method": method, "gateway": gateway}
 
 
+# --- clearing up after writers that died --------------------------------------------------------
+
+
+def clear_up(root: Path, prefix: str, damaged: list[Damaged], *, own_files_only: bool) -> None:
+    """Clear up after writers that died: temporary files, a merge cut short (unless the writer
+    keeps to its `own_files_only`), journals (`prefix`: the writer's files only)."""
+    patterns = [f"*/*/.part-{prefix}*.tmp"]
+    patterns += [] if prefix else [f"{RUNS}/.*.tmp", f".{PLAN}.*.tmp"]
+    for pattern in patterns:  # never renamed, so never part of the data
+        for file in root.glob(pattern):
+            file.unlink(missing_ok=True)
+    if not own_files_only:
+        finish_merge(root)
+    _recover(root, prefix, damaged)
+
+
+def _recover(root: Path, prefix: str, damaged: list[Damaged]) -> None:
+    """Write the part files that dead writers' journals hold rows for, then drop the journals.
+    A part file's name is its journal's and its gateway's, so a part written before the crash is
+    never written twice (it is the same file); one that cannot be read (its data lost in a power
+    cut after its rename) is written again from the journal."""
+    for file in RowJournal.files(root, prefix):
+        groups, bad = read_journal(file)
+        for key, key_groups in groups_by_key(groups).items():
+            target = partition_dir(root, *key[1:]) / part_name(file.stem, key[0])
+            if not intact(target, *key[1:]):
+                frame = journal_frame(key_groups).drop(columns=[*PARTITIONS, "gateway"])
+                write_part(target, frame, part_about(*key))
+        if bad:
+            damaged.append(Damaged(file, f"{bad} unreadable line(s); the rest recovered"))
+        else:
+            file.unlink()
+    if (root / JOURNALS).exists():
+        fsync_dir(root / JOURNALS)
+
+
 # --- merging small files ------------------------------------------------------------------------
 
 

@@ -333,8 +333,8 @@ class JournalGroup(NamedTuple):
     method: str
     params: list[str]
     results: list[Any]
-    errors: list[str | None] | None  # None: no call failed
-    messages: list[str | None] | None
+    errors: list[str | None]  # null in a line when no call failed
+    messages: list[str | None]
     ru: list[int]
     unconfirmed_ru: list[int]
     cache_hit: list[bool]
@@ -348,13 +348,9 @@ class JournalGroup(NamedTuple):
         """The group a journal line holds as a JSON list; ValueError for what is not one."""
         if not isinstance(raw, list) or len(raw) != len(cls._fields):
             raise ValueError("not a journal group")
-        group = cls(*raw)
-        n = len(group.params) if isinstance(group.params, list) else -1
-        columns = (group.params, group.results, group.ru, group.unconfirmed_ru, group.cache_hit)
-        optional = [c for c in (group.errors, group.messages) if c is not None]
-        if any(
-            not isinstance(column, list) or len(column) != n for column in (*columns, *optional)
-        ):
+        n = len(raw[3]) if isinstance(raw[3], list) else -1
+        group = cls._make([*raw[:5], raw[5] or [None] * n, raw[6] or [None] * n, *raw[7:]])
+        if any(not isinstance(column, list) or len(column) != n for column in group[3:]):
             raise ValueError("a journal group's columns differ in length")
         return group
 
@@ -382,49 +378,38 @@ _RECEIPT_CACHE_HIT_OF = attrgetter("receipt.cache_hit")
 
 
 def journal_frame(groups: Sequence[JournalGroup]) -> pd.DataFrame:
-    """The frame `results_frame` made for these calls, from their journal groups, with a ``gateway``
-    column after `RESULT_COLUMNS`."""
+    """The frame `results_frame` made for these calls, from their journal groups, with a
+    ``gateway`` column after `RESULT_COLUMNS`."""
     import numpy as np
 
     def joined(column: str) -> list[Any]:
         return [value for group in groups for value in getattr(group, column)]
 
-    def each_row(column: str) -> list[Any]:
+    def repeated(column: str) -> list[Any]:
         return [getattr(group, column) for group in groups for _ in group.params]
 
-    def optional(column: str) -> list[Any] | None:
-        if all(getattr(group, column) is None for group in groups):
-            return None
-        return [v for g in groups for v in getattr(g, column) or [None] * len(g.params)]
-
-    values = [value for group in groups for value in _group_values(group)]
-    receipts = (
-        np.array(joined("ru"), dtype=np.int64),
-        np.array(joined("unconfirmed_ru"), dtype=np.int64),
-        np.array(joined("cache_hit"), dtype=bool),
-    )
     frame = _frame(
-        _strings(each_row("node")),
-        _strings(each_row("method")),
+        _strings(repeated("node")),
+        _strings(repeated("method")),
         _strings(joined("params")),
         joined("results"),
-        values,
-        optional("errors"),
-        optional("messages"),
-        receipts,
+        [value for group in groups for value in _typed_values(group)],
+        joined("errors"),
+        joined("messages"),
+        (
+            np.array(joined("ru"), dtype=np.int64),
+            np.array(joined("unconfirmed_ru"), dtype=np.int64),
+            np.array(joined("cache_hit"), dtype=bool),
+        ),
     )
-    frame["gateway"] = _strings(each_row("gateway"))
+    frame["gateway"] = _strings(repeated("gateway"))
     return frame
 
 
-def _group_values(group: JournalGroup) -> list[Any]:
+def _typed_values(group: JournalGroup) -> list[Any]:
     n = len(group.params)
     try:
         method = lookup(group.method)
-    except (
-        LookupError,
-        TypeError,
-    ):  # a method this toolkit does not know (a journal of another version)
+    except (LookupError, TypeError):  # a method this toolkit does not know (another version's)
         return [None] * n
-    errors = group.errors or [None] * n
-    return _values([method] * n, group.results, errors, group.errors is not None)
+    return _values([method] * n, group.results, group.errors, group.errors.count(None) != n)

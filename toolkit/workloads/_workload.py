@@ -414,19 +414,37 @@ class Workload:
         partition_size: Any,
         wait_for_dataset: Any,
     ) -> tuple[RunOptions, int | None]:
-        """What `run` and `arun` do before a run: check every argument (0 RU for a wrong one),
-        make the dataset's writer and the progress bar, and forget the last run's frame."""
-        concurrency, batch_size, rows_per_file, partition_size = _check_run_arguments(
-            concurrency,
-            batch_size,
-            progress,
-            dataset,
-            rows_per_file,
-            client,
-            partition_size,
-            wait_for_dataset,
-        )
-        writer = self._writer(dataset, rows_per_file, client, wait_for_dataset)
+        """What `run` and `arun` do before a run: check every argument before anything is opened
+        or sent (0 RU: a `ValidationError` names the first that is wrong), make the dataset's
+        writer and the progress bar, and forget the last run's frame."""
+        concurrency = at_least_one(concurrency, "concurrency")
+        batch_size = at_least_one(batch_size, "batch_size")
+        rows_per_file = at_least_one(rows_per_file, "rows_per_file")
+        if partition_size is not None:
+            if client is None:
+                raise ValidationError(
+                    "only a run on a dask cluster (client=...) is split into partitions",
+                    param="partition_size",
+                    rule="requires-client",
+                )
+            partition_size = at_least_one(partition_size, "partition_size")
+        check_progress(progress)
+        if not isinstance(wait_for_dataset, bool):
+            raise ValidationError(
+                f"must be True or False, got {wait_for_dataset!r}",
+                param="wait_for_dataset",
+                rule="type",
+            )
+        if client is not None and not callable(getattr(client, "submit", None)):
+            raise ValidationError(
+                f"must be a dask.distributed.Client, got {type(client).__name__}",
+                param="client",
+                rule="type",
+            )
+        _check_dataset(dataset, client)
+        writer = None
+        if dataset is not None:
+            writer = DatasetWriter(dataset, rows_per_file, wait=wait_for_dataset)
         bar = progress_bar(len(self), progress, "calls")
         if self.last_result is not None:
             self.previous_result = self.last_result
@@ -474,16 +492,6 @@ class Workload:
             ran = with_previous_rows(results_frame(unsent.items), None, [None] * len(self))
             self.last_result = _finish(ran, started)
         return self.last_result
-
-    @staticmethod
-    def _writer(dataset: Any, rows_per_file: int, client: Any, wait: bool) -> DatasetWriter | None:
-        if client is not None and dataset is None:
-            raise ValidationError(
-                "a run on a dask cluster writes its rows into a dataset: pass dataset=<folder>",
-                param="dataset",
-                rule="required",
-            )
-        return DatasetWriter(dataset, rows_per_file, wait=wait) if dataset is not None else None
 
     async def _run_here(self, options: RunOptions) -> pd.DataFrame:
         """The local run: `run_planned`, then the run's summary and its record in the dataset."""
@@ -586,59 +594,29 @@ def _heads_since(ledgers: list[tuple[Ledger, int]]) -> dict[str, int]:
     }
 
 
-def _check_run_arguments(
-    concurrency: Any,
-    batch_size: Any,
-    progress: Any,
-    dataset: Any,
-    rows_per_file: Any,
-    client: Any,
-    partition_size: Any,
-    wait_for_dataset: Any,
-) -> tuple[int, int, int, int | None]:
-    """`run`'s and `arun`'s arguments, checked before anything is opened or sent (0 RU): a
-    `ValidationError` names the first that is wrong. Returns the whole numbers as ints."""
-    concurrency = at_least_one(concurrency, "concurrency")
-    batch_size = at_least_one(batch_size, "batch_size")
-    rows_per_file = at_least_one(rows_per_file, "rows_per_file")
-    if partition_size is not None:
-        if client is None:
+def _check_dataset(dataset: Any, client: Any) -> None:
+    """`run`'s `dataset`: a folder's path (required with a dask `client`)."""
+    if dataset is None:
+        if client is not None:
             raise ValidationError(
-                "only a run on a dask cluster (client=...) is split into partitions",
-                param="partition_size",
-                rule="requires-client",
+                "a run on a dask cluster writes its rows into a dataset: pass dataset=<folder>",
+                param="dataset",
+                rule="required",
             )
-        partition_size = at_least_one(partition_size, "partition_size")
-    check_progress(progress)
-    if not isinstance(wait_for_dataset, bool):
+        return
+    path = dataset if isinstance(dataset, str | PathLike) else None
+    if path is None or not isinstance(os.fspath(path), str):
         raise ValidationError(
-            f"must be True or False, got {wait_for_dataset!r}",
-            param="wait_for_dataset",
+            f"must be a folder's path (a str or a pathlib.Path), got {type(dataset).__name__}",
+            param="dataset",
             rule="type",
         )
-    if client is not None and not callable(getattr(client, "submit", None)):
+    if not os.fspath(path):
+        raise ValidationError("must not be empty", param="dataset", rule="empty")
+    if Path(path).exists() and not Path(path).is_dir():
         raise ValidationError(
-            f"must be a dask.distributed.Client, got {type(client).__name__}",
-            param="client",
-            rule="type",
+            f"{os.fspath(path)} is a file; a dataset is a folder", param="dataset", rule="folder"
         )
-    if dataset is not None:
-        path = dataset if isinstance(dataset, str | PathLike) else None
-        if path is None or not isinstance(os.fspath(path), str):
-            raise ValidationError(
-                f"must be a folder's path (a str or a pathlib.Path), got {type(dataset).__name__}",
-                param="dataset",
-                rule="type",
-            )
-        if not os.fspath(path):
-            raise ValidationError("must not be empty", param="dataset", rule="empty")
-        if Path(path).exists() and not Path(path).is_dir():
-            raise ValidationError(
-                f"{os.fspath(path)} is a file; a dataset is a folder",
-                param="dataset",
-                rule="folder",
-            )
-    return concurrency, batch_size, rows_per_file, partition_size
 
 
 def _block_number(value: Any, name: str) -> int:
