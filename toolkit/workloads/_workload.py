@@ -518,7 +518,7 @@ class Workload:
         """The run on a dask cluster: the dataset resumed here, what is left priced and sent in
         partitions (`_distributed.run_on_cluster`, each one a `run_planned` on a worker)."""
         writer = options.writer
-        assert writer is not None  # a cluster run writes a dataset (`_writer`)
+        assert writer is not None  # a cluster run writes a dataset (`_start`)
         started, ledgers = time.perf_counter(), _ledger_marks(self.calls)
         try:
             try:
