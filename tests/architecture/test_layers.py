@@ -201,6 +201,29 @@ def test_the_private_name_scan_sees_a_violation(tmp_path):
         test_no_private_name_is_imported_from_another_layer("widgets.bad", path)
 
 
+def _reached_from(start: str, graph: dict[str, set[str]]) -> set[str]:
+    """Every module `start` imports, directly or through others (in functions and under
+    TYPE_CHECKING too)."""
+    reached: set[str] = set()
+    todo = [start]
+    while todo:
+        for target in graph.get(todo.pop(), set()) - reached:
+            reached.add(target)
+            todo.append(target)
+    return reached
+
+
+def test_the_tape_file_module_imports_nothing_above_it():
+    """The tape's file format (`client._tapefile`) is plain functions over paths, bytes and
+    dicts: it reaches neither the `Tape` object (`client._tape`) nor any module that reaches it
+    (the node, settings, gateway), so the format can be read and changed on its own."""
+    graph = {dotted: {".".join(t) for _, t in _imports(dotted, path)} for dotted, path in MODULES}
+    above = {"client._tape"} | {m for m in graph if "client._tape" in _reached_from(m, graph)}
+    reached = _reached_from("client._tapefile", graph)
+    assert "client._node" in above and "client._settings" in above  # the scan sees them
+    assert not reached & above, sorted(reached & above)
+
+
 # Packages whose modules keep their private names to themselves: another module of the package
 # reaches them only through a public name (the client's turn comes with its transport seam).
 PRIVATE_TO_THEIR_MODULE = ("workloads",)

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from toolkit.catalog import encoding as enc
 from toolkit.catalog import key_json, lookup
-from toolkit.client._cache import key_text
+from toolkit.client._cache_policy import key_text
+from toolkit.client._identity import call_key
 
 BLOCKS = st.integers(min_value=0, max_value=2**63 - 1)
 
@@ -34,7 +35,7 @@ def one_key(name: str, spellings: list[tuple[tuple, dict]]) -> str:
         bound = method.bind(*args, **kwargs)
         keys.add(("bound", bound.key_json))
         keys.add(("wire", key_json(name, bound.wire_params)))  # a tape's, a dataset row's
-        keys.add(("cache", key_text(bound)))
+        keys.add(("cache", key_text(call_key(None, "", bound), bound.rpc_method)))
     assert len({text for way, text in keys if way != "cache"}) == 1, keys
     assert len({text for way, text in keys if way == "cache"}) == 1, keys
     return next(text for way, text in keys if way == "bound")

@@ -85,7 +85,16 @@ def test_a_timed_out_call_counts_against_the_budget_as_the_gateway_bills_it(make
         settle_delayed(sandbox, 1.0)
 
 
-@pytest.mark.parametrize("how", ["wait_for", "task.cancel"])
+async def _once_received(sandbox, node: str, count: int) -> None:
+    """Until the sandbox has metered `count` requests to `node` (it meters on receipt, before a
+    fault's delay): the moment a call is surely sent, however slow the machine is."""
+    deadline = time.monotonic() + 10
+    while metered(sandbox, node) < count:
+        assert time.monotonic() < deadline, "the request never reached the sandbox"
+        await asyncio.sleep(0.01)
+
+
+@pytest.mark.parametrize("how", ["timeout", "task.cancel"])
 def test_a_cancelled_call_settles_its_reservation_and_says_cancelled(make_gateway, sandbox, how):
     gateway = make_gateway()
     eth = gateway.node("ethereum-mainnet")
@@ -96,14 +105,19 @@ def test_a_cancelled_call_settles_its_reservation_and_says_cancelled(make_gatewa
         sandbox.reset_metering()
         gateway.set_budget(1 + 3)  # the warm-up spent 1
         sandbox.faults.set(kind="latency", node="ethereum-mainnet", delay=1.5)
-        for _ in range(3):
-            # Cancelled while the sandbox delays the answer, so after the request was sent.
-            if how == "wait_for":
+        for sent in range(1, 4):
+            # Cancelled while the sandbox delays the answer, so once the request was received:
+            # by a timeout that expires then, or by the caller.
+            if how == "timeout":
                 with pytest.raises(TimeoutError):
-                    await asyncio.wait_for(eth.aio.block_number(), 0.5)
+                    async with asyncio.timeout(None) as expiry:
+                        task = asyncio.ensure_future(eth.aio.block_number())
+                        await _once_received(sandbox, "ethereum-mainnet", sent)
+                        expiry.reschedule(asyncio.get_running_loop().time())
+                        await task
             else:
                 task = asyncio.create_task(eth.aio.block_number())
-                await asyncio.sleep(0.5)
+                await _once_received(sandbox, "ethereum-mainnet", sent)
                 task.cancel()
                 with pytest.raises(asyncio.CancelledError):
                     await task

@@ -361,7 +361,11 @@ def test_cache_keys_are_the_json_of_name_method_and_params_with_sorted_keys(make
     before are still found."""
     import json
 
-    from toolkit.client._cache import key_text
+    from toolkit.client._cache_policy import key_text
+    from toolkit.client._identity import call_key
+
+    def cache_text(bound):
+        return key_text(call_key(None, "", bound), bound.rpc_method)
 
     gateway = make_gateway(cache=False)
     eth, tron = gateway.node("ethereum-mainnet"), gateway.node("tron-mainnet")
@@ -380,12 +384,12 @@ def test_cache_keys_are_the_json_of_name_method_and_params_with_sorted_keys(make
             sort_keys=True,
             separators=(",", ":"),
         )
-        assert key_text(bound) == text
+        assert cache_text(bound) == text
     lower = eth.prepare("eth_getBalance", ALICE.lower(), 12).bound
     before = json.dumps(
         ["eth_getBalance", "eth_getBalance", lower.wire_params], separators=(",", ":")
     )
-    assert key_text(lower) == before == key_text(calls[0].bound)
+    assert cache_text(lower) == before == cache_text(calls[0].bound)
 
 
 def test_a_prepared_calls_params_are_a_copy(make_gateway):

@@ -218,7 +218,9 @@ def test_any_answer_to_a_batch_is_values_or_gateway_errors(hostile, data):
     status, headers, body = data.draw(hostile_answers(["__ID0__", "__ID1__"]))
 
     answers.next = (status, headers, with_ids(body))
-    node._core.max_batch = None  # each example's batch goes whole: none learned a limit before
+    node._core.batches.max_batch = (
+        None  # each example's batch goes whole: none learned a limit before
+    )
     before = len(node.ledger.entries)
     try:
         outcome = node.batch(
@@ -249,7 +251,9 @@ def test_any_answer_to_a_mixed_batch_is_values_or_gateway_errors(hostile, data):
     status, headers, body = data.draw(hostile_answers(["__ID0__", "__ID1__"]))
 
     answers.next = (status, headers, with_ids(body))
-    node._core.max_batch = None  # each example's batch goes whole: none learned a limit before
+    node._core.batches.max_batch = (
+        None  # each example's batch goes whole: none learned a limit before
+    )
     before = len(node.ledger.entries)
     calls = [("eth_getBalance", [ALICE, "latest"]), ("eth_feeHistory", ["0x1", "latest", []])]
     try:

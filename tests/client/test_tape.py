@@ -15,7 +15,7 @@ import pytest
 
 import toolkit
 from toolkit._redact import register_secret
-from toolkit.client import _tape
+from toolkit.client import _tape, _tapefile
 from toolkit.workloads._workload import Workload
 
 ADDRESSES = [f"0x{index:040x}" for index in range(1, 9)]
@@ -352,11 +352,11 @@ def test_copies_of_a_replayed_tape_parse_its_file_once_each_replaying_from_the_s
     anew."""
     path, _, _ = recorded
     parsed = []
-    parse = _tape._parse
+    parse = _tapefile._parse
     monkeypatch.setattr(
-        _tape, "_parse", lambda data, where: parsed.append(where) or parse(data, where)
+        _tapefile, "_parse", lambda data, where: parsed.append(where) or parse(data, where)
     )
-    _tape._calls_of.cache_clear()  # an earlier test may have replayed a tape of the same bytes
+    _tapefile.calls_of.cache_clear()  # an earlier test may have replayed a tape of the same bytes
     tape = _tape.Tape(path, "replay")
     copies = [pickle.loads(pickle.dumps(tape)) for _ in range(8)]
     assert parsed == [tape.path]

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import toolkit
 from tests.strategies import json_values
-from toolkit.client import _tape
+from toolkit.client import _tapefile
 from toolkit.client._http import MAX_ANSWER_BYTES
 from toolkit.workloads._workload import Workload
 
@@ -76,7 +76,7 @@ def write(path, lines) -> None:
 
 def replay(path) -> toolkit.TapeError | None:
     """The `TapeError` opening the tape raised, or None once the session replayed from it."""
-    _tape._calls_of.cache_clear()
+    _tapefile.calls_of.cache_clear()
     try:
         gateway = toolkit.connect(tape=path, tape_mode="replay")
     except toolkit.TapeError as error:

@@ -5,7 +5,7 @@ import pytest
 
 import toolkit
 from toolkit import frames, lookup
-from toolkit.client._node import HEAD_NOTE
+from toolkit.client import HEAD_NOTE
 from toolkit.sandbox import DEMO
 from toolkit.widgets import MethodExplorer, sandbox_examples
 

@@ -166,9 +166,9 @@ def plant(point: str, at: int) -> None:
 
         ResponseCache._write_pending = insert_then_maybe_die
     elif point == "tape-save":  # half of the tape's temporary file written
-        from toolkit.client import _tape
+        from toolkit.client import _tapefile
 
-        write_atomically = _tape.write_atomically
+        write_atomically = _tapefile.write_atomically
 
         def half_then_maybe_die(file, write):
             if arrive():
@@ -179,7 +179,7 @@ def plant(point: str, at: int) -> None:
             os.truncate(temporary, os.path.getsize(temporary) // 2)
             die()
 
-        _tape.write_atomically = half_then_maybe_die
+        _tapefile.write_atomically = half_then_maybe_die
     else:
         raise SystemExit(f"unknown point {point}")
 

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import toolkit
-from toolkit.client import _tape
+from toolkit.client import _tapefile
 from toolkit.workloads._workload import Workload
 
 distributed = pytest.importorskip("distributed")
@@ -386,7 +386,7 @@ def test_the_workers_share_the_rate_limit(make_gateway, sandbox, dask_client, tm
 
 def tape_parses() -> tuple[int, int]:
     """In a worker: how many replayed tapes it has made, and how many files it parsed."""
-    info = _tape._calls_of.cache_info()
+    info = _tapefile.calls_of.cache_info()
     return info.hits + info.misses, info.misses
 
 

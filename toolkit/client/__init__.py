@@ -22,14 +22,16 @@ from ._chains import (
     TronNode,
 )
 from ._gateway import ENV_NODE_PREFIX, Gateway, connect, env_name, node, open_nodes
-from ._ledger import Budget, Entry, Ledger, Meter
+from ._identity import CallKey, canonical_params
+from ._ledger import Budget, Entry, GatewayClock, Ledger, Meter
 from ._log_refusals import log_range_refusal
 from ._loop import run_sync
-from ._node import CACHE_HEAD_NOTE, HEAD_NOTE, AsyncNode, Node, NodeSpec, PreparedCall
+from ._node import AsyncNode, Node, NodeSpec, PreparedCall
+from ._planning import CACHE_HEAD_NOTE, HEAD_NOTE
 from ._platform import AsyncPlatform, Platform, platform
 from ._ratelimit import RateLimiter
 from ._settings import Settings
-from ._tape import parse_tape
+from ._tapefile import parse_tape
 from ._transport import CACHE_HIT, NOT_SENT, BatchRefused, Receipt, RetryPolicy, SharedReceipt
 from ._web3 import web3
 
@@ -51,9 +53,11 @@ __all__ = [
     "AsyncTronNode",
     "BatchRefused",
     "Budget",
+    "CallKey",
     "Entry",
     "EvmNode",
     "Gateway",
+    "GatewayClock",
     "Ledger",
     "Meter",
     "Node",
@@ -70,6 +74,7 @@ __all__ = [
     "SolanaNode",
     "TonNode",
     "TronNode",
+    "canonical_params",
     "connect",
     "env_name",
     "log_range_refusal",

@@ -1,31 +1,7 @@
 """A response cache on disk for answers that can never change, so no answer is paid for twice.
 
-What is cached (the policy, decided per call from the catalog and the chain's finality depth):
-
-- Calls pinned to a block, once that block is final: more than `Chain.finality_depth` blocks
-  behind the chain head when the answer arrives. Which argument pins the block is the catalog's
-  `Method.pin`: the block parameter of an archive-priced method (``eth_getBalance``,
-  ``eth_call``, ``eth_getBlockByNumber``, ...) unless the entry says otherwise
-  (``bor_getRootHash`` and ``eth_getLogs`` by the end of their range, TRON's blocks by ``num``).
-  Deciding finality needs the head: the cached one, else one fetch (billed, in the ledger).
-- Answers that never change, always (``pinned_by=ALWAYS``): ``web3_sha3``, ``eth_chainId``,
-  ``net_version``, TON's ``detectAddress``.
-
-What is never cached: block tags (``latest``, ``pending``, ``safe``, ``finalized``, and also
-``earliest``: the spec defines it as the "earliest *available*" block, which moves on a pruning
-node and may differ between the nodes behind one endpoint); asset records looked up by id (a
-TRC-10 issuer can still update the description, URL and bandwidth limits); anything else whose
-answer depends on the present (heads, latest blocks, token data, simulations); errors; the
-platform API; raw calls outside the catalog (`call_raw`).
-
-A hit is checked before pricing and sending, costs 0 RU, and is recorded in the ledger with
-``cache_hit=True``. Keys are a SHA-256 of the call's identity: the gateway (host and chain, as
-`toolkit.client._identity` defines it, under an HMAC with a random salt kept in the file, so the
-file names no host and never holds an access key), the method and its parameters, each in its
-one canonical form (`toolkit.catalog.key_params`: an address checksummed or not, TRON's hex or
-base58, TON's raw or user-friendly form are one call). A new key or
-port for the same gateway keeps its answers; another gateway's node of the same name does not
-see them.
+What is cached, and under which key, is the policy (`_cache_policy`: pure functions); this
+module is the storage.
 
 The file is one SQLite database (WAL mode, so several notebooks may share it), bounded in size:
 past `max_bytes` the oldest answers are evicted. `sqlite3` is imported when a cache is opened.
@@ -59,17 +35,16 @@ import time
 import weakref
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .._errors import ValidationError
 from .._json import COMPACT_JSON, MAX_DEPTH, load_bounded
 from .._redact import holds_secret, warn
-from ..catalog import ALWAYS, CATALOG, RESULT_KINDS
-from ..catalog.encoding import is_hex_quantity
-from ._identity import gateway_identity
+from ..catalog import CATALOG, RESULT_KINDS
+from ._cache_policy import key_text
 
 if TYPE_CHECKING:
-    from ..catalog import BoundCall
+    from ._identity import CallKey
 
 ENV_CACHE = "NODE_GATEWAY_CACHE"  # "off", "on", "auto" or a file path; see `cache_word`
 DEFAULT_MAX_BYTES = 512 * 1024**2
@@ -81,14 +56,6 @@ WAL_SHARE = 8  # the write-ahead log may take an eighth of `max_bytes`, the data
 MEMORY_SHARE = 8  # answers kept in memory: an eighth of `max_bytes` ...
 MEMORY_MAX_BYTES = 32 * 1024**2  # ... and no more than this
 BUSY_TIMEOUT_S = 5.0  # how long to wait for another kernel's lock on the file
-
-
-class Cacheable(NamedTuple):
-    """A call whose answer may be cached: its key, and the block that must be final first
-    (None: a pure function, always cacheable)."""
-
-    key: bytes
-    block: int | None
 
 
 _T = TypeVar("_T")
@@ -144,41 +111,6 @@ def _fits(method: str, value: Any) -> bool:
         return False
 
 
-def key_text(bound: BoundCall) -> str:
-    """The call as its cache key hashes it: ``[name, rpc method, params]`` as compact JSON with
-    sorted keys, the params in the one form every spelling of them shares
-    (`BoundCall.key_json`): a lower-case address where a checksummed one was used before is
-    the same call, not one paid for again."""
-    names = (bound.method.name, bound.rpc_method)
-    head = _KEY_HEADS.get(names)
-    if head is None:
-        if len(_KEY_HEADS) >= 1024:
-            _KEY_HEADS.clear()
-        head = _KEY_HEADS[names] = COMPACT_JSON.encode(list(names))[:-1]
-    return f"{head},{bound.key_json}]"
-
-
-_KEY_HEADS: dict[tuple[str, str], str] = {}  # '["name","rpc method"' per pair
-
-
-def pinned_block(bound: BoundCall) -> int | str | None:
-    """The block number the call's answer is pinned to, `ALWAYS`, or None (never cacheable)."""
-    where = bound.method.pin
-    if where is None or where == ALWAYS:
-        return where
-    value = bound.argument(where)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, str) and len(value) <= 18 and is_hex_quantity(value):
-        return int(value, 16)
-    return None  # a tag (the answer follows the chain), or a block hash (EIP-1898: not cached)
-
-
-def is_final(block: int, head: int, finality_depth: int) -> bool:
-    """True when `block` is more than `finality_depth` blocks behind `head`."""
-    return head - block > finality_depth
-
-
 def default_path() -> Path:
     """``$XDG_CACHE_HOME/node-gateway-toolkit/responses.sqlite`` (``~/.cache/...`` by default)."""
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
@@ -207,7 +139,7 @@ class ResponseCache:
         self._db: Any = None
         self._inode: int | None = None
         self._salt = secrets.token_bytes(32)  # until the file's own is read
-        self._identities: dict[tuple[str, str], bytes] = {}
+        self._identities: dict[str, bytes] = {}
         self._pending: dict[bytes, tuple[bytes, str, str, str, float, int]] = {}
         self._pending_since = 0.0
         # Answers read or written lately, as text, oldest first (see the module doc).
@@ -369,22 +301,18 @@ class ResponseCache:
 
     # --- keys ---
 
-    def cacheable(self, url: str, chain: str, bound: BoundCall) -> Cacheable | None:
-        """The cache key of a call whose answer can be cached, or None."""
-        pinned = pinned_block(bound)
-        if pinned is None:
-            return None
-        key = hashlib.sha256(self._identity(url, chain) + key_text(bound).encode()).digest()
-        return Cacheable(key, None if pinned == ALWAYS else int(pinned))
+    def digest(self, key: CallKey, rpc_method: str) -> bytes:
+        """The key under which this file keeps the answer of the call `key` names."""
+        text = key_text(key, rpc_method).encode()
+        return hashlib.sha256(self._identity(key.gateway or "") + text).digest()
 
-    def _identity(self, url: str, chain: str) -> bytes:
-        identity = self._identities.get((url, chain))
+    def _identity(self, gateway: str) -> bytes:
+        identity = self._identities.get(gateway)
         if identity is None:
-            # The call identity's gateway part (host and chain, never the key or port), under
-            # the file's salt so that the file does not even name the host.
-            message = gateway_identity(url, chain).encode()
-            identity = hmac.new(self._salt, message, hashlib.sha256).digest()
-            self._identities[(url, chain)] = identity
+            # The call identity's gateway part under the file's salt, so that the file does not
+            # even name the host.
+            identity = hmac.new(self._salt, gateway.encode(), hashlib.sha256).digest()
+            self._identities[gateway] = identity
         return identity
 
     # --- reading and writing ---

@@ -222,12 +222,9 @@ class Gateway:
         self.settings = settings
         self.sandbox = sandbox
         remote = sandbox is None and _is_remote(platform_url)
-        self.shared = Shared(self.settings, remote=remote)
+        sandbox_clock = None if sandbox is None else sandbox.world.clock
+        self.shared = Shared(self.settings, remote=remote, sandbox_clock=sandbox_clock)
         self.meter = self.shared.meter
-        if sandbox is not None:  # its own time, which moves with its requests (`Meter`)
-            self.meter.clock = sandbox.world.clock.utc
-            if sandbox.world.clock.request_s is not None:
-                self.meter.count_time_in_requests(sandbox.world.clock.request_s)
         self.platform = Platform(platform_core(platform_url, api_key, self.shared, sources=sources))
         self._node_urls: dict[str, str] = {}
         for node_name, url in dict(nodes or {}).items():

@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from ._cache import is_final
+from ._cache_policy import is_final
 
 
 class HeadTracker:

@@ -18,6 +18,7 @@ a reservation costs one attribute test more.
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 import weakref
@@ -303,18 +304,66 @@ class SpendingJournal(Protocol):
         """Called once a reservation settled; it runs in `finally` blocks, so it must not raise."""
 
 
-def wall_clock() -> datetime:
-    return datetime.now(UTC)
+class GatewayClock:
+    """What time it is for one gateway, chosen once when its handle is made: the wall's; the
+    embedded sandbox's own (`Sandbox.world.clock`, moved on by the requests it serves, so that a
+    notebook run twice shows the same times); or, replaying a tape, the recording's. The ledger,
+    the exchange, the workloads' runs and provenance read it; nothing else decides the time.
+
+    Calling it says what time it is (replaying: when the latest answer served was recorded).
+    `request_s`: seconds a request sent moves time on by (the sandbox's, a replay's), or None
+    for the wall's: a chain head's age (`Meter.seconds`). `recording_began`: replaying, when.
+    """
+
+    def __init__(
+        self,
+        now: Callable[[], datetime] | None = None,
+        *,
+        request_s: float | None = None,
+        recording_began: datetime | None = None,
+    ):
+        self._now = now or functools.partial(datetime.now, UTC)  # None: the wall's
+        self.request_s = request_s
+        self.recording_began = recording_began
+
+    def __call__(self) -> datetime:
+        return self._now()
+
+    @property
+    def replaying(self) -> bool:
+        return self.recording_began is not None
+
+    def answered_at(self, recorded: str | None) -> datetime:
+        """When a call was answered: now, or for a replayed answer when it was recorded (its
+        `Replayed.at`, with its UTC offset: the tape's reading checks it)."""
+        return self() if recorded is None else datetime.fromisoformat(recorded)
+
+    def record_time(self) -> datetime:
+        """When a record of what was done (provenance) is dated: now, or replaying, when the
+        recording began."""
+        return self() if self.recording_began is None else self.recording_began
+
+    def run_time(self, entries: Iterable[Entry]) -> datetime:
+        """When a run whose ledger entries are `entries` happened: now, or replaying, when its
+        last replayed call was recorded."""
+        if not self.replaying:
+            return self()
+        return max((entry.time for entry in entries if entry.replayed), default=None) or self()
+
+    @staticmethod
+    def run_seconds(started: float, entries: Iterable[Entry]) -> float:
+        """How long a run of `entries` took: since `started` (`time.perf_counter()`), or when
+        every call of it was replayed, as long as its recording took."""
+        entries = list(entries)
+        if entries and all(entry.replayed for entry in entries):
+            span = max(entry.time for entry in entries) - min(entry.time for entry in entries)
+            return span.total_seconds() + max(entry.latency_s for entry in entries)
+        return time.perf_counter() - started
 
 
 class Meter:
-    """The pricing table, the ledger and the budget shared by a gateway's clients.
-
-    `clock` dates what the ledger and the records made from it say happened: wall time, or for
-    the embedded sandbox its own time (`Sandbox.world.clock`), which moves with the requests it
-    serves, so that a notebook run against it twice shows the same times. `seconds` measures
-    how old a chain head is: the wall's seconds, or requests counted (`count_time_in_requests`).
-    """
+    """The pricing table, the ledger and the budget shared by a gateway's clients, and the
+    gateway's `clock` (`GatewayClock`), which dates what the ledger says happened."""
 
     journal: SpendingJournal | None = None
 
@@ -324,24 +373,27 @@ class Meter:
         pricing: PricingTable = DEFAULT_PRICING,
         budget: int | None = None,
         ledger: Ledger | None = None,
-        clock: Callable[[], datetime] = wall_clock,
+        clock: GatewayClock | None = None,
     ):
         self.pricing = pricing
         self.ledger = ledger if ledger is not None else Ledger()
-        self.clock = clock
-        self.seconds: Callable[[], float] = time.monotonic
+        self.clock = clock if clock is not None else GatewayClock()
         self.requests_sent = 0  # every attempt sent by the gateway's clients
-        self.counts_requests = False  # `seconds` counts requests (`count_time_in_requests`)
         self._bulk_runs = 0
         self._budget = Budget(check_budget(budget), spent=self.ledger.counted_ru)
 
-    def count_time_in_requests(self, seconds_each: float) -> None:
-        """Measure time passing (a head's age) as `seconds_each` per request sent, not by the
-        wall: for the embedded sandbox, whose own clock moves as it serves requests, and for a
-        tape replayed. The same calls then fetch heads at the same points however fast they
-        run, so a notebook shows the same twice."""
-        self.seconds = lambda: self.requests_sent * seconds_each
-        self.counts_requests = True
+    def seconds(self) -> float:
+        """Seconds passing, for a head's age: the wall's, or where time moves with requests
+        (`GatewayClock.request_s`: the sandbox, a replay), requests sent counted. The same
+        calls then fetch heads at the same points however fast they run, so a notebook shows
+        the same twice."""
+        request_s = self.clock.request_s
+        return time.monotonic() if request_s is None else self.requests_sent * request_s
+
+    @property
+    def counts_requests(self) -> bool:
+        """Whether time moves with requests sent (see `seconds`)."""
+        return self.clock.request_s is not None
 
     @property
     def heads_held(self) -> bool:

@@ -3,12 +3,16 @@
 A call is made once, by validation: `Node.prepare` binds it against the catalog (a bad call is a
 `ValidationError` here, 0 RU) into a `PreparedCall`, which then goes down three named steps:
 
-1. plan (`NodeCore.price`): the price with its reason, by the one pricing path (`Pricer`), using
-   the chain head (`HeadTracker`) where the archive rule needs one; the transport reserves that
-   price against the budget before each attempt.
+1. plan (`_planning.Planner`): the price with its reason, by the one pricing path (`Pricer`),
+   using the chain head (`HeadTracker`) where the archive rule needs one; the transport reserves
+   that price against the budget before each attempt.
 2. protocol (`_protocol`): the HTTP request for the call's surface, and how to read the answer.
 3. transport (`NodeCore.exchange`, the one exchange factory): attempts, retries, the rate limit,
    the call's total deadline, and billing by each attempt's fate.
+
+A call, alone or in a batch (`send`, `send_batch`, `call_raw_batch`), goes one way: through the
+response cache (`_cache_step.CacheStep.around`: its answers, then the others sent, then what may
+be kept kept), then priced and sent alone or as one JSON-RPC batch (`_batch.Batches`).
 
 `Node` drives the steps with `httpx.Client`, `AsyncNode` with an async client; the typed helpers
 in `_chains` are written once for both. Workloads, widgets and provenance use only the public
@@ -17,22 +21,19 @@ in `_chains` are written once for both. Workloads, widgets and provenance use on
 
 from __future__ import annotations
 
-import copy
 import threading
 import weakref
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
-from operator import attrgetter, is_, itemgetter
+from operator import attrgetter, is_
 from typing import TYPE_CHECKING, Any, cast
 
-from .._errors import BudgetExceeded, GatewayError, MalformedResponse, ValidationError
-from .._json import COMPACT_JSON
+from .._errors import MalformedResponse, ValidationError
 from .._redact import clip
 from .._reprs import key_values_html
 from ..catalog import (
     CATALOG,
-    BoundCall,
     Chain,
     Estimate,
     Method,
@@ -42,14 +43,17 @@ from ..catalog import (
     chain_for,
     lookup,
 )
-from ._cache import MISS, Cacheable, ResponseCache, is_final
+from ._batch import Batches, compact
+from ._cache import ResponseCache
+from ._cache_step import CacheStep
 from ._heads import HeadTracker
 from ._http import LazyModule, async_client, sync_client
 from ._identity import gateway_identity
 from ._ledger import Entry, Meter
+from ._planning import Planner
+from ._prepared import PreparedCall
 from ._protocol import (
     Interpret,
-    batch_request,
     body_is_result,
     body_text,
     platform_request,
@@ -61,15 +65,12 @@ from ._protocol import (
 from ._ratelimit import RateLimiter
 from ._settings import Settings, Shared
 from ._transport import (
-    CACHE_HIT,
-    NOT_SENT,
     USER_AGENT,
     Advice,
     Endpoint,
     Exchange,
     HTTPRequest,
     Receipt,
-    StillToSend,
     drive_async,
     drive_sync,
 )
@@ -83,50 +84,7 @@ else:
     httpx = LazyModule("httpx", globals())  # imported on first use: see `_http.LazyModule`
 
 Steps = Generator[Any, Any, Any]
-HEAD_NOTE = "chain head, fetched to price archive calls"
-CACHE_HEAD_NOTE = "chain head, fetched to decide which answers are final (cacheable)"
-CACHE_HIT_NOTE = "answered from the response cache"
-ALONE_AFTER_REFUSAL = "sent alone: the node refused it in a larger JSON-RPC batch"
 _HEADERS = {"User-Agent": USER_AGENT}
-
-
-# slots: a bulk run makes one per call, and a slotted instance is quicker to make
-# (bench/bench_records.py)
-@dataclass(eq=False, slots=True)
-class PreparedCall:
-    """A call validated against the catalog for one node: the second of the four call wrappers.
-
-    It adds to the catalog's `BoundCall` (method and wire arguments) the name of the node it is
-    for and what the pipeline found: after `node.price(call)` its `estimate`, after
-    `node.send(call)` its `receipt` (billed `ru`, `unconfirmed_ru`, how it ended).
-
-    Made once, by validation: `node.prepare(...)`, the handle a user gets, and `prepare_many`
-    (the node core's `prepare_batch` for a batch). Read by the node's pricing and send paths
-    (`price`, `estimate`, `send`, the cache lookup), and carried by a workload's `PlannedCall`
-    and a bulk run's `Item`."""
-
-    node: str  # the node's name (never its URL)
-    bound: BoundCall
-    estimate: Estimate | None = None
-    receipt: Receipt = NOT_SENT  # shared until a send gives the call its own
-
-    @property
-    def method(self) -> str:
-        return self.bound.method.name
-
-    @property
-    def arguments(self) -> dict[str, Any]:
-        """The validated arguments by parameter name, in wire form."""
-        return self.bound.arguments
-
-    @property
-    def params(self) -> Any:
-        """The wire params: a JSON-RPC list, or the REST body or query (a copy: the call's own
-        are shared by every call made of the same arguments)."""
-        return copy.deepcopy(self.bound.wire_params)
-
-    def __repr__(self) -> str:
-        return f"<PreparedCall {self.method} on {self.node}>"
 
 
 @dataclass(frozen=True)
@@ -163,11 +121,6 @@ class NodeCore:
         # a dataset's rows are then never taken for this URL's gateway's answers.
         answered_by = url if tape is None or not tape.replaying else tape.recorded_url(self)
         self.gateway = gateway_identity(answered_by, chain.name)
-        # None until a batch is tried; False once the node refused one (then calls go singly).
-        self.accepts_batches: bool | None = None
-        # The most calls a batch to this node holds, once it refused a larger one as too large
-        # (a batch over it is sent in parts); None while no batch was refused so.
-        self.max_batch: int | None = None
         self.heads = HeadTracker(
             lambda: shared.head_ttl_s,
             lambda: shared.timeout,
@@ -177,8 +130,14 @@ class NodeCore:
         )
         # Only EVM rules read the head: a number elsewhere is priced without one.
         self.pricer = Pricer(self, self.heads, by_head=chain.family == "evm")
-        self._cacheables: dict[int, tuple[BoundCall, Cacheable | None]] = {}
-        self._cacheables_cache: ResponseCache | None = None  # the cache they were worked out for
+        planner = Planner(self.pricer, self.heads, chain, self.endpoint.label, self.send)
+        self.price, self.price_raw = planner.price, planner.price_raw
+        self.price_batch, self.head = planner.price_batch, planner.head
+        self.head_for_finality = planner.head_for_finality
+        self.batches = Batches(shared, self.endpoint.label, self.headers, self.exchange)
+        self.cached = CacheStep(
+            shared, self.gateway, self.endpoint.label, chain.finality_depth, self.head_for_finality
+        )
 
     @property
     def meter(self) -> Meter:
@@ -192,10 +151,6 @@ class NodeCore:
     @property
     def cache(self) -> ResponseCache | None:
         return self.shared.cache
-
-    def _cache(self) -> ResponseCache:
-        """The cache, for a step that runs only when a call was found cacheable (so one is set)."""
-        return cast(ResponseCache, self.shared.cache)
 
     # --- plan: validation and price ---
 
@@ -243,64 +198,6 @@ class NodeCore:
             prepared.append(self.prepare(name, args, {}))
         return prepared
 
-    def price(self, call: PreparedCall, *, fetch: bool = True) -> Steps:
-        """The call's estimate (also set on it), fetching the head first when the pricer needs
-        it and `fetch` allows."""
-        estimate = self.pricer.price_call(call, fetch=fetch)
-        if estimate is None:
-            head = yield from self.head()
-            estimate = self.pricer.price_call(call, head=head)
-        return estimate
-
-    def price_raw(self, method: str, params: Any, *, inner: str | None = None) -> Steps:
-        """`price` for a call outside the catalog's binding (`call_raw`, a followed link): the
-        same pricer, by the table's rule for its name."""
-        catalog_method = _catalog_method(method)
-        catalog_rule = catalog_method.ru if catalog_method else None
-        names = catalog_method.param_names if catalog_method else ()
-        self.pricer.check_plan(method, params)
-        estimate = self.pricer.price(method, catalog_rule, params, names, inner=inner, fetch=True)
-        if estimate is None:
-            head = yield from self.head()
-            estimate = self.pricer.price(method, catalog_rule, params, names, head=head)
-        return estimate
-
-    def price_batch(self, calls: Sequence[PreparedCall]) -> Steps:
-        """Each call's estimate (the head fetched once, when one needs it), and their total."""
-        estimates = self.pricer.price_calls(calls, fetch=True)
-        for index, estimate in enumerate(estimates):
-            if estimate is None:  # the head must be fetched first (once: the rest then have it)
-                estimates[index] = yield from self.price(calls[index])
-        priced = cast("list[Estimate]", estimates)  # each one priced by now
-        return priced, Pricer.total(priced, f"a batch of {len(calls)}")
-
-    # --- the chain head ---
-
-    def head(self, note: str = HEAD_NOTE) -> Steps:
-        """The chain head, a billed call recorded in the ledger as such: the chain's catalog head
-        source (``eth_blockNumber`` on EVM chains, the latest block on TRON, the masterchain's
-        last block on TON)."""
-        source = self.chain.head
-        if source is None:
-            raise ValidationError(f"the head is not tracked for {self.chain.name}", rule="chain")
-        call = PreparedCall(self.endpoint.label, lookup(source.method).bind(**source.arguments))
-        yield from self.price(call, fetch=False)
-        with self.heads.fetching():
-            yield from self.send(call, note=note)  # sets the head (see `send`)
-        return self.heads.last
-
-    def head_for_finality(self, block: int) -> Steps:
-        """A head to judge whether `block` is final by, or None if none can be had; a fresh one
-        is fetched only when the one known does not make `block` final and no fetch is under
-        way."""
-        known, fetch = self.heads.for_finality(block, self.chain.finality_depth)
-        if not fetch:
-            return known
-        try:
-            return (yield from self.head(note=CACHE_HEAD_NOTE))
-        except GatewayError:
-            return known  # the answer is still good; it just is not cached
-
     # --- transport: the one exchange factory ---
 
     def exchange(
@@ -341,13 +238,15 @@ class NodeCore:
     def send(self, call: PreparedCall, *, note: str = "", check_cache: bool = True) -> Steps:
         """Answer a prepared call: from the response cache when it holds it (0 RU), else over
         HTTP. `check_cache=False` is for a caller that just asked the cache."""
-        call.receipt = Receipt()
-        cacheable = self.cacheable(call.bound)
-        if cacheable is not None and check_cache:
-            found = self._cache().lookup([cacheable.key])
-            if cacheable.key in found:
-                self.record_cache_hit(call)
-                return found[cacheable.key]
+
+        def send_one(_: list[int] | None) -> Steps:
+            result, text = yield from self._exchange_one(call, note)
+            return [result], (text,)
+
+        return (yield from self.cached.around([call], send_one, check_cache=check_cache))[0]
+
+    def _exchange_one(self, call: PreparedCall, note: str) -> Steps:
+        """A call over HTTP: its result, and the result's JSON text when the body is it."""
         estimate = self.pricer.price_call(call, fetch=True)
         if estimate is None:
             estimate = yield from self.price(call)
@@ -368,38 +267,23 @@ class NodeCore:
                 self.heads.saw(source.read(result))
             except ValueError as error:
                 raise MalformedResponse(str(error)) from None
-        if cacheable is not None:
-            # A TRON answer's body is the result's JSON text already: kept as it is, the cache
-            # need not encode the result again (that cost as much as decoding it).
-            answer = exchange.answer
-            known = answer is not None and body_is_result(call.bound.method, self.chain)
-            text = body_text(answer) if answer is not None and known else None
-            yield from self.remember([(cacheable, call.bound, result, text)])
-        return result
+        # A TRON answer's body is the result's JSON text already: kept as it is, the cache
+        # need not encode the result again (that cost as much as decoding it).
+        answer = exchange.answer
+        known = answer is not None and body_is_result(call.bound.method, self.chain)
+        return result, body_text(answer) if answer is not None and known else None
 
     def call_raw(self, method: str, params: list[Any]) -> Steps:
         """A JSON-RPC method outside the catalog: no validation, priced by the table's rule for
         its name (an override or a pattern), through the same exchange as every call."""
-        self._check_raw_call(method, params)
+        _check_raw_call(self.chain, method, params)
         estimate = yield from self.price_raw(method, params)
         url = self.endpoint.join(self.chain.rpc_path)
         request, interpret = rpc_request(url, method, params, self.headers)
         exchange = self.exchange(
-            request, interpret, method=method, estimate=estimate, params=(_compact(params),)
+            request, interpret, method=method, estimate=estimate, params=(compact(params),)
         )
         return (yield from exchange.run())
-
-    def _check_raw_call(self, method: Any, params: Any) -> None:
-        if not isinstance(method, str) or not method:
-            raise ValidationError("must be a JSON-RPC method name", param="method", rule="type")
-        if self.chain.family not in ("evm", "solana"):
-            raise ValidationError(
-                f"call_raw sends JSON-RPC, which {self.chain.name} nodes serve only for the "
-                "catalog's methods",
-                rule="chain",
-            )
-        if not isinstance(params, list):
-            raise ValidationError("params must be a list", param="params", rule="type")
 
     def follow(self, url: str, method: str, *, note: str = "") -> Steps:
         """GET a link the API gave (a page's `next`), only on the API's own origin."""
@@ -435,7 +319,6 @@ class NodeCore:
         cache holds are answered from it (0 RU) and left out of the request.
         `records_budget_refusal=False` is for a caller that sends the calls again one by one
         when the budget refuses the batch whole (see `Exchange.records_budget_refusal`)."""
-        quiet = {"records_budget_refusal": records_budget_refusal}
         if not calls:
             return []
         methods = list(map(_METHOD_OF, calls))
@@ -447,67 +330,10 @@ class NodeCore:
             raise ValidationError(
                 "a batch holds JSON-RPC calls to one endpoint only", param="calls", rule="batch"
             )
-        for call in calls:
-            call.receipt = Receipt()
-        cacheables = self.cacheables(list(map(_BOUND_OF, calls)))
-        if check_cache:
-            results, unanswered = self.from_cache(calls, cacheables)
-        else:
-            results, unanswered = [None] * len(calls), list(range(len(calls)))
-        if not unanswered:
-            return results
-        if len(unanswered) == len(calls):  # none answered from the cache: the batch as it is
-            results = yield from self._send_batch(
-                list(calls), return_exceptions=return_exceptions, **quiet
-            )
-        else:
-            sent = yield from self._send_batch(
-                [calls[i] for i in unanswered], return_exceptions=return_exceptions, **quiet
-            )
-            for index, result in zip(unanswered, sent, strict=True):
-                results[index] = result
-        if cacheables.count(None) == len(cacheables):  # nothing to cache (the cache is off)
-            return results
-        answers: list[tuple[Cacheable, BoundCall, Any, str | None]] = [
-            (cacheable, calls[i].bound, results[i], None)
-            for i in unanswered
-            if (cacheable := cacheables[i]) is not None and not isinstance(results[i], GatewayError)
-        ]
-        if answers:
-            yield from self.remember(answers)
-        return results
-
-    def _send_batch(
-        self,
-        calls: list[PreparedCall],
-        *,
-        return_exceptions: bool,
-        records_budget_refusal: bool = True,
-    ) -> Steps:
-        """Send calls as one JSON-RPC batch request."""
-        estimates, total = yield from self.price_batch(calls)
-        url = url_for(self.endpoint, self.chain, calls[0].bound.method)
-        bounds = list(map(_BOUND_OF, calls))
-        method = bounds[0].method
-        wire: list[tuple[str, Any, str | None]]
-        if all(map(is_, map(_METHOD_OF_BOUND, bounds), repeat(method))):
-            # One method (nearly every batch): its name and result kind read once. A batch
-            # holds JSON-RPC calls only, whose `rpc_method` is the method's name.
-            name, kind = method.name, method.result
-            wire = [(name, params, kind) for params in map(_WIRE_PARAMS_OF, bounds)]
-        else:
-            wire = [(bound.rpc_method, bound.wire_params, bound.method.result) for bound in bounds]
-        receipts = list(map(_RECEIPT_OF, calls))
+        url = url_for(self.endpoint, self.chain, methods[0])
         return (
-            yield from self._exchange_batch(
-                url,
-                wire,
-                estimates,
-                total,
-                receipts,
-                return_exceptions=return_exceptions,
-                params_texts=list(map(_WIRE_JSON_OF, bounds)),
-                records_budget_refusal=records_budget_refusal,
+            yield from self._send_through_cache(
+                calls, url, check_cache, return_exceptions, records_budget_refusal
             )
         )
 
@@ -518,11 +344,9 @@ class NodeCore:
         priced by the table's rule for its name as `call_raw` prices it. Every call is
         priced, and the whole batch budgeted, before anything is sent; the ledger gets one
         entry per call. The results come in order, a failed call as its `GatewayError`."""
-        if not calls:
-            return []
         items: list[PreparedCall | tuple[str, list[Any]]] = []
         for method, params in calls:
-            self._check_raw_call(method, params)
+            _check_raw_call(self.chain, method, params)
             catalog = CATALOG.get(method)
             if catalog is not None and self.chain.name in catalog.chains:
                 if catalog.surface is not Surface.JSONRPC or catalog.path:
@@ -534,391 +358,75 @@ class NodeCore:
                 items.append(self.prepare(method, params, {}))
             else:
                 items.append((method, params))
-        prepared = [(i, item) for i, item in enumerate(items) if isinstance(item, PreparedCall)]
-        for _, call in prepared:
-            call.receipt = Receipt()
-        results: list[Any] = [None] * len(items)
-        pending = [i for i, item in enumerate(items) if not isinstance(item, PreparedCall)]
-        cacheables = {i: self.cacheable(call.bound) for i, call in prepared}
-        if prepared:
-            answered, unanswered = self.from_cache(
-                [call for _, call in prepared], [cacheables[i] for i, _ in prepared]
+        if not items:
+            return []
+        url = self.endpoint.join(self.chain.rpc_path)
+        return (yield from self._send_through_cache(items, url, True, True, True))
+
+    def _send_through_cache(
+        self,
+        items: Sequence[PreparedCall | tuple[str, list[Any]]],
+        url: str,
+        check_cache: bool,
+        return_exceptions: bool,
+        records_budget_refusal: bool,
+    ) -> Steps:
+        """A batch's way: the cache's answers, then one JSON-RPC batch of the others."""
+
+        def send_rest(positions: list[int] | None) -> Steps:
+            chosen = list(items) if positions is None else [items[i] for i in positions]
+            estimates, total, wire, receipts, texts = yield from self._batch_plan(chosen)
+            sent = yield from self.batches.send(
+                url,
+                wire,
+                estimates,
+                total,
+                receipts,
+                return_exceptions=return_exceptions,
+                params_texts=texts,
+                records_budget_refusal=records_budget_refusal,
             )
-            missed = {prepared[k][0] for k in unanswered}
-            for (index, _), answer in zip(prepared, answered, strict=True):
-                if index not in missed:
-                    results[index] = answer
-            pending = sorted([*pending, *missed])
-        if not pending:
-            return results
-        to_send = [items[i] for i in pending]
-        priced = [item for item in to_send if isinstance(item, PreparedCall)]
-        by_catalog = iter((yield from self.price_batch(priced))[0] if priced else ())
-        estimates: list[Estimate] = []
-        wire: list[tuple[str, Any, str | None]] = []
-        receipts: list[Receipt] = []
-        for item in to_send:
+            return sent, None  # a batch's answers are encoded by the cache
+
+        prepared = [item if isinstance(item, PreparedCall) else None for item in items]
+        return (yield from self.cached.around(prepared, send_rest, check_cache=check_cache))
+
+    def _batch_plan(self, items: list[PreparedCall | tuple[str, list[Any]]]) -> Steps:
+        """Each call of a batch priced (the head fetched once, when one needs it), their total,
+        and what the request carries of each: (method, params, result kind), its receipt and
+        its params as the ledger writes them."""
+        prepared = [item for item in items if isinstance(item, PreparedCall)]
+        estimates, total = (yield from self.price_batch(prepared)) if prepared else ([], None)
+        if len(prepared) == len(items):  # catalog calls only (every `send_batch`)
+            bounds = list(map(_BOUND_OF, prepared))
+            method = bounds[0].method
+            wire: list[tuple[str, Any, str | None]]
+            if all(map(is_, map(_METHOD_OF_BOUND, bounds), repeat(method))):
+                # One method (nearly every batch): its name and result kind read once. A batch
+                # holds JSON-RPC calls only, whose `rpc_method` is the method's name.
+                name, kind = method.name, method.result
+                wire = [(name, params, kind) for params in map(_WIRE_PARAMS_OF, bounds)]
+            else:
+                wire = [(b.rpc_method, b.wire_params, b.method.result) for b in bounds]
+            receipts = list(map(_RECEIPT_OF, prepared))
+            return estimates, total, wire, receipts, list(map(_WIRE_JSON_OF, bounds))
+        by_catalog = iter(estimates)
+        estimates, wire, receipts, texts = [], [], [], []
+        for item in items:
             if isinstance(item, PreparedCall):
                 estimates.append(next(by_catalog))
                 bound = item.bound
                 wire.append((bound.rpc_method, bound.wire_params, bound.method.result))
                 receipts.append(item.receipt)
+                texts.append(bound.wire_json)
             else:
                 method, params = item
                 estimates.append((yield from self.price_raw(method, params)))
                 wire.append((method, params, None))
                 receipts.append(Receipt())
-        total = Pricer.total(estimates, f"a batch of {len(to_send)}")
-        url = self.endpoint.join(self.chain.rpc_path)
-        sent = yield from self._exchange_batch(
-            url, wire, estimates, total, receipts, return_exceptions=True
-        )
-        for index, result in zip(pending, sent, strict=True):
-            results[index] = result
-        by_index = dict(prepared)
-        answers: list[tuple[Cacheable, BoundCall, Any, str | None]] = [
-            (cacheable, by_index[i].bound, results[i], None)
-            for i in pending
-            if (cacheable := cacheables.get(i)) is not None
-            and not isinstance(results[i], GatewayError)
-        ]
-        if answers:
-            yield from self.remember(answers)
-        return results
-
-    def _exchange_batch(
-        self,
-        url: str,
-        wire: list[tuple[str, Any, str | None]],
-        estimates: list[Estimate],
-        total: Estimate,
-        receipts: list[Receipt],
-        *,
-        return_exceptions: bool,
-        params_texts: list[str] | None = None,
-        records_budget_refusal: bool = True,
-    ) -> Steps:
-        """One batch request through the exchange, billed as one call each (each call's
-        receipt set). A refusal (see `BatchRefused`) is not retried; it marks the node as one
-        that takes no batches (`accepts_batches`), unless it refused the batch as too large:
-        then the calls go again in smaller batches (`_exchange_in_parts`), the refused one
-        billed as the gateway bills every request it receives. Recording on from a recording
-        that died (`Tape.resumed`), the tape answers the calls it holds (0 RU, as a replay) and
-        the others go next, on their own (`_send_still_to_send`)."""
-        from .._errors import BatchRefused
-
-        def in_parts() -> Steps:  # the calls in smaller batches: over the node's size, or refused
-            return self._exchange_in_parts(
-                url,
-                wire,
-                estimates,
-                receipts,
-                return_exceptions,
-                params_texts,
-                records_budget_refusal,
-            )
-
-        if self.max_batch is not None and len(wire) > self.max_batch:
-            return (yield from in_parts())
-        tape = self.shared.tape
-        resumed = tape is not None and tape.resumed
-        request, interpret = batch_request(
-            wire,
-            url,
-            self.headers,
-            # Each call's own result, a call the tape lacks included (`StillToSend`), to send
-            # those, then raise the first error if the caller wants it raised.
-            return_exceptions=return_exceptions or resumed,
-            node=self.endpoint.label,
-            params_texts=params_texts,
-        )
-        methods = list(map(_FIRST, wire))
-        names = sorted(set(methods))
-        # One part per call; the calls of a batch mostly share a few estimates (one per block
-        # class), so each estimate's (low, high, archive) is read once.
-        distinct = dict(zip(map(id, estimates), estimates, strict=True))  # a pass in C
-        sides: dict[int, tuple[int, int, bool | None]] = {
-            key: (estimate.low, estimate.high, estimate.archive)
-            for key, estimate in distinct.items()
-        }
-        exchange = self.exchange(
-            request,
-            interpret,
-            method=f"batch[{len(wire)}]:" + ",".join(names),
-            estimate=total,
-            note=f"in a JSON-RPC batch of {len(wire)}",
-            parts=_parts(methods, estimates, sides),
-            params=tuple(params_texts or (_compact(params) for _, params, _ in wire)),
-            records_budget_refusal=records_budget_refusal,
-        )
-        too_large = False
-        try:
-            results = yield from exchange.run()
-        except BatchRefused as refused:
-            too_large = refused.too_large and len(wire) > 1
-            if not too_large:
-                self.accepts_batches = False
-                raise
-            # The limit the node stated, else half as many each time, down to one call alone.
-            stated = refused.limit if refused.limit and refused.limit < len(wire) else None
-            smaller = stated or len(wire) // 2
-            self.max_batch = min(self.max_batch or smaller, smaller)
-        finally:
-            # What each call cost, by its estimate: worked out once per distinct estimate. Added
-            # to what the call's earlier requests cost (a larger batch refused as too large).
-            costs = {key: exchange.cost(low, high) for key, (low, high, _) in sides.items()}
-            answered, status = exchange.answered_attempts, exchange.receipt.status
-            for receipt, estimate in zip(receipts, estimates, strict=True):
-                billed, unconfirmed = costs[id(estimate)]
-                receipt.ru += billed
-                receipt.unconfirmed_ru += unconfirmed
-                receipt.answered += answered
-                receipt.status = status
-        if too_large:  # sent again in parts
-            return (yield from in_parts())
-        self.accepts_batches = True
-        if resumed:
-            return (
-                yield from self._send_still_to_send(
-                    url,
-                    wire,
-                    estimates,
-                    receipts,
-                    results,
-                    return_exceptions,
-                    params_texts,
-                    records_budget_refusal,
-                )
-            )
-        return results
-
-    def _send_still_to_send(
-        self,
-        url: str,
-        wire: list[tuple[str, Any, str | None]],
-        estimates: list[Estimate],
-        receipts: list[Receipt],
-        results: list[Any],
-        return_exceptions: bool,
-        params_texts: list[str] | None,
-        records_budget_refusal: bool,
-    ) -> Steps:
-        """A batch's results once a resumed recording's tape has answered the calls it holds:
-        the others (`StillToSend`) sent now, as a smaller batch or alone when one, billed,
-        entered in the ledger and recorded as such, so a run again in batches never pays twice
-        for what the tape kept. Without `return_exceptions`, an answered call's error is
-        raised first, as the whole batch's would have been."""
-        lacking = [i for i, result in enumerate(results) if isinstance(result, StillToSend)]
-        if not return_exceptions:
-            for result in results:
-                if isinstance(result, GatewayError) and not isinstance(result, StillToSend):
-                    raise result
-        if not lacking:
-            return results
-        sent = yield from self._exchange_in_parts(
-            url,
-            [wire[i] for i in lacking],
-            [estimates[i] for i in lacking],
-            [receipts[i] for i in lacking],
-            return_exceptions,
-            None if params_texts is None else [params_texts[i] for i in lacking],
-            records_budget_refusal,
-            alone="sent alone: the tape answered the rest of its JSON-RPC batch",
-        )
-        for index, result in zip(lacking, sent, strict=True):
-            results[index] = result
-        return results
-
-    def _exchange_in_parts(
-        self,
-        url: str,
-        wire: list[tuple[str, Any, str | None]],
-        estimates: list[Estimate],
-        receipts: list[Receipt],
-        return_exceptions: bool,
-        params_texts: list[str] | None,
-        records_budget_refusal: bool,
-        alone: str = ALONE_AFTER_REFUSAL,
-    ) -> Steps:
-        """A batch's calls in batches of at most `max_batch` (read again before each part: a
-        part refused as too large lowers it), a part of one sent as a plain call (its ledger
-        note: `alone`). With
-        `return_exceptions`, a part that fails whole after an earlier part was answered gives
-        its error to each call not answered, so the answers already paid for are kept; the
-        first part's failure is raised, as one batch's would be."""
-        results: list[Any] = []
-        start = 0
-        while start < len(wire):
-            size = self.max_batch or len(wire)
-            end = min(start + size, len(wire))
-            try:
-                if end - start == 1:
-                    results.append(
-                        (
-                            yield from self._exchange_alone(
-                                url,
-                                wire[start],
-                                estimates[start],
-                                receipts[start],
-                                return_exceptions,
-                                None if params_texts is None else params_texts[start],
-                                records_budget_refusal,
-                                alone,
-                            )
-                        )
-                    )
-                else:
-                    part = estimates[start:end]
-                    results.extend(
-                        (
-                            yield from self._exchange_batch(
-                                url,
-                                wire[start:end],
-                                part,
-                                Pricer.total(part, f"a batch of {end - start}"),
-                                receipts[start:end],
-                                return_exceptions=return_exceptions,
-                                params_texts=None
-                                if params_texts is None
-                                else params_texts[start:end],
-                                records_budget_refusal=records_budget_refusal,
-                            )
-                        )
-                    )
-            except GatewayError as error:
-                if not return_exceptions or not results:
-                    raise
-                error.node = self.endpoint.label
-                results.extend([error] * (len(wire) - start))
-                return results
-            start = end
-        return results
-
-    def _exchange_alone(
-        self,
-        url: str,
-        call: tuple[str, Any, str | None],
-        estimate: Estimate,
-        receipt: Receipt,
-        return_exceptions: bool,
-        params_text: str | None,
-        records_budget_refusal: bool,
-        note: str = ALONE_AFTER_REFUSAL,
-    ) -> Steps:
-        """One call of a batch sent as a plain JSON-RPC request (its receipt adds the cost)."""
-        method, params, kind = call
-        request, interpret = rpc_request(url, method, params, self.headers, kind)
-        exchange = self.exchange(
-            request,
-            interpret,
-            method=method,
-            estimate=estimate,
-            receipt=receipt,
-            note=note,
-            params=(_compact(params) if params_text is None else params_text,),
-            records_budget_refusal=records_budget_refusal,
-        )
-        try:
-            return (yield from exchange.run())
-        except GatewayError as error:
-            if not return_exceptions or isinstance(error, BudgetExceeded):
-                raise
-            return error
-
-    # --- the response cache ---
-
-    def cacheable(self, bound: BoundCall) -> Cacheable | None:
-        """The call's cache key when a cache is set and the call's answer could be cached."""
-        cache = self.shared.cache
-        if cache is None:
-            return None
-        # A bulk run asks several times per call (preview, cache pass, batch): compute once.
-        known = self._cacheables_for(cache).get(id(bound))
-        if known is not None:
-            return known[1]
-        cacheable = cache.cacheable(self.endpoint.url, self.chain.name, bound)
-        if len(self._cacheables) >= 100_000:
-            self._cacheables.clear()
-        # Keyed by id: the entry holds the call, so no other object takes its id meanwhile.
-        self._cacheables[id(bound)] = (bound, cacheable)
-        return cacheable
-
-    def cacheables(self, bounds: Sequence[BoundCall]) -> list[Cacheable | None]:
-        """`cacheable` for many calls (a bulk run's cache pass), the known ones found in one
-        pass without a call for each."""
-        cache = self.shared.cache
-        if cache is None:
-            return [None] * len(bounds)
-        known = list(map(self._cacheables_for(cache).get, map(id, bounds)))
-        if None in known:
-            return [self.cacheable(bound) for bound in bounds]
-        return list(map(_SECOND, known))
-
-    def _cacheables_for(self, cache: ResponseCache) -> dict[int, tuple[BoundCall, Any]]:
-        """The keys worked out for `cache`: forgotten when the settings change the cache."""
-        if self._cacheables_cache is not cache:
-            self._cacheables.clear()
-            self._cacheables_cache = cache
-        return self._cacheables
-
-    def in_cache(self, calls: Sequence[PreparedCall]) -> list[bool]:
-        """Which calls the cache answers now (for previews: not counted as hits)."""
-        keys = self.cacheables([call.bound for call in calls])
-        held = self.cache.contains([k.key for k in keys if k is not None]) if self.cache else set()
-        return [k is not None and k.key in held for k in keys]
-
-    def from_cache(
-        self, calls: Sequence[PreparedCall], cacheables: Sequence[Cacheable | None]
-    ) -> tuple[list[Any], list[int]]:
-        """The answers the cache holds (each recorded as a 0 RU hit), and the positions of the
-        calls it does not answer (their results are None)."""
-        if None in cacheables:  # no cache, or calls whose answers are never cached: misses
-            known = [i for i, cacheable in enumerate(cacheables) if cacheable is not None]
-            results: list[Any] = [MISS] * len(calls)
-            if known:
-                keys = [cacheable.key for cacheable in cacheables if cacheable is not None]
-                answers = self._cache().answers(keys)
-                for index, answer in zip(known, answers, strict=True):
-                    results[index] = answer
-        else:
-            results = self._cache().answers(list(map(_KEY_OF, cacheables)))
-        if MISS not in results:  # every call answered (a re-run): no position to sort out
-            self.record_cache_hits(calls)
-            return results, []
-        unanswered = [index for index, result in enumerate(results) if result is MISS]
-        missed = set(unanswered)
-        self.record_cache_hits([call for i, call in enumerate(calls) if i not in missed])
-        for index in unanswered:
-            results[index] = None
-        return results, unanswered
-
-    def record_cache_hit(self, call: PreparedCall) -> None:
-        self.record_cache_hits([call])
-
-    def record_cache_hits(self, calls: Sequence[PreparedCall]) -> None:
-        """One ledger entry per call answered from the cache (0 RU), written in one go."""
-        if not calls:
-            return  # nothing to write, and no ledger display to wake
-        now = self.meter.clock()
-        label = self.endpoint.label
-        make = Entry._make
-        # Every field but `params` (the last) is the same for a method's hits: made once each.
-        heads = {
-            name: Entry(now, label, name, 0, 0.0, "ok", cache_hit=True, note=CACHE_HIT_NOTE)[:-1]
-            for name in set(map(_METHOD_NAME_OF, calls))
-        }
-        params = map(_WIRE_JSON_OF, map(_BOUND_OF, calls))
-        if len(heads) == 1:
-            head = next(iter(heads.values()))
-            recorded = [make((*head, text)) for text in params]
-        else:
-            names = map(_METHOD_NAME_OF, calls)
-            recorded = [
-                make((*heads[name], text)) for name, text in zip(names, params, strict=True)
-            ]
-        for call in calls:
-            call.receipt = CACHE_HIT
-        self.meter.ledger.record_many(recorded)
+                texts.append(compact(params))
+        total = Pricer.total(estimates, f"a batch of {len(items)}")
+        return estimates, total, wire, receipts, texts
 
     def record_not_sent(self, calls: Sequence[PreparedCall], status: str, note: str) -> None:
         """One 0 RU ledger entry per call never sent (see `Node.record_not_sent`)."""
@@ -932,43 +440,6 @@ class NodeCore:
             ]
         )
 
-    def remember(self, answers: list[tuple[Cacheable, BoundCall, Any, str | None]]) -> Steps:
-        """Store the answers that are final now (see `_cache` for the policy), each given with
-        its result's JSON text when known (else None: the cache encodes the result)."""
-        pinned = [answer[0].block for answer in answers if answer[0].block is not None]
-        head = (yield from self.head_for_finality(max(pinned))) if pinned else None
-        depth = self.chain.finality_depth
-
-        def final(block: int | None) -> bool:
-            return block is None or (head is not None and is_final(block, head, depth))
-
-        self._cache().store(
-            (cacheable.key, self.endpoint.label, bound.method.name, result, text)
-            for cacheable, bound, result, text in answers
-            if final(cacheable.block)
-        )
-
-
-def _parts(
-    methods: list[str],
-    estimates: list[Estimate],
-    sides: dict[int, tuple[int, int, bool | None]],
-) -> tuple[tuple[str, int, int, bool | None], ...]:
-    """A batch's parts, (method, low, high, archive) per call: calls of one method and one
-    estimate share one part (a part is immutable; a batch has few distinct ones)."""
-    if methods and all(map(is_, methods, repeat(methods[0]))):  # one method: passes in C
-        by_estimate = {key: (methods[0], *side) for key, side in sides.items()}
-        return tuple(map(by_estimate.__getitem__, map(id, estimates)))
-    made: dict[tuple[str, int], tuple[str, int, int, bool | None]] = {}
-    parts = []
-    for method, estimate in zip(methods, estimates, strict=True):
-        key = (method, id(estimate))
-        part = made.get(key)
-        if part is None:
-            part = made[key] = (method, *sides[id(estimate)])
-        parts.append(part)
-    return tuple(parts)
-
 
 _BOUND_OF = attrgetter("bound")
 _METHOD_OF_BOUND = attrgetter("method")
@@ -976,25 +447,19 @@ _WIRE_PARAMS_OF = attrgetter("wire_params")
 _METHOD_OF = attrgetter("bound.method")
 _RECEIPT_OF = attrgetter("receipt")
 _WIRE_JSON_OF = attrgetter("wire_json")
-_METHOD_NAME_OF = attrgetter("bound.method.name")
-_FIRST: Callable[[Any], Any] = itemgetter(0)
-_SECOND: Callable[[Any], Any] = itemgetter(1)
-_KEY_OF = attrgetter("key")
 
 
-def _compact(params: Any) -> str:
-    """Params outside the catalog's binding as compact JSON (the ledger's `params`)."""
-    try:
-        return COMPACT_JSON.encode(params)
-    except (TypeError, ValueError):  # not JSON: the request itself will say so
-        return repr(params)
-
-
-def _catalog_method(name: str) -> Method | None:
-    try:
-        return lookup(name)
-    except ValidationError:
-        return None
+def _check_raw_call(chain: Chain, method: Any, params: Any) -> None:
+    if not isinstance(method, str) or not method:
+        raise ValidationError("must be a JSON-RPC method name", param="method", rule="type")
+    if chain.family not in ("evm", "solana"):
+        raise ValidationError(
+            f"call_raw sends JSON-RPC, which {chain.name} nodes serve only for the "
+            "catalog's methods",
+            rule="chain",
+        )
+    if not isinstance(params, list):
+        raise ValidationError("params must be a list", param="params", rule="type")
 
 
 # --- the two flavours -------------------------------------------------------------------------
@@ -1054,14 +519,14 @@ class _BaseNode:
     @property
     def accepts_batches(self) -> bool | None:
         """None until a JSON-RPC batch was tried; False once the node refused one."""
-        return self._core.accepts_batches
+        return self._core.batches.accepts_batches
 
     @property
     def max_batch(self) -> int | None:
         """The most calls this client puts in one JSON-RPC batch to the node, learned when the
         node refused a larger batch as too large (a larger batch goes in parts); None while it
         refused none so."""
-        return self._core.max_batch
+        return self._core.batches.max_batch
 
     def prepare(self, name: str, *args: Any, **kwargs: Any) -> PreparedCall:
         """Validate a call against the catalog (a `ValidationError` here costs 0 RU), ready to
@@ -1098,12 +563,12 @@ class _BaseNode:
         `for_cache`, also whether storing its answer does (an answer pinned to a block)."""
         if self._core.pricer.call_needs_head(call):
             return True
-        cacheable = self._core.cacheable(call.bound) if for_cache else None
+        cacheable = self._core.cached.cacheable(call.bound) if for_cache else None
         return cacheable is not None and cacheable.block is not None
 
     def in_cache(self, calls: Sequence[PreparedCall]) -> list[bool]:
         """Which of `calls` the response cache answers now, at 0 RU (asks nothing of the node)."""
-        return self._core.in_cache(calls)
+        return self._core.cached.in_cache(calls)
 
     def price_known(self, calls: Iterable[PreparedCall]) -> list[Estimate]:
         """Price calls with the head this client knows, fetching nothing: ``price(call,
@@ -1300,10 +765,7 @@ class AsyncNode(_BaseNode):
     def answered_from_cache(self, calls: Sequence[PreparedCall]) -> tuple[list[Any], list[int]]:
         """Answer what the cache holds (each a 0 RU hit, with a receipt that says so): the
         results (None for a call not answered) and the positions of the calls not answered."""
-        core = self._core
-        if core.cache is None:
-            return [None] * len(calls), list(range(len(calls)))
-        return core.from_cache(calls, core.cacheables(list(map(_BOUND_OF, calls))))
+        return self._core.cached.answered(calls)
 
     async def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """Call any catalog method by its exact spec name; returns the raw JSON result."""

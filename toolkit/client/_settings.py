@@ -21,7 +21,7 @@ from .._errors import ValidationError
 from ..catalog import DEFAULT_PRICING, PricingTable
 from ._cache import CacheSetting, ResponseCache, resolve_cache
 from ._http import ASYNC_TRANSPORTS, MAX_ANSWER_BYTES, AsyncTransportKind
-from ._ledger import Meter, check_budget
+from ._ledger import GatewayClock, Meter, check_budget
 from ._ratelimit import RateLimiter
 from ._tape import Tape, tape_from
 from ._transport import DEFAULT_TIMEOUT, RetryPolicy
@@ -204,23 +204,34 @@ def rate_limiter(setting: RateLimitSetting, pricing: PricingTable) -> RateLimite
     return RateLimiter(setting)
 
 
+def gateway_clock(tape: Tape | None, sandbox_clock: Any = None) -> GatewayClock:
+    """A gateway's one clock: replaying `tape`, the recording's; against the embedded sandbox
+    (its `world.clock`), the sandbox's own; else the wall's. Time moves with requests against
+    the sandbox (at its pace) and in a replay (as the tape says, else a second a request)."""
+    request_s = None if sandbox_clock is None else sandbox_clock.request_s
+    if tape is not None and tape.replaying:
+        paced = request_s if sandbox_clock is not None else tape.header.get("request_s") or 1.0
+        return GatewayClock(lambda: tape.clock, request_s=paced, recording_began=tape.recorded_at)
+    return GatewayClock(None if sandbox_clock is None else sandbox_clock.utc, request_s=request_s)
+
+
 class Shared:
     """What the clients of one handle share at run time: the settings, the meter (ledger,
     budget, pricing), the response cache and the rate limiter. Changing the cache or the rate
     limit here changes it for every client at once."""
 
-    def __init__(self, settings: Settings, *, remote: bool):
+    def __init__(self, settings: Settings, *, remote: bool, sandbox_clock: Any = None):
         self.tape = tape_from(settings.tape, settings.tape_mode)
         if self.tape is not None and settings.tape is not self.tape:
             # The tape itself, not its path: a copy of the settings (a Dask worker's) then
             # shares it, or records beside it (`Tape.__reduce__`), never over it.
             settings = settings.replace(tape=self.tape)
         self.settings = settings
-        self.meter = Meter(pricing=settings.pricing, budget=settings.budget)
-        if self.tape is not None and self.tape.replaying:
-            # Replayed answers come at once: time is counted in requests, as when recording
-            # against the sandbox (a second a request unless the tape says otherwise).
-            self.meter.count_time_in_requests(self.tape.header.get("request_s") or 1.0)
+        self.meter = Meter(
+            pricing=settings.pricing,
+            budget=settings.budget,
+            clock=gateway_clock(self.tape, sandbox_clock),
+        )
         # On tape, every call goes to the tape: an answer the cache gave would not be recorded.
         cache = None if self.tape is not None else settings.cache
         self.cache: ResponseCache | None = resolve_cache(cache, remote=remote)

@@ -25,33 +25,22 @@ a batch of 100 recorded is answered as two batches of 50, or one by one.
   JSON-RPC batch of which it holds some calls gets those, and the node sends only the others
   (`StillToSend`, `NodeCore._exchange_batch`).
 
-The file is gzip-compressed JSON lines, readable after ``gunzip``: a header (format, version,
-when it was recorded, the toolkit's version, the nodes by name, chain and host), then one line
-per call identity. Everything written passes through the toolkit's scrubber: registered keys
-anywhere, key material of every URL in an answer's text and kept headers (`redact_text`: the
-platform's node list holds endpoint URLs with their keys; an error may quote the URL called),
-and nothing of the request but the call's identity. A file is checked line by line when read
-(`_parse`): a tape edited by hand, written by another program or inflating like a bomb is a
-`TapeError` naming its line, never a raw error in a replayed call. It is written whole (temporary
-file, fsync, rename) when the gateway closes, at exit, and at most every `SAVE_SECONDS` while
-answers come in; the temporary files of saves that were killed go at the next save.
+Everything recorded passes the toolkit's scrubber: registered keys anywhere, key material of
+every URL in an answer's text and kept headers (`redact_text`: the platform's node list holds
+endpoint URLs with their keys; an error may quote the URL called), and nothing of the request but
+the call's identity. The file (its format, checks and atomic writes) is `_tapefile`'s; a recording
+is saved when the gateway closes, at exit, and at most every `SAVE_SECONDS` while answers come in.
 """
 
 from __future__ import annotations
 
 import atexit
-import contextlib
-import functools
-import gzip
-import io
 import json
-import math
 import os
 import secrets
 import threading
 import time
 import weakref
-import zlib
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from os import PathLike
@@ -60,14 +49,22 @@ from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 from .._errors import GatewayError, TapeError, TapeMiss, ValidationError
-from .._files import remove_dead_writers_files, write_atomically
-from .._json import MAX_DEPTH, NotJSONNumber, load_bounded
-from .._redact import clip, redact_answer, redact_text, scrub, warn
-from .._version import __version__
-from ..catalog import charge, key_params
-from ._http import MAX_ANSWER_BYTES, Answer, LazyModule, Replayed
+from .._json import load_bounded
+from .._redact import redact_answer, redact_text, scrub, warn
+from ..catalog import charge
+from ._http import Answer, LazyModule, Replayed
+from ._tapefile import (
+    Key,
+    calls_of,
+    merge_parts,
+    parts_folder,
+    tape_bytes,
+    tape_file_of,
+    tape_lines,
+    tape_params,
+    write_tape,
+)
 from ._transport import Send, StepClient, StillToSend, _send_async, _send_sync, attempt_fate
-from ._urls import clean_url
 
 if TYPE_CHECKING:
     import asyncio
@@ -76,30 +73,10 @@ if TYPE_CHECKING:
 else:
     asyncio = LazyModule("asyncio", globals())  # imported on first use: see `_http.LazyModule`
 
-FORMAT = "node-gateway-toolkit tape"
-VERSION = 1
 MODES = ("record", "replay", "auto")
 ENV_TAPE = "NODE_GATEWAY_TAPE"
 ENV_TAPE_MODE = "NODE_GATEWAY_TAPE_MODE"
 SAVE_SECONDS = 1.0
-
-Key = tuple[str, str, str, str]  # node, chain, call, params
-
-
-def _canonical(value: Any, call: str = "") -> str:
-    """A call's params as its key has them: each value in its one form (`catalog.key_params`:
-    an address checksummed or not is one call), as JSON with sorted keys, scrubbed."""
-    value = key_params(call.rpartition(" ")[2], value)  # "POST /wallet/getaccount": the path
-    return scrub(json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
-
-
-def _record_key(record: dict[str, Any]) -> Key:
-    """A recorded call's key, its params made canonical again: a tape recorded before keys
-    were (or by hand) still answers the call however it is spelt now."""
-    params = record["params"]
-    with contextlib.suppress(ValueError, TypeError):
-        params = _canonical(load_bounded(params), record["call"])
-    return (record["node"], record["chain"], record["call"], params)
 
 
 class Tape:
@@ -274,73 +251,38 @@ class Tape:
 
     def _save(self, finished: bool) -> None:
         with self._lock:
-            self._merge_parts()
+            self._dirty |= merge_parts(self.path, self._calls, self._nodes)
             if not self._dirty and (self._finished_on_disk or not finished):
                 return
             billed, unconfirmed = self.cost()
             header = {
-                "format": FORMAT,
-                "version": VERSION,
                 "recorded": self.header["recorded"],
                 "gateway": self.header.get("gateway"),
                 "sandbox_seed": self.header.get("sandbox_seed"),
                 "known_nodes": self.header.get("known_nodes", {}),
-                "toolkit_version": __version__,
                 "nodes": self._nodes,
                 "ru": billed,
                 "unconfirmed_ru": unconfirmed,
                 "finished": finished,
             }
-            lines = [scrub(json.dumps(header, sort_keys=True))]  # its gateway's name, say
-            for key in sorted(self._calls):
-                record = {k: v for k, v in self._calls[key].items() if k != "pending"}
-                lines.append(json.dumps(record, sort_keys=True, ensure_ascii=False))
+            lines = tape_lines(header, self._calls)
             self._dirty = False
             self._saved = time.monotonic()
-        data = gzip.compress(("\n".join(lines) + "\n").encode(), mtime=0)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomically(self.path, lambda file: file.write_bytes(data))
-        except OSError as error:  # a full disk, a read-only folder
+            write_tape(self.path, lines)
+        except TapeError:
             with self._lock:
                 self._dirty = True  # still to write: the next save tries again
-            raise TapeError(
-                f"the tape {self.path} could not be written ({error.strerror or error}); its "
-                "answers are kept in memory: free space on its disk (or make its folder "
-                "writable), then call gw.tape.save() or close the gateway"
-            ) from None
+            raise
         self._finished_on_disk = finished
-        remove_dead_writers_files(self.path)  # what saves killed mid-write left beside it
 
     # --- replaying ---
 
     def _load(self) -> dict[str, Any]:
-        # Shared with every copy of this file in the process (`_calls_of`): read, never written.
-        header, self._calls = _calls_of(_bytes_of(self.path), self.path)
+        # Shared with every copy of this file in the process (`calls_of`): read, never written.
+        header, self._calls = calls_of(tape_bytes(self.path), self.path)
         self._nodes = dict(header.get("nodes", {}))
         return dict(header)
-
-    def _merge_parts(self) -> None:
-        """Take in what the Dask workers of a recorded run recorded (see `__reduce__`): their
-        answers go after the ones this tape holds, call by call; their files go."""
-        for file in sorted(_parts_folder(self.path).glob("*.tape.gz")):
-            try:
-                header, records = _read(file)
-            except TapeError:  # a worker killed while it wrote: its calls are not on the tape
-                continue
-            for node, info in header.get("nodes", {}).items():
-                self._nodes.setdefault(node, info)
-            for key, record in records.items():
-                mine = self._calls.setdefault(
-                    key, {**record, "answers": [], "ru": 0, "unconfirmed_ru": 0, "pending": [0, 0]}
-                )
-                mine["answers"] += record["answers"]
-                mine["ru"] += record["ru"]
-                mine["unconfirmed_ru"] += record["unconfirmed_ru"]
-            file.unlink()
-            self._dirty = True
-        with contextlib.suppress(OSError):  # gone, or a worker still writing into it
-            _parts_folder(self.path).rmdir()
 
     def answer(self, keys: list[Key]) -> list[dict[str, Any] | TapeMiss]:
         """The next recorded answer of each call, or a `TapeMiss` for each call it lacks (the
@@ -411,253 +353,9 @@ class Tape:
         return datetime.fromisoformat(self._clock or self.header["recorded"])
 
 
-def _read(path: Path) -> tuple[dict[str, Any], dict[Key, dict[str, Any]]]:
-    """A tape file's header and call records by call identity; `TapeError` for a file that
-    is not one."""
-    return _parse(_bytes_of(path), path)
-
-
-def _bytes_of(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as error:
-        raise TapeError(f"{path} is not a tape that can be read ({error})") from None
-
-
-def parse_tape(data: bytes, path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A tape file's bytes as its header and call records, checked as a replay checks them (a
-    `TapeError` naming the line otherwise): for what reads a tape without replaying it."""
-    header, calls = _calls_of(data, path)
-    return header, list(calls.values())
-
-
-@functools.lru_cache(maxsize=2)
-def _calls_of(data: bytes, path: Path) -> tuple[dict[str, Any], dict[Key, dict[str, Any]]]:
-    """A replayed tape's header and records by call identity, parsed once per process for the
-    same bytes: Dask unpickles a replayed tape for each partition (on the scheduler, then on
-    the worker), and every copy shares what was parsed, read-only, each at its own place in it.
-    Two kept at most: a parsed tape outlives its gateway here, and a large one is large."""
-    return _parse(data, path)
-
-
-# A tape is inflated, parsed and held whole, so what it may inflate to is bounded as a live
-# answer is (`MAX_ANSWER_BYTES`), or, for a larger file, by how far JSON lines compress: a tape
-# of a hundred thousand near-identical answers shrinks about 90 times, a gzip bomb a thousand.
-MAX_INFLATION = 128
-# The most one recorded answer may say it cost: far above any call's price, far below what
-# would overflow a ledger's sum.
-MAX_RECORDED_RU = 10**9
-MAX_LATENCY_S = 86_400.0
-# A line holds answers (each nested no deeper than the transport lets an answer be) inside its
-# record: decoding stops past that, before recursing (a RecursionError caught is too late where
-# the C stack is smaller than the recursion limit allows: a thread, or a raised limit).
-LINE_DEPTH = MAX_DEPTH + 8
-_DAMAGED = "record it again (tape_mode='record') or restore it from where it came from"
-
-
-def _parse(data: bytes, path: Path) -> tuple[dict[str, Any], dict[Key, dict[str, Any]]]:
-    """A tape's header and call records by call identity, each checked as far as a replay
-    reads it: anything wrong in a file edited by hand or written by another program is a
-    `TapeError` naming its line, never a raw error later in a replayed call or in the ledger."""
-    text = _inflate(data, path)
-    lines: list[tuple[int, Any]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            lines.append((number, load_bounded(line, LINE_DEPTH)))
-        except NotJSONNumber as error:  # NaN, Infinity: written by hand, not by us
-            raise TapeError(
-                f"{path} is damaged: line {number} holds a number JSON cannot ({error}); {_DAMAGED}"
-            ) from None
-        except ValueError as error:  # nested past reading included: measured, never recursed
-            raise TapeError(
-                f"{path} is not a tape that can be read (line {number} is not JSON: "
-                f"{str(error)[:80]}): it is torn or damaged; {_DAMAGED}"
-            ) from None
-    header = lines[0][1] if lines and isinstance(lines[0][1], dict) else {}
-    if header.get("format") != FORMAT:
-        raise TapeError(f"{path} is not a tape (no {FORMAT!r} header): {_DAMAGED}")
-    if header.get("version") != VERSION:
-        raise TapeError(
-            f"{path} is a tape of version {header.get('version')!r}; this toolkit "
-            f"({__version__}) reads version {VERSION}: record it again, or upgrade"
-        )
-    problem = _header_damage(header)
-    if problem is not None:
-        raise TapeError(f"{path} is damaged: line {lines[0][0]} (its header) {problem}; {_DAMAGED}")
-    records: dict[Key, dict[str, Any]] = {}
-    seen: dict[Key, int] = {}
-    for number, record in lines[1:]:
-        problem = _damage(record)
-        if problem is not None:  # edited by hand, say: refused now, not a KeyError in a call
-            raise TapeError(f"{path} is damaged: line {number} {problem}; {_DAMAGED}")
-        key = _record_key(record)  # two spellings of one call are one call
-        if key in seen:  # which of the two is the call's is not ours to guess
-            raise TapeError(
-                f"{path} is damaged: lines {seen[key]} and {number} both hold {record['call']} "
-                f"with params {clip(record['params'], 80)} on {record['node']}; a call has one "
-                f"line; {_DAMAGED}"
-            )
-        seen[key] = number
-        records[key] = record
-    return header, records
-
-
-def _inflate(data: bytes, path: Path) -> str:
-    """The text of a tape file, inflated no further than `MAX_INFLATION` times its size (or
-    `MAX_ANSWER_BYTES`, for a small one): a small file that grows far past that is refused
-    before it fills the memory."""
-    limit = max(MAX_ANSWER_BYTES, MAX_INFLATION * len(data))
-    try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as file:
-            inflated = file.read(limit + 1)  # decompressed a piece at a time, up to the limit
-        if len(inflated) > limit:
-            raise TapeError(
-                f"{path} is not a tape that can be read: its {len(data):,} bytes inflate past "
-                f"{limit:,} (a tape's JSON lines compress {MAX_INFLATION} times at most); "
-                f"{_DAMAGED}"
-            )
-        return inflated.decode()
-    except (OSError, EOFError, ValueError, zlib.error) as error:  # BadGzipFile is an OSError
-        raise TapeError(
-            f"{path} is not a tape that can be read ({error}): it is torn or damaged; {_DAMAGED}"
-        ) from None
-
-
-def _header_damage(header: dict[str, Any]) -> str | None:
-    """What a replay could not read in the header (when it was recorded, the nodes by name,
-    each with its chain and host, the hosts of the nodes the gateway knew, how time passed),
-    or None."""
-    if not _is_time(header.get("recorded")):
-        return "lacks when it was recorded (a time with its UTC offset, from 1970 to 2200)"
-    nodes, known = header.get("nodes", {}), header.get("known_nodes") or {}
-    if not isinstance(nodes, dict) or not all(
-        isinstance(info, dict) and isinstance(info.get("chain"), str) for info in nodes.values()
-    ):
-        return "lacks its nodes, each with its chain and host"
-    if not isinstance(known, dict):
-        return "has known nodes that are not an object of hosts"
-    hosts = [*(info.get("host") for info in nodes.values()), *known.values()]
-    bad = [host for host in hosts if not _is_host(host)]
-    if bad:
-        return f"has a node host that is no host ({clip(repr(bad[0]), 60)}; a host is name[:port])"
-    request_s = header.get("request_s")
-    if request_s is not None and not _is_number(request_s, low=1e-6, high=MAX_LATENCY_S):
-        return "says time passed by a number of seconds a request that is no such number"
-    if not isinstance(header.get("gateway"), str | None):
-        return "names its gateway with something other than text"
-    seed = header.get("sandbox_seed")
-    if seed is not None and not _is_whole(seed, -(2**63), 2**63):
-        return "has a sandbox seed that is not a whole number"
-    if not isinstance(header.get("finished", True), bool):
-        return "says whether it finished with something other than true or false"
-    return None
-
-
-def _is_time(text: Any) -> bool:
-    """An ISO 8601 time with its UTC offset (what a recording writes), from 1970 to 2200: a
-    ledger's time column holds no other."""
-    if not isinstance(text, str):
-        return False
-    try:
-        when = datetime.fromisoformat(text)
-    except ValueError:
-        return False
-    return when.tzinfo is not None and 1970 <= when.year <= 2200
-
-
-def _is_number(value: Any, *, low: float, high: float) -> bool:
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and low <= value <= high
-    )
-
-
-def _is_whole(value: Any, low: int, high: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
-
-
-def _is_ru(value: Any) -> bool:
-    return _is_whole(value, 0, MAX_RECORDED_RU)
-
-
-def _is_host(host: Any) -> bool:
-    """A host and maybe its port (``name``, ``name:port``, ``[::1]:port``), as a recording
-    writes one: what a replay makes its nodes' URLs of, and their gateway's identity."""
-    if not isinstance(host, str) or not host or len(host) > 300:
-        return False
-    try:
-        parts = urlsplit(f"//{host}")
-        parts.port  # noqa: B018 (a port out of range, or not a number, raises)
-        clean_url(f"http://{host}/")
-    except (ValueError, ValidationError):
-        return False
-    return parts.netloc == host and bool(parts.hostname) and "@" not in host
-
-
-def _damage(record: Any) -> str | None:
-    """What a replay could not read in a call record (see `TapeClient._replay`), or None."""
-    if not isinstance(record, dict):
-        return "is not an object"
-    if not all(isinstance(record.get(field), str) for field in ("node", "chain", "call", "params")):
-        return "lacks the node, chain, call or params of its call"
-    if not all(_is_ru(record.get(cost)) for cost in ("ru", "unconfirmed_ru")):
-        return f"lacks what its call cost (whole RU from 0 to {MAX_RECORDED_RU:,})"
-    answers = record.get("answers")
-    if not isinstance(answers, list):
-        return "has no list of answers"
-    for answer in answers:
-        if not isinstance(answer, dict) or not _is_time(answer.get("at")):
-            return "has an answer without the time it was recorded (with its UTC offset)"
-        if not all(_is_ru(answer.get(cost)) for cost in ("ru", "unconfirmed_ru")):
-            return f"has an answer without what it cost (whole RU from 0 to {MAX_RECORDED_RU:,})"
-        if not _is_number(answer.get("latency_s", 0.0), low=0.0, high=MAX_LATENCY_S):
-            return "has an answer that took no number of seconds from 0 to a day"
-        if "item" in answer:
-            item = answer["item"]
-            if not isinstance(item, dict):
-                return "has a JSON-RPC answer that is not an object"
-            if "id" in item or "jsonrpc" in item:  # the request's own, given when replayed
-                return "has a JSON-RPC answer with an id of its own"
-        elif not _is_whole(answer.get("status"), 100, 599) or "body" not in answer:
-            return "has an answer without its status (100 to 599) and body"
-        elif not all(isinstance(answer.get(h), str | None) for h in ("type", "retry_after")):
-            return "has an answer whose headers are not text"
-        elif isinstance(answer["body"], dict) and not isinstance(
-            answer["body"].get("text", ""), str
-        ):
-            return "has a text body that is not text"
-    return None
-
-
-def _file_of(path: Path) -> Path:
-    """A tape's file: `path`, or in a folder of tapes, the notebook's own (``<folder>/<notebook
-    name>.tape.gz``, the name from ``JPY_SESSION_NAME``, which Jupyter sets for a notebook's
-    kernel): one setting replays every notebook of a folder (`make lab TAPES=replay`)."""
-    if not path.is_dir():
-        return path
-    session = os.environ.get("JPY_SESSION_NAME")
-    if not session:
-        raise ValidationError(
-            f"{path} is a folder: each notebook's tape is <folder>/<notebook>.tape.gz, and the "
-            "notebook's name comes from JPY_SESSION_NAME, which Jupyter sets for a notebook's "
-            "kernel; outside a notebook, name the tape's file",
-            param="tape",
-            rule="folder",
-        )
-    return path / f"{Path(session).stem}.tape.gz"
-
-
-def _parts_folder(path: Path) -> Path:
-    return path.with_name(f"{path.name}.parts")
-
-
 def _worker_recording(path: str) -> Tape:
     """A Dask worker's share of a recording: a tape of its own in the recording's parts folder."""
-    return _recording_at(str(_parts_folder(Path(path)) / f"{secrets.token_hex(6)}.tape.gz"))
+    return _recording_at(str(parts_folder(Path(path)) / f"{secrets.token_hex(6)}.tape.gz"))
 
 
 def _recording_at(path: str) -> Tape:
@@ -753,7 +451,7 @@ class TapeClient(StepClient):
         return [self._key(f"{request.method} {scrub(path) or '/'}", payload)], None
 
     def _key(self, call: str, params: Any) -> Key:
-        return (self.node, self.chain, call, _canonical(params, call))
+        return (self.node, self.chain, call, tape_params(params, call))
 
     # --- recording ---
 
@@ -931,7 +629,7 @@ def tape_from(setting: Any, mode: str | None) -> Tape | None:
             return None
     if not isinstance(setting, str | PathLike) or not str(setting):
         raise ValidationError(f"must be a file path, got {setting!r}", param="tape", rule="type")
-    path = _file_of(Path(setting).expanduser()).resolve()
+    path = tape_file_of(Path(setting).expanduser()).resolve()
     with _open_lock:
         recording = _open.get(path)
         if recording is not None and mode in ("auto", "record"):

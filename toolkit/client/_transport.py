@@ -18,7 +18,7 @@ import random
 import time
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field, fields
-from datetime import UTC, datetime
+from datetime import datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -453,9 +453,8 @@ class Exchange:
 
     def _record(self, status: str, result: Any, retries: int, latency: float) -> None:
         likely = self.ru if self.ru_likely is None else self.ru_likely
-        # A replayed call happened when it was recorded, and took as long: the ledger keeps the
-        # tape's clock.
-        now = self.meter.clock() if self.replayed_at is None else _utc(self.replayed_at)
+        # A replayed call happened when it was recorded, and took as long.
+        now = self.meter.clock.answered_at(self.replayed_at)
         if self.replayed_at is not None:
             latency = self.recorded_latency_s
         sent = self.answered_attempts + self.unanswered_attempts > 0
@@ -595,11 +594,6 @@ class Exchange:
 
 
 _STILL_TO_SEND = StillToSend.__name__
-
-
-def _utc(text: str) -> datetime:
-    when = datetime.fromisoformat(text)
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def _certificate_refusal(error: BaseException) -> str | None:

@@ -75,7 +75,7 @@ from .._files import fsync_dir, write_atomically
 from .._json import load_bounded
 from .._redact import warn
 from .._version import __version__
-from ..catalog import key_json
+from ..client import CallKey, canonical_params
 from ._dataset_files import (
     PARTITIONS,
     RANGE_REFUSED,
@@ -545,25 +545,25 @@ def _match_spellings(
 ) -> None:
     """`already_done`'s second pass: the calls not found yet, by their canonical params, among
     the rows the first pass left (each row's params made canonical by the catalog)."""
-    left: dict[tuple[str | None, str, str, str], list[int]] = {}
+    left: dict[CallKey, list[int]] = {}
     for (gateway, node, method, text), positions in rows.items():
         spare = positions[used[(gateway, node, method, text)] :]
         if spare:
-            canonical = (gateway, node, method, _key_json(method, text))
+            canonical = CallKey(gateway, node, method, _canonical_params(method, text))
             left.setdefault(canonical, []).extend(spare)
     if not left:
         return
     for index, (key, text) in enumerate(zip(keys, key_texts, strict=True)):
         if found[index] is None:
-            rows_left = left.get((key[0], key[1], key[2], text))
+            rows_left = left.get(CallKey(key[0], key[1], key[2], text))
             if rows_left:
                 found[index] = rows_left.pop(0)
 
 
-def _key_json(method: Any, text: Any) -> Any:
-    """A row's params text in canonical form (`catalog.key_json`); a text that is not JSON
-    (a damaged row) stays itself."""
+def _canonical_params(method: Any, text: Any) -> Any:
+    """A row's params text in the call key's canonical form; a text that is not JSON (a
+    damaged row) stays itself."""
     try:
-        return key_json(method, load_bounded(text))
+        return canonical_params(method, load_bounded(text))
     except (ValueError, TypeError):
         return text

@@ -191,15 +191,14 @@ def provenance(gateway: Gateway, *, entries: Sequence[Entry] | None = None) -> P
         replayed=len(replayed),
         recorded_ru=sum(e.recorded_ru for e in replayed),
         recorded_unconfirmed_ru=sum(e.recorded_unconfirmed_ru for e in replayed),
-        # Replayed, the record is the recording's: its time, not the replay's. Against the
-        # embedded sandbox, the sandbox's own time (`Meter.clock`).
+        # Replayed, the record is the recording's: its time, not the replay's (`GatewayClock`).
         tape=f"{tape.path.name} recorded {tape.recorded_at:%Y-%m-%d %H:%M} UTC"
         if tape is not None and replaying
         else f"{tape.path.name} (started {tape.recorded_at:%Y-%m-%d %H:%M} UTC)"
         if tape is not None
         else None,
         tape_replaying=replaying,
-        time=tape.recorded_at if tape is not None and replaying else gateway.meter.clock(),
+        time=gateway.meter.clock.record_time(),
         sandbox_time=gateway.sandbox is not None and not replaying,
     )
 

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from .._errors import RunStopped, ValidationError
 from .._redact import warn
 from ..catalog import Estimate, Plan
-from ..client import Ledger, Node, PreparedCall, run_sync
+from ..client import Entry, GatewayClock, Ledger, Node, PreparedCall, run_sync
 from . import _planned
 from ._bulk import (
     BulkRun,
@@ -561,13 +561,8 @@ def _finish(
 
 
 def _seconds(started: float, ledgers: list[tuple[Ledger, int]] | None) -> float:
-    """How long the run took: since `started`; replaying a tape, as long as it took when it was
-    recorded (the span of its calls' recorded times), so that a replay shows the same."""
-    entries = [entry for ledger, start in ledgers or () for entry in ledger.since(start)]
-    if entries and all(entry.replayed for entry in entries):
-        span = max(entry.time for entry in entries) - min(entry.time for entry in entries)
-        return span.total_seconds() + max(entry.latency_s for entry in entries)
-    return time.perf_counter() - started
+    """How long the run took, on the clock's rule (`GatewayClock.run_seconds`)."""
+    return GatewayClock.run_seconds(started, _entries_since(ledgers or []))
 
 
 def _ledger_marks(calls: list[PlannedCall]) -> list[tuple[Ledger, int]]:
@@ -706,14 +701,10 @@ def _record_run(
 
 
 def _run_time(calls: list[PlannedCall], ledgers: list[tuple[Ledger, int]]) -> datetime | None:
-    """When a run happened: now on the gateway's clock (`Meter.clock`: the embedded sandbox's
-    own), or replaying a tape, on the tape's clock (its last replayed call's recorded time, else
-    the latest answer the tape served), so that a notebook run twice shows the same run records.
-    None: no call, so no gateway to ask."""
-    if not calls:
-        return None
-    tape = calls[0].node.settings.tape
-    if tape is None or not tape.replaying:
-        return calls[0].node.meter.clock()
-    replayed = [e.time for ledger, start in ledgers for e in ledger.since(start) if e.replayed]
-    return max(replayed) if replayed else tape.clock
+    """When a run happened, on its gateway's clock (`GatewayClock.run_time`); None: no call, so no
+    gateway to ask."""
+    return calls[0].node.meter.clock.run_time(_entries_since(ledgers)) if calls else None
+
+
+def _entries_since(ledgers: list[tuple[Ledger, int]]) -> Iterator[Entry]:
+    return (entry for ledger, start in ledgers for entry in ledger.since(start))
