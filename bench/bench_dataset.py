@@ -36,7 +36,7 @@ import psutil
 from bench_bulk import start_sandbox  # this folder: the sandbox in a process of its own
 
 import toolkit
-from toolkit.workloads._dataset import SYNC_SECONDS, Journal
+from toolkit.workloads._dataset_files import SYNC_SECONDS, RowJournal
 from toolkit.workloads._workload import Workload
 
 ROWS_PER_FILE = 50_000
@@ -165,12 +165,12 @@ def journaling(on: bool) -> Iterator[None]:
     if on:
         yield
         return
-    append = Journal.append
-    Journal.append = lambda journal, items: None  # type: ignore[method-assign]
+    append = RowJournal.append
+    RowJournal.append = lambda journal, items: None  # type: ignore[method-assign]
     try:
         yield
     finally:
-        Journal.append = append  # type: ignore[method-assign]
+        RowJournal.append = append  # type: ignore[method-assign]
 
 
 def make_dataset(root: Path, rows: int) -> int:

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from toolkit.catalog import BoundCall
 from toolkit.client._node import PreparedCall
 from toolkit.client._transport import NOT_SENT, HTTPRequest
-from toolkit.workloads._workload import PlannedCall
+from toolkit.workloads._planned import PlannedCall
 
 RECORDS = 10_000
 

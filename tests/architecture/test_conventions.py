@@ -46,6 +46,21 @@ def test_no_class_name_means_two_things_across_client_and_sandbox():
     assert not shared, [(name, client[name], sandbox[name]) for name in shared]
 
 
+def test_no_class_name_means_two_things_within_a_package():
+    """Two classes of one name in one package (the workloads' `Journal` of a dataset's rows and
+    `Journal` of a distributed run's spending, once) make a reader take one for the other."""
+    twice = []
+    for package in sorted(p for p in PACKAGE.iterdir() if (p / "__init__.py").exists()):
+        seen: dict[str, str] = {}
+        for path in sorted(package.rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ClassDef):
+                    where = str(path.relative_to(PACKAGE.parent))
+                    if seen.setdefault(node.name, where) != where:
+                        twice.append(f"{node.name}: {seen[node.name]} and {where}")
+    assert not twice, twice
+
+
 def _private_module_names() -> set[str]:
     return {
         path.stem for path in PACKAGE.rglob("_*.py") if path.stem not in ("__init__", "__main__")

@@ -222,3 +222,38 @@ def test_the_tape_file_module_imports_nothing_above_it():
     reached = _reached_from("client._tapefile", graph)
     assert "client._node" in above and "client._settings" in above  # the scan sees them
     assert not reached & above, sorted(reached & above)
+
+
+# Packages whose modules keep their private names to themselves: another module of the package
+# reaches them only through a public name (the client's turn comes with its transport seam).
+PRIVATE_TO_THEIR_MODULE = ("workloads",)
+
+
+@pytest.mark.parametrize("package", PRIVATE_TO_THEIR_MODULE)
+def test_no_module_reaches_into_another_modules_private_names(package):
+    """``from ._bulk import _all_same`` or ``work._run(...)`` in another module (a Dask
+    partition running a workload's private run) ties the reader to what its owner may change at
+    will: a name one module shares is public in it."""
+    modules = [(dotted, path) for dotted, path in MODULES if _layer(dotted) == package]
+    defined = {
+        dotted: {
+            node.name
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        }
+        for dotted, path in modules
+    }
+    module_names = {dotted.split(".")[-1] for dotted, _ in modules}
+    problems = []
+    for dotted, path in modules:
+        elsewhere = set().union(*(names for other, names in defined.items() if other != dotted))
+        for line, _, name in _names_imported(dotted, path):
+            if name.startswith("_") and not name.startswith("__") and name not in module_names:
+                problems.append(f"{dotted} line {line}: imports the private name {name}")
+        for node in ast.walk(ast.parse(path.read_text())):
+            reached = isinstance(node, ast.Attribute) and node.attr.startswith("_")
+            if not reached or node.attr.startswith("__") or node.attr in defined[dotted]:
+                continue
+            if node.attr in elsewhere and ast.unparse(node.value) not in ("self", "cls"):
+                problems.append(f"{dotted} line {node.lineno}: reaches {ast.unparse(node)}")
+    assert not problems, "\n".join(problems)

@@ -75,7 +75,7 @@ def die() -> None:
 
 def plant(point: str, at: int) -> None:
     """Make the dataset writer kill this process the `at`-th time it reaches `point`."""
-    from toolkit.workloads import _dataset
+    from toolkit.workloads import _dataset, _dataset_files
 
     reached = [0]
 
@@ -101,7 +101,7 @@ def plant(point: str, at: int) -> None:
             def __getattr__(self, name):
                 return getattr(self.inner, name)
 
-        append = _dataset.Journal.append
+        append = _dataset_files.RowJournal.append
 
         def journal_append(journal, groups):
             if journal._handle is None:
@@ -109,9 +109,9 @@ def plant(point: str, at: int) -> None:
                 journal._handle = Handle(journal._handle)
             append(journal, groups)
 
-        _dataset.Journal.append = journal_append
+        _dataset_files.RowJournal.append = journal_append
     elif point in ("part-temporary", "part-renamed", "record"):
-        write_atomically = _dataset.write_atomically
+        write_atomically = _dataset_files.write_atomically
         replace = os.replace
 
         def atomically(file, write):
@@ -132,25 +132,25 @@ def plant(point: str, at: int) -> None:
             finally:
                 os.replace = replace
 
-        _dataset.write_atomically = atomically
+        _dataset.write_atomically = _dataset_files.write_atomically = atomically
     elif point == "merge-partial":  # the first merged file written, the others not
-        write = _dataset.DatasetWriter._write
+        write = _dataset_files.write_part
 
         def write_then_maybe_die(file, frame, about):
             write(file, frame, about)
             if file.name.startswith("part-merged-") and arrive():
                 die()
 
-        _dataset.DatasetWriter._write = staticmethod(write_then_maybe_die)
+        _dataset_files.write_part = write_then_maybe_die
     elif point == "merge-written":  # every merged file written, the old ones not yet removed
-        finish = _dataset._finish_merge
+        finish = _dataset_files.finish_merge
 
         def die_before_finishing(root):
-            if (root / _dataset._PLAN).exists() and arrive():
+            if (root / _dataset_files.PLAN).exists() and arrive():
                 die()
             finish(root)
 
-        _dataset._finish_merge = die_before_finishing
+        _dataset_files.finish_merge = die_before_finishing
     elif point == "cache-store":  # the answers inserted, the transaction not committed
         from toolkit.client._cache import ResponseCache
 

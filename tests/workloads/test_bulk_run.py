@@ -224,10 +224,10 @@ def test_a_progress_bar_that_raises_neither_hangs_the_run_nor_loses_its_rows(
 ):
     import threading
 
-    from toolkit.workloads import _bulk
+    from toolkit.workloads import _workload
 
     bar = FailingBar()
-    monkeypatch.setattr(_bulk, "progress_bar", lambda *args: bar)
+    monkeypatch.setattr(_workload, "progress_bar", lambda *args: bar)
     work = balances_and_blocks(make_gateway(), blocks=2)
     done: dict = {}
 

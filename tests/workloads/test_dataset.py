@@ -161,10 +161,8 @@ def test_an_interrupted_run_keeps_what_finished_and_the_next_run_sends_the_rest(
     async def interrupted():
         box = []
         bar = StopAfter(box)
-        from toolkit.workloads._dataset import DatasetWriter
-
         task = asyncio.ensure_future(
-            work._run(bar, concurrency=4, batch_size=1, writer=DatasetWriter(tmp_path / "ds"))
+            work.arun(progress=bar, concurrency=4, batch_size=1, dataset=tmp_path / "ds")
         )
         box.append(task)
         with pytest.raises(asyncio.CancelledError):
@@ -261,7 +259,7 @@ def test_the_journal_holds_no_key_a_node_quotes_in_its_answers(tmp_path, monkeyp
     """The journal is what a crash leaves of a run (here it is kept, as after a crash): a key
     that a node quoted in a result is scrubbed there as in the part files."""
     from tests.client.conftest import LoopbackServer
-    from toolkit.workloads._dataset import Journal
+    from toolkit.workloads._dataset_files import RowJournal
 
     key = "JournalEchoKey0a1b2c3d4e5f"
 
@@ -276,7 +274,7 @@ def test_the_journal_holds_no_key_a_node_quotes_in_its_answers(tmp_path, monkeyp
         return 200, {"Content-Type": "application/json"}, json.dumps(body).encode()
 
     server = LoopbackServer(answer)
-    monkeypatch.setattr(Journal, "discard", Journal.close)
+    monkeypatch.setattr(RowJournal, "discard", RowJournal.close)
     eth = toolkit.node(f"{server.url}/{key}", chain="ethereum", cache=False)
     work = Workload().each(eth, "eth_getBlockByNumber", [1, 2], param="block")
     with warnings.catch_warnings():

@@ -1,4 +1,4 @@
-"""The write-ahead journal of a distributed run's task (`toolkit.workloads._distributed.Journal`),
+"""The write-ahead journal of a distributed run's task (`_distributed.WriteAheadJournal`),
 in this process against the sandbox: every request has its reservation on disk before it goes
 out, a journal tells what its attempt spent, a dead attempt's unsettled reservations count as
 may-have-been-billed, and a reservation that cannot be written is never sent."""
@@ -11,7 +11,7 @@ import os
 import pytest
 
 import toolkit
-from toolkit.workloads._distributed import Journal, attempt_entries, journal_entries
+from toolkit.workloads._distributed import WriteAheadJournal, attempt_entries, journal_entries
 from toolkit.workloads._workload import Workload
 
 ADDRESSES = [f"0x{index:040x}" for index in range(1, 11)]
@@ -31,7 +31,7 @@ def balances(gateway) -> Workload:
     return Workload().grid(eth, "eth_getBalance", ADDRESSES, [head - 2_000, head])
 
 
-def lines(journal: Journal) -> list[list]:
+def lines(journal: WriteAheadJournal) -> list[list]:
     return [json.loads(line) for line in journal.file.read_text().splitlines()]
 
 
@@ -42,7 +42,7 @@ def test_every_request_is_reserved_on_disk_and_the_journal_tells_what_was_spent(
     work = balances(gateway)
     sandbox.reset_metering()
     gateway.ledger.clear()
-    journal = Journal(str(tmp_path), "run", "run-p00000", gateway.ledger)
+    journal = WriteAheadJournal(str(tmp_path), "run", "run-p00000", gateway.ledger)
     gateway.meter.journal = journal
     frame = work.run(progress=False, batch_size=1, concurrency=4)
     journal.close()
@@ -92,7 +92,7 @@ def test_a_reservation_that_cannot_be_written_is_not_sent(make_gateway, sandbox,
     gateway = make_gateway()
     eth = gateway.node("ethereum-mainnet")
     gateway.set_budget(gateway.ledger.counted_ru + 100)
-    journal = Journal(str(tmp_path), "run", "run-p00000", gateway.ledger)
+    journal = WriteAheadJournal(str(tmp_path), "run", "run-p00000", gateway.ledger)
     gateway.meter.journal = journal
     eth.get_balance(ADDRESSES[0], block="latest")  # written ahead, sent
     good = journal.file.stat().st_size
@@ -119,7 +119,7 @@ def test_a_reservation_that_cannot_be_written_is_not_sent(make_gateway, sandbox,
 def test_a_stopped_run_sends_nothing_more(make_gateway, sandbox, tmp_path):
     gateway = make_gateway()
     eth = gateway.node("ethereum-mainnet")
-    journal = Journal(str(tmp_path), "run", "run-p00000", gateway.ledger)
+    journal = WriteAheadJournal(str(tmp_path), "run", "run-p00000", gateway.ledger)
     gateway.meter.journal = journal
     eth.get_balance(ADDRESSES[0], block="latest")
     before = metered_ru(sandbox)

@@ -3,7 +3,8 @@
 Built on the client layer's public names only (`Node.prepare`, `send`, `price`).
 """
 
-from ._dataset import compact_dataset, read_dataset
+from ._dataset import compact_dataset
+from ._dataset_files import read_dataset
 from ._provenance import Provenance, provenance
 from ._workload import Preview, Workload
 

@@ -26,92 +26,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Sequence
-from itertools import repeat
-from operator import attrgetter, is_
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from .._errors import BatchRefused, BudgetExceeded, GatewayError, ValidationError
 from .._redact import warn
-from ..catalog import TYPED_VALUES, Surface
-from ..client import CACHE_HIT, NOT_SENT, PreparedCall, Receipt, SharedReceipt
+from ..catalog import Surface
+from ..client import CACHE_HIT, NOT_SENT, PreparedCall
+from ._planned import positions_by_node
+from ._rows import Interrupted, Item, all_same
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from ..client import Node
-
-RESULT_COLUMNS = (
-    "node",
-    "method",
-    "params",
-    "result",
-    "value",
-    "error",
-    "message",
-    "ru",
-    "unconfirmed_ru",
-    "cache_hit",
-)
-
-
-class Interrupted(Exception):
-    """What a call that a stopped run did not finish shows as its error (never raised). Its
-    message says whether it was sent: one in flight at the stop may have been billed, and its
-    row's ``ru`` and ``unconfirmed_ru`` say how much, as the ledger does."""
-
-
-INTERRUPTED = Interrupted.__name__  # the ``error`` column's text for such a row
-BUDGET_EXCEEDED = BudgetExceeded.__name__  # ... and for a call the budget stop left unsent
-
-
-class Item:
-    """One call of a bulk run and what became of it: the last of the four call wrappers.
-
-    It adds to a workload's node and `PreparedCall` what the run found: `done`, the `result` or
-    the `error`, the `receipt` of every send of the call together (a batch retried, or a refused
-    batch sent again call by call, sends a call more than once) and `batch_retries`. Mutable,
-    as the run fills it in while answers come.
-
-    Made by `BulkRun` from a workload's planned calls (the Dask runner makes failed ones for the
-    rows of calls a partition did not run); read by the run's send loop, by `results` (one row
-    of the run's frame each) and by the dataset writer (`DatasetWriter.add`: a journal line per
-    batch of finished items)."""
-
-    __slots__ = ("batch_retries", "call", "done", "error", "node", "receipt", "result")
-
-    def __init__(self, node: Node, call: PreparedCall):
-        self.node = node
-        self.call = call
-        self.batch_retries = 0
-        self.done = False
-        self.result: Any = None
-        self.error: BaseException | None = None
-        # What every send of this call cost: a batch item retried, or a refused batch's calls
-        # sent again one by one, are sent more than once, and each send's receipt starts afresh.
-        self.receipt: Receipt = NOT_SENT
-
-    def __repr__(self) -> str:
-        return f"<Item {self.call.method} on {self.node.name} done={self.done}>"
-
-    def tally(self) -> None:
-        """Count the call's last send in the item's receipt. Each send gives the call a new
-        receipt, so the first send's can be the item's own, as it is."""
-        sent, mine = self.call.receipt, self.receipt
-        if isinstance(mine, SharedReceipt):  # not sent yet, or answered from the cache
-            if not isinstance(sent, SharedReceipt):
-                self.receipt = sent
-                return
-            mine = self.receipt = Receipt()
-        mine.add(sent.ru, sent.unconfirmed_ru, False)
-        mine.answered += sent.answered
-        mine.cache_hit |= sent.cache_hit
-        mine.status = sent.status
-
-    def succeed(self, result: Any) -> None:
-        self.done, self.result = True, result
-
-    def fail(self, error: BaseException) -> None:
-        self.done, self.error = True, error
 
 
 class BulkRun:
@@ -226,7 +152,7 @@ class BulkRun:
         """The positions of the items the cache answered (0 RU: nothing else to tally)."""
         items = self.items
         hits = []
-        for indexes in _positions_by_node(items):
+        for indexes in positions_by_node(items):
             node = items[indexes[0]].node
             if node.cache is None:
                 continue
@@ -249,8 +175,8 @@ class BulkRun:
         size = self.batch_size
         if (
             items
-            and _all_same(list(map(_NODE_OF, items)))
-            and _all_same(list(map(_ITEM_METHOD_OF, items)))
+            and all_same(list(map(attrgetter("node"), items)))
+            and all_same(list(map(_ITEM_METHOD_OF, items)))
         ):  # one node and one method (found by passes in C): one group
             if not self._batchable(items[0]):
                 return [[item] for item in items]
@@ -440,222 +366,7 @@ class BulkRun:
         )
 
 
-def _positions_by_node(items: Sequence[Item]) -> list[Sequence[int]]:
-    """The items' positions, grouped by node (in the order the nodes first appear)."""
-    nodes = list(map(_NODE_OF, items))
-    if _all_same(nodes):  # one node, the usual workload: no grouping pass
-        return [range(len(items))] if items else []
-    by_node: dict[int, list[int]] = {}
-    for index, node in enumerate(map(id, nodes)):
-        by_node.setdefault(node, []).append(index)
-    return list(by_node.values())
-
-
-# --- results as one DataFrame -------------------------------------------------------------------
-
-
-def params_text(call: PreparedCall) -> str:
-    """A call's parameters as the frame's ``params`` column shows them (compact JSON)."""
-    return call.bound.wire_json
-
-
-def results_frame(items: Sequence[Item]) -> pd.DataFrame:
-    """One row per call, in the workload's order (see `RESULT_COLUMNS`); see `results`."""
-    return results(items)[0]
-
-
-def results(items: Sequence[Item]) -> tuple[pd.DataFrame, dict[str, int]]:
-    """One row per call, in the workload's order (see `RESULT_COLUMNS`), built column by column,
-    and the rows' counts for a run's summary (`row_counts`), from the arrays the frame is made of.
-
-    ``result`` and ``value`` are Python objects whatever they hold: exact ints past 2**63 as
-    well as below, and one type per column from run to run (pandas would infer int64 or str
-    from the values). The text columns are Arrow strings made straight from the texts (the
-    ``string`` dtype's own storage), skipping pandas' check of each value. Each column is one
-    pass in C over the items where it can be (`map`, `attrgetter`): a Python loop over the
-    items with a branch per column cost more than all the rest of a cached re-run.
-    """
-    import numpy as np
-    import pandas as pd
-
-    n = len(items)
-    bounds = list(map(_BOUND_OF, items))
-    methods = list(map(_METHOD_OF, bounds))
-    results = list(map(_RESULT_OF, items))
-    failures = list(map(_ERROR_OF, items))
-    failed = failures.count(None) != n
-    receipts = list(map(_RECEIPT_OF, items))
-    index = pd.RangeIndex(n)
-    columns = {
-        "node": _attribute_strings(list(map(_NODE_OF, items)), "name"),
-        "method": _attribute_strings(methods, "name"),
-        "params": _strings(list(map(_WIRE_JSON_OF, bounds))),
-        # Series of dtype object: from an array of texts, pandas would infer its string dtype.
-        # One index object for them and the frame: pandas then has no indexes to align.
-        "result": pd.Series(np.fromiter(results, object, n), index, object, copy=False),
-        "value": pd.Series(
-            np.fromiter(_values(methods, results, failures, failed), object, n),
-            index,
-            object,
-            copy=False,
-        ),
-        "error": _strings([_error_name(e) for e in failures]) if failed else _no_strings(n),
-        "message": _strings([_error_text(e) for e in failures]) if failed else _no_strings(n),
-    }
-    ru, unconfirmed, cache_hit = _receipt_columns(receipts)
-    columns["ru"], columns["unconfirmed_ru"], columns["cache_hit"] = ru, unconfirmed, cache_hit
-    interrupted = sum(type(e) is Interrupted for e in failures) if failed else 0
-    refused = sum(type(e) is BudgetExceeded for e in failures) if failed else 0
-    counts = {
-        "calls": n,
-        "failed": n - failures.count(None) - interrupted - refused,
-        "interrupted": interrupted,
-        "budget_refused": refused,
-        "cache_hits": int(cache_hit.sum()),
-        "ru": int(ru.sum()),
-        "unconfirmed_ru": int(unconfirmed.sum()),
-    }
-    # In `RESULT_COLUMNS` order (a test checks).
-    return pd.DataFrame(columns, index, copy=False), counts
-
-
-def row_counts(frame: pd.DataFrame) -> dict[str, int]:
-    """What `results` counts, for a frame made otherwise (rows resumed from a dataset)."""
-    interrupted = int(frame["error"].eq(INTERRUPTED).sum())
-    refused = int(frame["error"].eq(BUDGET_EXCEEDED).sum())
-    return {
-        "calls": len(frame),
-        "failed": len(frame) - int(frame["error"].array.isna().sum()) - interrupted - refused,
-        "interrupted": interrupted,
-        "budget_refused": refused,
-        "cache_hits": int(frame["cache_hit"].to_numpy().sum()),
-        "ru": int(frame["ru"].to_numpy().sum()),
-        "unconfirmed_ru": int(frame["unconfirmed_ru"].to_numpy().sum()),
-    }
-
-
-_NODE_OF = attrgetter("node")
-_BOUND_OF = attrgetter("call.bound")
 _ITEM_METHOD_OF = attrgetter("call.bound.method")
-_METHOD_OF = attrgetter("method")
-_RESULT_OF = attrgetter("result")
-_ERROR_OF = attrgetter("error")
-_RECEIPT_OF = attrgetter("receipt")
-_WIRE_JSON_OF = attrgetter("wire_json")
-_RU_OF = attrgetter("ru")
-_UNCONFIRMED_OF = attrgetter("unconfirmed_ru")
-_CACHE_HIT_OF = attrgetter("cache_hit")
-
-
-def _each_attribute(objects: list[Any], name: str) -> list[Any]:
-    """Each object's attribute `name`, read once when every object is the same one (a run's
-    calls are mostly of one node and one method, and a node's name is a property)."""
-    if objects and _all_same(objects):
-        return [getattr(objects[0], name)] * len(objects)
-    return list(map(attrgetter(name), objects))
-
-
-def _all_same(objects: list[Any]) -> bool:
-    """Whether every object is the same one (an identity test in C, stopping at the first other;
-    true for none)."""
-    return all(map(is_, objects, repeat(objects[0] if objects else None)))
-
-
-def _receipt_columns(receipts: list[Receipt]) -> tuple[Any, Any, Any]:
-    """The ru, unconfirmed_ru and cache_hit columns; when every call shares one receipt (a
-    re-run the cache answered wholly: `CACHE_HIT`), filled from it without a pass per column."""
-    import numpy as np
-
-    n = len(receipts)
-    if n and _all_same(receipts):
-        shared = receipts[0]
-        return (
-            np.full(n, shared.ru, np.int64),
-            np.full(n, shared.unconfirmed_ru, np.int64),
-            np.full(n, shared.cache_hit, bool),
-        )
-    return (
-        np.fromiter(map(_RU_OF, receipts), np.int64, n),
-        np.fromiter(map(_UNCONFIRMED_OF, receipts), np.int64, n),
-        np.fromiter(map(_CACHE_HIT_OF, receipts), bool, n),
-    )
-
-
-def _values(methods: list[Any], results: list[Any], failures: list[Any], failed: bool) -> list[Any]:
-    """The typed values (ints for quantities, like the helpers return); None for a failed call
-    and for a result its kind's conversion refuses."""
-    kinds = set(_each_attribute(methods, "result"))
-    if len(kinds) == 1 and not failed:
-        convert = TYPED_VALUES.get(next(iter(kinds)))
-        if convert is None:
-            return results
-        try:
-            return list(map(convert, results))
-        except (TypeError, ValueError):
-            pass  # one result the conversion refuses: convert each on its own below
-    values: list[Any] = []
-    converters: dict[str, Any] = {}
-    for method, result, failure in zip(methods, results, failures, strict=True):
-        if failure is not None:
-            values.append(None)
-            continue
-        kind = method.result
-        convert = converters.get(kind, _UNKNOWN)
-        if convert is _UNKNOWN:
-            convert = converters[kind] = TYPED_VALUES.get(kind)
-        values.append(result if convert is None else _typed(convert, result))
-    return values
-
-
-def _error_name(error: BaseException | None) -> str | None:
-    return None if error is None else type(error).__name__
-
-
-def _error_text(error: BaseException | None) -> str | None:
-    return None if error is None else str(error)
-
-
-def _strings(texts: list[str | None]) -> Any:
-    """A pandas ``string`` array (Arrow storage) of `texts`: what ``pd.array(texts,
-    dtype="string")`` makes, without checking each value again (they are str or None)."""
-    return _string_array(lambda pa: pa.array(texts, type=pa.large_string()), lambda: texts)
-
-
-def _attribute_strings(objects: list[Any], name: str) -> Any:
-    """`_strings` of each object's attribute `name`; when every object is the same one, its
-    attribute is read once and repeated by Arrow."""
-    if not objects or not _all_same(objects):
-        return _strings(list(map(attrgetter(name), objects)))
-    text, n = getattr(objects[0], name), len(objects)
-    return _string_array(
-        lambda pa: pa.repeat(pa.scalar(text, type=pa.large_string()), n), lambda: [text] * n
-    )
-
-
-def _no_strings(n: int) -> Any:
-    return _string_array(lambda pa: pa.nulls(n, type=pa.large_string()), lambda: [None] * n)
-
-
-def _string_array(arrow: Callable[[Any], Any], texts: Callable[[], list[str | None]]) -> Any:
-    """A pandas ``string`` array: made by `arrow` from the pyarrow module when that is the
-    dtype's storage (pandas' default with pyarrow installed), else by pandas from `texts()`."""
-    import pandas as pd
-
-    if pd.StringDtype().storage != "pyarrow":
-        return pd.array(texts(), dtype="string")
-    import pyarrow as pa
-
-    return pd.arrays.ArrowStringArray(arrow(pa))
-
-
-_UNKNOWN = object()
-
-
-def _typed(convert: Any, result: Any) -> Any:
-    try:
-        return convert(result)
-    except (TypeError, ValueError):
-        return None
 
 
 # --- progress ---------------------------------------------------------------------------------
@@ -694,19 +405,26 @@ def check_progress(progress: Any) -> None:
 
 
 def show_failures(bar: Any, failed: int, refused: int = 0) -> None:
-    """Say on the bar that `failed` calls failed, and `refused` were not sent for the budget:
-    in its postfix and in red, where it has them (tqdm's text and notebook bars). A bar that
-    filled up green read as a run that went well when every call had been refused. Only
-    cosmetic: a bar that has neither, or refuses them, is left as it is (the run warns anyway)."""
+    """Say on the bar that `failed` calls failed, and `refused` were not sent for the budget,
+    in red: a bar that filled up green read as a run that went well when every call had been
+    refused."""
     said = [f"{failed:,} failed"] if failed else []
     if refused:
         said.append(f"{refused:,} not sent: budget")
+    say_on_bar(bar, ", ".join(said), red=True)  # drawn by the update that follows
+
+
+def say_on_bar(bar: Any, text: str, *, red: bool, refresh: bool = False) -> None:
+    """Show `text` in the bar's postfix, the bar red or in its own colour, where it has them
+    (tqdm's text and notebook bars). Only cosmetic: a bar that has neither, or refuses them, is
+    left as it is (the run warns anyway)."""
+    colour = "red" if red else None
     try:
         postfix = getattr(bar, "set_postfix_str", None)
         if callable(postfix):
-            postfix(", ".join(said), refresh=False)  # drawn by the update that follows
-        if hasattr(bar, "colour") and bar.colour != "red":
-            bar.colour = "red"
+            postfix(text, refresh=refresh)
+        if hasattr(bar, "colour") and bar.colour != colour:
+            bar.colour = colour
     except Exception:  # cosmetic: see the doc
         pass
 

@@ -57,7 +57,6 @@ exact names in its metadata.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import secrets
@@ -70,465 +69,43 @@ from operator import attrgetter
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, unquote
 
-from .._errors import BudgetExceeded, DatasetBusy, DatasetError, ValidationError
+from .._errors import BudgetExceeded, DatasetBusy, DatasetError
 from .._files import fsync_dir, write_atomically
 from .._json import load_bounded
-from .._redact import holds_secret, scrub_value, warn
+from .._redact import warn
 from .._version import __version__
 from ..client import CallKey, canonical_params
+from ._dataset_files import (
+    PARTITIONS,
+    RANGE_REFUSED,
+    ROWS_PER_FILE,
+    RUNS,
+    WAIT_POLL_SECONDS,
+    Damaged,
+    RowJournal,
+    at_least_one,
+    clear_up,
+    empty_rows,
+    merge_small_files,
+    part_about,
+    part_files,
+    part_name,
+    partition_dir,
+    read_part,
+    report_damage,
+    run_records,
+    write_part,
+)
+from ._rows import PartitionKey, all_same, results_frame
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ._bulk import Item
+    from ._rows import Item
 
-PARTITIONS = ("node", "method")
-RANGE_REFUSED = "LogRangeRefused"  # the error of an eth_getLogs chunk refused for its range
-ROWS_PER_FILE = 50_000
-SYNC_SECONDS = 1.0
-"""The journal is fsynced when this long has passed since it last was, as answers come in."""
-MAX_FOLDER_NAME = 200
-"""Bytes of a partition folder's name at most (file systems allow 255)."""
-WAIT_POLL_SECONDS = 0.25
-READ_ATTEMPTS = 5
-"""`read_dataset` reads again when a writer changed the files meanwhile, this often at most."""
-
-_JOURNALS = "_journal"
-_RUNS = "_runs"
-_QUARANTINE = "_quarantine"
 _LOCK = "_lock"
 _OWNER = "_lock.owner"
-_PLAN = "_compacting.json"
-
-
-# --- files: names, atomic writes, damage ------------------------------------------------------
-
-
-def _folder_name(field: str, value: str) -> str:
-    """``field=<value URI-encoded>``, cut to `MAX_FOLDER_NAME` bytes with a digest of the value
-    at the end when it is longer (the exact value is in each file's metadata)."""
-    name = f"{field}={quote(value, safe='')}"
-    if len(name) <= MAX_FOLDER_NAME:  # ASCII: quote() escapes everything else
-        return name
-    digest = hashlib.sha256(value.encode()).hexdigest()[:16]
-    # Cut between characters, never inside one's escapes: a part of a character's UTF-8 bytes
-    # is a folder name pyarrow before 25 refuses to read a file under ("not valid UTF-8").
-    head, room = f"{field}=", MAX_FOLDER_NAME - len(digest) - 1
-    for character in value:
-        escaped = quote(character, safe="")
-        if len(head) + len(escaped) > room:
-            break
-        head += escaped
-    return f"{head}~{digest}"
-
-
-def _partition_dir(root: Path, node: str, method: str) -> Path:
-    return root / _folder_name("node", node) / _folder_name("method", method)
-
-
-class Damaged(Exception):
-    """A file of the dataset that cannot be read (zero bytes, torn, not ours)."""
-
-    def __init__(self, file: Path, reason: BaseException | str):
-        self.file = file
-        super().__init__(f"{file}: {reason}")
-
-
-def _report_damage(root: Path, damaged: list[Damaged], *, move: bool) -> None:
-    """One warning for every damaged file; with `move`, each moved into ``_quarantine/``."""
-    if not damaged:
-        return
-    names = []
-    for damage in damaged:
-        relative = damage.file.relative_to(root)
-        names.append(relative.as_posix())
-        if move:
-            target = root / _QUARANTINE / relative
-            target.parent.mkdir(parents=True, exist_ok=True)
-            while target.exists():
-                target = target.with_name(f"{target.name}.{secrets.token_hex(2)}")
-            os.replace(damage.file, target)
-    where = f"moved into {root / _QUARANTINE}" if move else "skipped"
-    warn(
-        f"{len(names)} damaged file(s) in the dataset at {root} {where} (their calls are sent "
-        f"again by the next run): {', '.join(names)}",
-        RuntimeWarning,
-        stacklevel=4,
-    )
-
-
-# --- reading ----------------------------------------------------------------------------------
-
-
-def _parts(root: Path, prefix: str = "") -> Iterator[tuple[Path, str, str]]:
-    """Every part file (whose name starts with ``part-<prefix>``) with the node and method its
-    folders name: partitions by name, a partition's files in the order they were written (their
-    names hold random run ids, so a notebook run twice would read its rows in another order)."""
-    for node_dir in sorted(root.glob("node=*")):
-        for method_dir in sorted(node_dir.glob("method=*")):
-            for file in sorted(method_dir.glob(f"part-{prefix}*.parquet"), key=_written_order):
-                node = unquote(node_dir.name.removeprefix("node="))
-                yield file, node, unquote(method_dir.name.removeprefix("method="))
-
-
-def _written_order(file: Path) -> tuple[int, str]:
-    try:
-        return file.stat().st_mtime_ns, file.name
-    except OSError:  # gone meanwhile (a merge): wherever, the reader skips it
-        return 0, file.name
-
-
-def _read_part(file: Path, node: str, method: str) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """A part file's rows with their node, method and gateway columns, and what the file says
-    of itself (exact names, gateway); `Damaged` when it cannot be read."""
-    from ..frames import read_parquet
-
-    try:
-        frame = read_parquet(file)
-    except (OSError, ValueError, KeyError, TypeError) as error:  # ArrowInvalid: a ValueError;
-        raise Damaged(file, error) from None  # Key/TypeError: metadata that is not ours
-    about = frame.attrs.get("dataset") or {"node": node, "method": method, "gateway": None}
-    frame.attrs = {}
-    return _with_partitions(frame, about), about
-
-
-def _intact(file: Path, node: str, method: str) -> bool:
-    """Whether a part file is there and reads whole."""
-    try:
-        _read_part(file, node, method)
-    except Damaged:
-        return False
-    return True
-
-
-def _with_partitions(frame: pd.DataFrame, about: dict[str, Any]) -> pd.DataFrame:
-    frame.insert(0, "method", about["method"])
-    frame.insert(0, "node", about["node"])
-    frame["gateway"] = about.get("gateway")
-    return frame.astype({"node": "string", "method": "string", "gateway": "string"})
-
-
-def _empty() -> pd.DataFrame:
-    from ._bulk import results_frame
-
-    return results_frame([]).assign(gateway=None).astype({"gateway": "string"})
-
-
-def read_dataset(path: str | PathLike[str], engine: str = "pandas") -> Any:
-    """The rows of a dataset that `Workload.run(dataset=path)` wrote.
-
-    ``engine="pandas"`` gives one DataFrame (the columns of a run's frame, exact ints, and
-    ``gateway``: the identity of the gateway each row came through), with the provenance of
-    every run that wrote into the dataset in ``frame.attrs["runs"]``; ``engine="dask"`` a lazy
-    dask DataFrame of one partition per file, each read the same way. Rows that a run which
-    died wrote only to its journal are read too, and a merge of small files that a crash cut
-    short counts its files once. Damaged files are skipped with a warning (the next run into the
-    dataset moves them aside and sends their calls again); with dask, a file whose pages are
-    damaged is found when its partition is computed, and skipped then.
-
-    A run may be writing into the dataset meanwhile (another kernel): with pandas, a read that
-    a writer's files changed under (a part file written, a journal gone, a merge) is done again,
-    so each row is read once; dask's lazy reads are not, so read with it when no run writes.
-    """
-    if engine not in ("pandas", "dask"):
-        raise ValidationError(
-            f"must be 'pandas' or 'dask', got {engine!r}", param="engine", rule="choice"
-        )
-    root = Path(path)
-    if not root.is_dir():
-        raise FileNotFoundError(f"no dataset at {root}")
-    if engine == "pandas":
-        for _ in range(READ_ATTEMPTS):  # until no writer changed the files while they were read
-            files = _files_now(root)
-            frame, damaged = _read_rows(root)
-            if _files_now(root) == files:
-                break
-            time.sleep(WAIT_POLL_SECONDS / 10)
-        else:
-            warn(
-                f"the dataset at {root} changed each time it was read (a run is writing into "
-                "it): some rows may be missing or there twice; read it again when the run ends",
-                RuntimeWarning,
-                stacklevel=2,
-            )
-        _report_damage(root, damaged, move=False)
-        frame.attrs["runs"] = runs(root)
-        return frame
-    import dask
-    import dask.dataframe as dd
-
-    unreadable: list[Damaged] = []
-    journaled = _journal_frame(root, Journal.files(root), unreadable)
-    replaced = _replaced_by_merge(root)
-    pieces: list[Any] = [
-        part for part in _parts(root) if part[0] not in replaced and _readable(part[0], unreadable)
-    ]
-    if len(journaled):
-        pieces.append(journaled)
-    _report_damage(root, unreadable, move=False)
-    # Dask turns object columns into Arrow strings by default; here they hold exact ints and
-    # JSON values, as in pandas.
-    with dask.config.set({"dataframe.convert-string": False}):
-        if not pieces:
-            return dd.from_pandas(_empty(), npartitions=1)
-        return dd.from_map(_piece, pieces, meta=_empty())
-
-
-def _files_now(root: Path) -> tuple[Any, ...]:
-    """The dataset's files as a writer changes them: journals, part files, a merge's plan."""
-    parts = sorted(root.glob("node=*/method=*/part-*.parquet"))
-    return tuple(Journal.files(root)), tuple(parts), (root / _PLAN).exists()
-
-
-def _read_rows(root: Path) -> tuple[pd.DataFrame, list[Damaged]]:
-    """Every row once, and the files that could not be read: journals first (a journal goes
-    only once its part files are written); the files a merge cut short replaces are left out."""
-    import pandas as pd
-
-    damaged: list[Damaged] = []
-    journaled = _journal_frame(root, Journal.files(root), damaged)
-    replaced = _replaced_by_merge(root)
-    frames = []
-    for part in _parts(root):
-        if part[0] in replaced:
-            continue
-        try:
-            frames.append(_read_part(*part)[0])
-        except Damaged as damage:
-            if part[0].exists():  # else a writer merged it away meanwhile: read again
-                damaged.append(damage)
-    if len(journaled):
-        frames.append(journaled)
-    return (pd.concat(frames, ignore_index=True) if frames else _empty()), damaged
-
-
-def _readable(file: Path, damaged: list[Damaged]) -> bool:
-    """Whether a part file's footer reads (a lazy reader finds out too late otherwise)."""
-    import pyarrow.parquet as pq
-
-    try:
-        pq.read_metadata(file)
-    except (OSError, ValueError) as error:
-        damaged.append(Damaged(file, error))
-        return False
-    return True
-
-
-def _piece(piece: Any) -> pd.DataFrame:
-    """One dask partition: a part file's rows, or the journals' rows. A part file whose footer
-    reads but whose pages do not (torn, garbled inside) is skipped with a warning, as eagerly."""
-    if not isinstance(piece, tuple):
-        return piece
-    try:
-        return _read_part(*piece)[0]
-    except Damaged as damage:
-        _report_damage(piece[0].parents[2], [damage], move=False)  # root/node=/method=/part
-        return _empty()
-
-
-def runs(root: Path) -> list[dict[str, Any]]:
-    """The provenance records of the runs that wrote into a dataset, oldest first; a record
-    that cannot be read is left out, with a warning."""
-    records, damaged = _run_records(root)
-    _report_damage(root, damaged, move=False)
-    return records
-
-
-def _run_records(root: Path) -> tuple[list[dict[str, Any]], list[Damaged]]:
-    records, damaged = [], []
-    for file in sorted((root / _RUNS).glob("*.json")):
-        try:
-            record = json.loads(file.read_text())
-            if not isinstance(record, dict) or not isinstance(record.get("time"), str):
-                raise ValueError("not a run record")
-        except (OSError, ValueError) as error:  # JSONDecodeError and UnicodeError included
-            damaged.append(Damaged(file, error))
-            continue
-        records.append(record)
-    return sorted(records, key=lambda record: record["time"]), damaged
-
-
-# --- the journal ------------------------------------------------------------------------------
-# One line per batch of finished calls: a JSON list of groups, one per partition key, each
-# [gateway, node, method, params[], results[], errors[] | null, messages[] | null, ru[],
-# unconfirmed_ru[], cache_hit[]], the calls' columns (made in C, `map` over the items: a row per
-# call made the journal a large share of a fast run's time; bench/bench_dataset.py measures the
-# journal's cost). A line is written with one write(); a line cut short by a crash is dropped
-# (its calls were, as far as the dataset knows, in flight).
-
-
-class Journal:
-    """The append-only file of one writer's answers not yet in part files."""
-
-    def __init__(self, root: Path, stem: str):
-        self.file = root / _JOURNALS / f"{stem}.jsonl"
-        self.stem = stem
-        self._handle: Any = None
-        self._synced = 0.0
-
-    @staticmethod
-    def files(root: Path, prefix: str = "") -> list[Path]:
-        return sorted((root / _JOURNALS).glob(f"{prefix}*.jsonl"))
-
-    def append(self, groups: dict[tuple[str, str, str], list[Item]]) -> None:
-        """Write one line for finished calls, grouped by partition key (see above)."""
-        if self._handle is None:
-            self.file.parent.mkdir(parents=True, exist_ok=True)
-            self._handle = open(self.file, "ab", buffering=0)  # noqa: SIM115 (kept open)
-            fsync_dir(self.file.parent)
-        line = [_journal_group(key, items) for key, items in groups.items()]
-        text = json.dumps(line, separators=(",", ":"))
-        if holds_secret(text):  # a node quoted a key in an answer: written without it
-            text = json.dumps(scrub_value(line), separators=(",", ":"))
-        self._handle.write(text.encode() + b"\n")
-        now = time.monotonic()
-        if now - self._synced >= SYNC_SECONDS:
-            os.fsync(self._handle.fileno())
-            self._synced = now
-
-    def discard(self) -> None:
-        """Delete the journal once its rows are in part files."""
-        self.close()
-        if self.file.exists():
-            self.file.unlink()
-            fsync_dir(self.file.parent)
-
-    def close(self) -> None:
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
-
-
-def _journal_group(key: tuple[str, str, str], items: list[Item]) -> list[Any]:
-    errors = list(map(_ERROR_OF, items))
-    failed = errors.count(None) != len(errors)
-    return [
-        *key,
-        list(map(_PARAMS_OF, items)),
-        list(map(_RESULT_OF, items)),
-        [None if e is None else type(e).__name__ for e in errors] if failed else None,
-        [None if e is None else str(e) for e in errors] if failed else None,
-        list(map(_RU_OF, items)),
-        list(map(_UNCONFIRMED_OF, items)),
-        list(map(_CACHE_HIT_OF, items)),
-    ]
-
-
-_NODE_OF = attrgetter("node")
-_METHOD_OF = attrgetter("call.bound.method")
-_PARAMS_OF = attrgetter("call.bound.wire_json")
-_RESULT_OF = attrgetter("result")
-_ERROR_OF = attrgetter("error")
-_RU_OF = attrgetter("receipt.ru")
-_UNCONFIRMED_OF = attrgetter("receipt.unconfirmed_ru")
-_CACHE_HIT_OF = attrgetter("receipt.cache_hit")
-
-
-def _rows_of(group: Any) -> list[list[Any]]:
-    """A journal group's calls as rows [gateway, node, method, params, result, error, message,
-    ru, unconfirmed_ru, cache_hit]; ValueError for what is not a group."""
-    if not isinstance(group, list) or len(group) != 10:
-        raise ValueError("not a journal group")
-    gateway, node, method, params, results, errors, messages, ru, unconfirmed, hits = group
-    n = len(params)
-    errors, messages = errors or [None] * n, messages or [None] * n
-    columns = (params, results, errors, messages, ru, unconfirmed, hits)
-    if any(not isinstance(column, list) or len(column) != n for column in columns):
-        raise ValueError("a journal group's columns differ in length")
-    return [[gateway, node, method, *row] for row in zip(*columns, strict=True)]
-
-
-def _read_journal(file: Path) -> tuple[list[list[Any]], int]:
-    """A journal's rows, and how many of its lines could not be read (a torn last line is
-    not counted: it is what a crash mid-write leaves)."""
-    try:
-        lines = file.read_bytes().split(b"\n")
-    except FileNotFoundError:  # its rows went into part files meanwhile (a reader's race)
-        return [], 0
-    except OSError:
-        return [], 1
-    rows, bad = [], 0
-    last = len(lines) - 1
-    for number, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            groups = json.loads(line)
-            if not isinstance(groups, list):
-                raise ValueError("not a journal line")
-            found = [row for group in groups for row in _rows_of(group)]
-        except ValueError:  # JSONDecodeError and UnicodeDecodeError included
-            bad += number != last
-            continue
-        rows.extend(found)
-    return rows, bad
-
-
-def _rows_frame(rows: list[list[Any]]) -> pd.DataFrame:
-    """The frame `_bulk.results` makes for these calls, from journal rows (plus ``gateway``)."""
-    import numpy as np
-    import pandas as pd
-
-    from ..catalog import lookup
-
-    def column(position: int) -> list[Any]:
-        return [row[position] for row in rows]
-
-    def values() -> Iterator[Any]:
-        for row in rows:
-            if row[5] is not None:
-                yield None
-                continue
-            try:
-                yield lookup(row[2]).typed(row[4])
-            except (TypeError, ValueError, LookupError):
-                yield None
-
-    n = len(rows)
-    frame = pd.DataFrame(
-        {
-            "node": pd.array(column(1), dtype="string"),
-            "method": pd.array(column(2), dtype="string"),
-            "params": pd.array(column(3), dtype="string"),
-            "result": pd.Series(np.fromiter(column(4), object, n), dtype=object),
-            "value": pd.Series(np.fromiter(values(), object, n), dtype=object),
-            "error": pd.array(column(5), dtype="string"),
-            "message": pd.array(column(6), dtype="string"),
-            "ru": np.array(column(7), dtype=np.int64),
-            "unconfirmed_ru": np.array(column(8), dtype=np.int64),
-            "cache_hit": np.array(column(9), dtype=bool),
-            "gateway": pd.array(column(0), dtype="string"),
-        }
-    )
-    return frame
-
-
-def _part_name(stem: str, gateway: str | None) -> str:
-    return f"part-{stem}-{(gateway or 'unknown')[:8]}.parquet"
-
-
-def _journal_frame(root: Path, journals: list[Path], damaged: list[Damaged]) -> pd.DataFrame:
-    """The rows of `journals` that no part file holds yet (read-only)."""
-    import pandas as pd
-
-    frames = []
-    for file in journals:
-        rows, bad = _read_journal(file)
-        if bad:
-            damaged.append(Damaged(file, f"{bad} unreadable line(s)"))
-        for key, key_rows in _by_key(rows).items():
-            if not (_partition_dir(root, *key[1:]) / _part_name(file.stem, key[0])).exists():
-                frames.append(_rows_frame(key_rows))
-    return pd.concat(frames, ignore_index=True) if frames else _empty()
-
-
-def _by_key(rows: list[list[Any]]) -> dict[tuple[str, str, str], list[list[Any]]]:
-    grouped: dict[tuple[str, str, str], list[list[Any]]] = {}
-    for row in rows:
-        grouped.setdefault((row[0], row[1], row[2]), []).append(row)
-    return grouped
 
 
 # --- the one writer's lock --------------------------------------------------------------------
@@ -608,9 +185,8 @@ class DatasetWriter:
         a distributed run's partition resumes only its own rows, under its coordinator's lock.
         `wait`: when another run holds the dataset, wait for it (saying who) or raise
         `DatasetBusy` at once."""
-        check_rows_per_file(rows_per_file)
         self.root = Path(path)
-        self.rows_per_file = rows_per_file
+        self.rows_per_file = at_least_one(rows_per_file, "rows_per_file")
         self.run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(4)}"
         self.prefix = prefix or self.run_id
         self.own_files_only = prefix is not None
@@ -619,8 +195,8 @@ class DatasetWriter:
         self.failure: BaseException | None = None
         self._attempt = secrets.token_hex(3)  # a task run again never overwrites its files
         self._generation = 0
-        self._journal = Journal(self.root, self._stem())
-        self._buffers: dict[tuple[str, str, str], list[Item]] = {}
+        self._journal = RowJournal(self.root, self._stem())
+        self._buffers: dict[PartitionKey, list[Item]] = {}
         self._written: set[Path] = set()  # partition folders this writer wrote into
         self._lock: DatasetLock | None = None
 
@@ -633,9 +209,7 @@ class DatasetWriter:
         """`open_blocking` for the event loop: waiting for the lock never blocks the loop."""
         import asyncio
 
-        said = False
-        while not self._take_lock():
-            said = self._waiting(said)
+        for _ in self._until_locked():
             await asyncio.sleep(WAIT_POLL_SECONDS)
         return self._resume_locked()
 
@@ -643,11 +217,20 @@ class DatasetWriter:
         """Take the dataset (waiting for another run, or `DatasetBusy`), recover what runs that
         died left, move damaged files aside, and return the rows of calls that succeeded before
         (failed rows are removed from their files: their calls are sent again)."""
+        self._lock_blocking()
+        return self._resume_locked()
+
+    def _lock_blocking(self) -> None:
+        for _ in self._until_locked():
+            time.sleep(WAIT_POLL_SECONDS)
+
+    def _until_locked(self) -> Iterator[None]:
+        """Yields, for the caller to wait, while another run holds the dataset (saying who, once,
+        or raising `DatasetBusy` when this writer does not wait)."""
         said = False
         while not self._take_lock():
             said = self._waiting(said)
-            time.sleep(WAIT_POLL_SECONDS)
-        return self._resume_locked()
+            yield
 
     def _take_lock(self) -> bool:
         try:
@@ -689,65 +272,31 @@ class DatasetWriter:
             self.release()
             raise
 
-    def _prepare(self, prefix: str, damaged: list[Damaged]) -> None:
-        """Clear up after writers that died: temporary files, a merge cut short, journals."""
-        self._remove_temporary_files(prefix)
-        if not self.own_files_only:
-            _finish_merge(self.root)
-        self._recover(prefix, damaged)
-
     def _resume(self) -> pd.DataFrame:
         prefix = f"{self.prefix}-" if self.own_files_only else ""
         damaged: list[Damaged] = []
-        self._prepare(prefix, damaged)
+        clear_up(self.root, prefix, damaged, own_files_only=self.own_files_only)
         kept = []
-        for file, node, method in list(_parts(self.root, prefix)):
+        for file, node, method in list(part_files(self.root, prefix)):
             try:
-                frame, about = _read_part(file, node, method)
+                frame, about = read_part(file, node, method)
             except Damaged as damage:
                 damaged.append(damage)
                 continue
             # A chunk refused for its range stays: its row says how a resumed scan splits it
-            # (`Workload._split_known_refusals`); every other failure is sent again.
+            # (`_logs.split_known_refusals`); every other failure is sent again.
             failed = frame["error"].notna() & frame["error"].ne(RANGE_REFUSED)
             if failed.any():
                 self._rewrite(file, frame[~failed], about)
             kept.append(frame[~failed])
         if not self.own_files_only:
-            damaged += _run_records(self.root)[1]
-        _report_damage(self.root, damaged, move=True)
+            damaged += run_records(self.root)[1]
+        report_damage(self.root, damaged, move=True)
         if not kept:
-            return _empty()
+            return empty_rows()
         import pandas as pd
 
         return pd.concat(kept, ignore_index=True)
-
-    def _remove_temporary_files(self, prefix: str) -> None:
-        """What writers that died mid-write left (never renamed, so never part of the data)."""
-        patterns = [f"*/*/.part-{prefix}*.tmp"]
-        patterns += [] if prefix else [f"{_RUNS}/.*.tmp", f".{_PLAN}.*.tmp"]
-        for pattern in patterns:
-            for file in self.root.glob(pattern):
-                file.unlink(missing_ok=True)
-
-    def _recover(self, prefix: str, damaged: list[Damaged]) -> None:
-        """Write the part files that dead writers' journals hold rows for, then drop the
-        journals. A part file's name is its journal's and its gateway's, so a part written
-        before the crash is never written twice (it is the same file); one that cannot be read
-        (its data lost in a power cut after its rename) is written again from the journal."""
-        for file in Journal.files(self.root, prefix):
-            rows, bad = _read_journal(file)
-            for key, key_rows in _by_key(rows).items():
-                target = _partition_dir(self.root, *key[1:]) / _part_name(file.stem, key[0])
-                if not _intact(target, *key[1:]):
-                    frame = _rows_frame(key_rows).drop(columns=[*PARTITIONS, "gateway"])
-                    self._write(target, frame, _about(*key))
-            if bad:
-                damaged.append(Damaged(file, f"{bad} unreadable line(s); the rest recovered"))
-            else:
-                file.unlink()
-        if (self.root / _JOURNALS).exists():
-            fsync_dir(self.root / _JOURNALS)
 
     def _rewrite(self, file: Path, frame: pd.DataFrame, about: dict[str, Any]) -> None:
         if frame.empty:
@@ -755,15 +304,7 @@ class DatasetWriter:
             fsync_dir(file.parent)
         else:
             columns = [*PARTITIONS, "gateway"]
-            self._write(file, frame.drop(columns=columns).reset_index(drop=True), about)
-
-    @staticmethod
-    def _write(file: Path, frame: pd.DataFrame, about: dict[str, Any]) -> None:
-        from ..frames import to_parquet
-
-        file.parent.mkdir(parents=True, exist_ok=True)
-        frame.attrs = {"dataset": about}
-        write_atomically(file, lambda temporary: to_parquet(frame, temporary))
+            write_part(file, frame.drop(columns=columns).reset_index(drop=True), about)
 
     # --- writing ---
 
@@ -793,16 +334,14 @@ class DatasetWriter:
             taken = {id(item) for group in groups.values() for item in group}
             kept = [item for item in kept if id(item) not in taken]
 
-    def _fitting(
-        self, groups: dict[tuple[str, str, str], list[Item]]
-    ) -> dict[tuple[str, str, str], list[Item]]:
+    def _fitting(self, groups: dict[PartitionKey, list[Item]]) -> dict[PartitionKey, list[Item]]:
         """The calls of `groups` that fit before a partition's buffer is full: all of them, or
         (when one would overflow) those before the first that does not, in the calls' order."""
         room = {key: self.rows_per_file - len(self._buffers.get(key, ())) for key in groups}
         if all(len(group) <= room[key] for key, group in groups.items()):
             return groups
         # Rare (a buffer fills part way through a batch): the order of the calls decides.
-        fitting: dict[tuple[str, str, str], list[Item]] = {}
+        fitting: dict[PartitionKey, list[Item]] = {}
         for key, item in _keyed(groups):
             if room[key] <= 0:
                 break
@@ -833,14 +372,12 @@ class DatasetWriter:
         """Every buffered row into a part file (one per partition), then the journal goes."""
         if self.failure is not None or not self._buffers:
             return
-        from ._bulk import results_frame
-
         stem = self._journal.stem
         try:
             for (gateway, node, method), items in self._buffers.items():
-                file = _partition_dir(self.root, node, method) / _part_name(stem, gateway)
+                file = partition_dir(self.root, node, method) / part_name(stem, gateway)
                 frame = results_frame(items).drop(columns=list(PARTITIONS))
-                self._write(file, frame, _about(gateway, node, method))
+                write_part(file, frame, part_about(gateway, node, method))
                 self._written.add(file.parent)
             self._journal.discard()
         except Exception as error:  # the journal still holds the rows: the next run writes them
@@ -848,7 +385,7 @@ class DatasetWriter:
             return
         self._buffers = {}
         self._generation += 1
-        self._journal = Journal(self.root, self._stem())
+        self._journal = RowJournal(self.root, self._stem())
         if self.after_write is not None:
             self.after_write()
 
@@ -894,7 +431,7 @@ class DatasetWriter:
             "nodes": nodes,
             "summary": summary,
         }
-        folder = self.root / _RUNS
+        folder = self.root / RUNS
         text = json.dumps(record, indent=1, default=str)
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -914,20 +451,17 @@ def compact_dataset(
     `DatasetBusy` with ``wait=False``); return how many files were merged away. Also clears up
     after runs that died (their journals, damaged files), as a run into the dataset would. A disk
     that cannot take the merged files is a `DatasetError`; every row stays where it was."""
-    check_rows_per_file(rows_per_file)
+    at_least_one(rows_per_file, "rows_per_file")
     root = Path(path)
     if not root.is_dir():
         raise FileNotFoundError(f"no dataset at {root}")
     writer = DatasetWriter(root, rows_per_file, wait=wait)
-    said = False
-    while not writer._take_lock():
-        said = writer._waiting(said)
-        time.sleep(WAIT_POLL_SECONDS)
+    writer._lock_blocking()
     try:
         damaged: list[Damaged] = []
-        writer._prepare("", damaged)
-        _report_damage(root, damaged, move=True)
-        folders = sorted({file.parent for file, _, _ in _parts(root)})
+        clear_up(root, "", damaged, own_files_only=False)
+        report_damage(root, damaged, move=True)
+        folders = sorted({file.parent for file, _, _ in part_files(root)})
         return merge_small_files(root, rows_per_file, folders)
     except OSError as error:  # a merge cut short is undone by the next writer (see its plan)
         raise writer._unwritable(error, "its files were not merged") from None
@@ -935,117 +469,25 @@ def compact_dataset(
         writer.release()
 
 
-def merge_small_files(root: Path, rows_per_file: int, folders: Sequence[Path]) -> int:
-    """In each of `folders`, merge the part files under `rows_per_file` rows (per gateway) into
-    as few files as hold them; the caller holds the lock. Returns how many files went away."""
-    import pandas as pd
-    import pyarrow.parquet as pq
-
-    adds: list[tuple[Path, pd.DataFrame, dict[str, Any]]] = []
-    removes: list[Path] = []
-    for folder in folders:
-        small = []
-        for file in sorted(folder.glob("part-*.parquet")):
-            try:
-                if pq.read_metadata(file).num_rows < rows_per_file:
-                    small.append(file)
-            except (OSError, ValueError):  # damaged: the next writer moves it aside
-                continue
-        groups: dict[Any, list[tuple[Path, pd.DataFrame, dict[str, Any]]]] = {}
-        node = unquote(folder.parent.name.removeprefix("node="))
-        method = unquote(folder.name.removeprefix("method="))
-        for file in small if len(small) > 1 else ():
-            try:
-                frame, about = _read_part(file, node, method)
-            except Damaged:
-                continue
-            groups.setdefault(about.get("gateway"), []).append((file, frame, about))
-        for members in groups.values():
-            if len(members) < 2:
-                continue
-            merged = pd.concat([frame for _, frame, _ in members], ignore_index=True)
-            merged = merged.drop(columns=[*PARTITIONS, "gateway"])
-            about, token = members[0][2], secrets.token_hex(3)
-            for number, start in enumerate(range(0, len(merged), rows_per_file)):
-                name = f"part-merged-{token}-{number:05d}-{(about.get('gateway') or 'unknown')[:8]}"
-                rows = merged.iloc[start : start + rows_per_file].reset_index(drop=True)
-                adds.append((folder / f"{name}.parquet", rows, about))
-            removes += [file for file, _, _ in members]
-    if not adds:
-        return 0
-    plan = {
-        "add": [file.relative_to(root).as_posix() for file, _, _ in adds],
-        "remove": [file.relative_to(root).as_posix() for file in removes],
-    }
-    write_atomically(root / _PLAN, lambda file: file.write_text(json.dumps(plan)))
-    for file, frame, about in adds:
-        DatasetWriter._write(file, frame, about)
-    _finish_merge(root)
-    return len(removes) - len(adds)
-
-
-def _finish_merge(root: Path) -> None:
-    """Complete the merge that ``_compacting.json`` plans: when all its new files are there,
-    remove the files they replace; otherwise (a crash while writing them) remove the new ones."""
-    plan_file = root / _PLAN
-    if not plan_file.exists():
-        return
-    replaced = _replaced_by_merge(root)
-    for file in replaced:
-        file.unlink(missing_ok=True)
-    for folder in {file.parent for file in replaced if file.parent.exists()}:
-        fsync_dir(folder)
-    plan_file.unlink()
-    fsync_dir(root)
-
-
-def _replaced_by_merge(root: Path) -> set[Path]:
-    """The files that a merge ``_compacting.json`` plans replaces: when all its new files are
-    there, the old ones it merged; otherwise (a crash while writing them) the new ones."""
-    try:
-        plan = json.loads((root / _PLAN).read_text())
-        adds = [root / name for name in plan["add"]]
-        removes = [root / name for name in plan["remove"]]
-    except FileNotFoundError:  # no merge under way
-        return set()
-    except (OSError, ValueError, KeyError, TypeError):  # never whole: written atomically
-        return set()
-    return set(removes if all(file.exists() for file in adds) else adds)
-
-
-def _by_partition(items: list[Item]) -> dict[tuple[str, str, str], list[Item]]:
+def _by_partition(items: list[Item]) -> dict[PartitionKey, list[Item]]:
     """Finished calls by partition key (gateway, node name, method), in their order; a batch
     is nearly always of one node and method, found by two identity passes in C."""
-    from ._bulk import _all_same
-
     nodes, methods = list(map(_NODE_OF, items)), list(map(_METHOD_OF, items))
-    if _all_same(nodes) and _all_same(methods):
+    if all_same(nodes) and all_same(methods):
         return {(nodes[0].gateway, nodes[0].name, methods[0].name): items}
-    groups: dict[tuple[str, str, str], list[Item]] = {}
+    groups: dict[PartitionKey, list[Item]] = {}
     for item, node, method in zip(items, nodes, methods, strict=True):
         groups.setdefault((node.gateway, node.name, method.name), []).append(item)
     return groups
 
 
-def _keyed(groups: dict[tuple[str, str, str], list[Item]]) -> list[tuple[Any, Item]]:
+_NODE_OF = attrgetter("node")
+_METHOD_OF = attrgetter("call.bound.method")
+
+
+def _keyed(groups: dict[PartitionKey, list[Item]]) -> list[tuple[Any, Item]]:
     """The calls of `groups` in one list with their keys, a partition's calls in their order."""
     return [(key, item) for key, group in groups.items() for item in group]
-
-
-def _about(gateway: str | None, node: str, method: str) -> dict[str, Any]:
-    """What a part file says of itself: the exact names (folder names may be cut) and gateway."""
-    return {"node": node, "method": method, "gateway": gateway}
-
-
-def check_rows_per_file(rows_per_file: Any) -> None:
-    if isinstance(rows_per_file, bool) or not isinstance(rows_per_file, int):
-        raise ValidationError(
-            f"must be a whole number, got {rows_per_file!r}", param="rows_per_file", rule="type"
-        )
-    if rows_per_file < 1:
-        raise ValidationError(
-            f"must be at least 1, got {rows_per_file}", param="rows_per_file", rule="min"
-        )
 
 
 def already_done(

@@ -13,13 +13,13 @@ a key travels) on its own meter and runs its calls through the same pipeline as 
   its whole slice waits for running ones to end; if none is running it gets what is left, and
   the calls it cannot afford end as ``BudgetExceeded`` rows, as in a local run.
 - **Write-ahead**: each attempt at a partition keeps a journal in the dataset
-  (``_spending/<run>-p<n>-<attempt>.wal``, see `Journal`), its meter's `journal`. Before a request
-  or batch goes out, the reservation for it is appended, flushed and fsynced; what it settled
-  at is appended after, and the ledger's entries with the next reservation. A reservation that
-  cannot be written is not sent: the call fails with `DatasetError` at 0 RU. The cost is one
-  fsync per request or JSON-RPC batch, in the event loop's thread (small beside a batch's
-  round trip, felt by calls sent one by one; docs/datasets.md gives measured times). Once the
-  coordinator has recorded a partition, its journals are removed.
+  (``_spending/<run>-p<n>-<attempt>.wal``, a `WriteAheadJournal`), its meter's `journal`. Before
+  a request or batch goes out, the reservation for it is appended, flushed and fsynced; what it
+  settled at is appended after, and the ledger's entries with the next reservation. A
+  reservation that cannot be written is not sent: the call fails with `DatasetError` at 0 RU.
+  The cost is one fsync per request or JSON-RPC batch, in the event loop's thread (small beside
+  a batch's round trip, felt by calls sent one by one; docs/datasets.md gives measured times).
+  Once the coordinator has recorded a partition, its journals are removed.
 - **A worker that dies** (killed, out of memory): dask runs its task again elsewhere. The new
   attempt reads the earlier attempts' journals: what they settled, plus every reservation they
   left unsettled (it may have been sent) as may-have-been-billed, is what the partition spent
@@ -70,16 +70,14 @@ from .._files import fsync_dir
 from .._redact import scrub_logs
 from ..client import Entry, NodeSpec, Settings, open_nodes, run_sync
 from ._dataset import DatasetWriter
+from ._planned import PlannedCall, estimates
+from ._rows import failed_rows, results_frame
+from ._run import RunOptions, run_planned
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from ..client import Ledger
-
-# The workload a run is made of, as this module uses it (`_workload.Workload`): its calls, their
-# estimates, and a local run. The class comes with each partition (`Partition.work_class`), so
-# this module never imports `_workload`, which imports it to run on a cluster.
-Work = Any
 
 WORKER_ROWS_PER_FILE = 500
 """A worker writes its rows at least this often."""
@@ -102,7 +100,6 @@ class Partition:
     rows_per_file: int
     concurrency: int
     batch_size: int
-    work_class: type  # the workload class the worker builds its share with (see `Work`)
 
     def __repr__(self) -> str:
         return f"<Partition {self.index} of run {self.run_id}: {len(self.calls)} calls>"
@@ -127,10 +124,9 @@ class PartitionResult:
     failure: str | None = None  # what went wrong on the worker, for `WorkerFailed`
 
 
-class Journal:
+class WriteAheadJournal:
     """The write-ahead record of one attempt at a partition, ``_spending/<prefix>-<id>.wal``, set
-    as its meter's `journal` (a `SpendingJournal`, see `toolkit.client._ledger`). A JSON array
-    a line:
+    as its meter's `journal` (the client's `SpendingJournal`). A JSON array a line:
 
     - ``["r", ru]``: a reservation, appended, flushed and fsynced before the attempt is sent;
     - ``["s", reserved, billed, unconfirmed]``: its settlement, appended but not fsynced (lost to
@@ -238,9 +234,10 @@ def _line(fields: list[Any]) -> bytes:
 
 
 def attempt_entries(data: bytes, *, label: str, status: str, note: str) -> list[Entry]:
-    """Ledger entries for one attempt's journal (`Journal`): those it wrote, and one entry for
-    what they do not account for (spending recorded after the last entries, and reservations
-    never settled, counted whole as may-have-been-billed) with `status` and `note`."""
+    """Ledger entries for one attempt's journal (`WriteAheadJournal`): those it wrote, and one
+    entry for what they do not account for (spending recorded after the last entries, and
+    reservations never settled, counted whole as may-have-been-billed) with `status` and
+    `note`."""
     entries: list[Entry] = []
     reserved = settled = billed = unconfirmed = 0
     for raw in data.split(b"\n")[:-1]:  # what follows the last newline is a torn line
@@ -310,27 +307,30 @@ def run_partition(part: Partition) -> PartitionResult:
     nodes = open_nodes(part.nodes, replace(part.settings, budget=0 if refusal else left))
     try:
         meter = next(iter(nodes.values())).meter
-        work = part.work_class()
-        for name, method, arguments in part.calls:
-            work.add(nodes[name], method, **arguments)
+        calls = [
+            PlannedCall(nodes[name], nodes[name].prepare(method, **arguments))
+            for name, method, arguments in part.calls
+        ]
         journal = None
         if refusal is None:
             try:
-                journal = Journal(part.dataset, part.run_id, part.prefix, meter.ledger)
+                journal = WriteAheadJournal(part.dataset, part.run_id, part.prefix, meter.ledger)
             except DatasetError as error:
                 refusal = error
         if journal is None:
             assert refusal is not None  # why there is no journal
-            unsent = _not_sent(work, refusal)  # `earlier` None: the coordinator reads them
+            unsent = failed_rows(calls, refusal)  # `earlier` None: the coordinator reads them
             return PartitionResult(part.index, unsent, earlier, f"on {_worker_name()}: {refusal}")
         meter.journal = journal
         writer = DatasetWriter(part.dataset, part.rows_per_file, prefix=part.prefix)
         frame: pd.DataFrame | None = None
         failure: str | None = None
+        options = RunOptions(part.concurrency, part.batch_size, writer, split_refusals=False)
         try:
-            frame = run_sync(
-                work._run(None, part.concurrency, part.batch_size, writer, split_refusals=False)
-            )
+            ran = run_sync(run_planned(calls, options))
+            if ran.stopped is not None:
+                raise ran.stopped.with_traceback(None)
+            frame = ran.frame
         except Exception as error:  # out of memory, or a bug: the rows written are kept
             failure = f"its run raised {error!r}"
         finally:
@@ -357,41 +357,24 @@ def _unreadable(part: Partition, error: OSError) -> DatasetError:
     )
 
 
-def _not_sent(work: Work, error: BaseException) -> pd.DataFrame:
-    from ._bulk import Item, results_frame
-
-    items = [Item(c.node, c.call) for c in work.calls]
-    for item in items:
-        item.fail(error)
-    return results_frame(items)
-
-
 def run_on_cluster(
-    to_send: Work,
-    client: Any,
-    writer: DatasetWriter,
-    *,
-    partition_size: int | None,
-    concurrency: int,
-    batch_size: int,
-    bar: Any,
+    calls: list[PlannedCall], client: Any, options: RunOptions, partition_size: int | None
 ) -> pd.DataFrame:
-    """Run every call of `to_send` on `client`'s workers; one row per call, in order. Raises
-    `WorkerFailed` when a partition failed on its worker (see the module doc)."""
+    """Run every one of `calls` on `client`'s workers, in partitions of `partition_size` calls
+    (None: four per worker), each a `run_planned` there with `options`; one row per call, in
+    order. Raises `WorkerFailed` when a partition failed on its worker (see the module doc)."""
     from distributed import as_completed
 
-    from ._bulk import results_frame
-
+    writer, bar = options.writer, options.bar
+    assert writer is not None  # a run on a cluster writes a dataset (`Workload.run`)
     scrub_logs()  # dask's loggers (a failed task's arguments hold its nodes' URLs)
-
-    calls = to_send.calls
     if not calls:
         return results_frame([])
     workers = max(1, len(client.scheduler_info()["workers"]))
     size = partition_size or max(1, math.ceil(len(calls) / (4 * workers)))
     groups = [list(range(i, min(i + size, len(calls)))) for i in range(0, len(calls), size)]
     meter = calls[0].node.meter
-    highs = [estimate.high for estimate in to_send.estimates(fetch_heads=True)]
+    highs = [estimate.high for estimate in estimates(calls, fetch_heads=True)]
     limiter = calls[0].node.rate_limiter
     share = None if limiter is None else limiter.rate / workers
 
@@ -407,9 +390,8 @@ def run_on_cluster(
             calls=tuple((c.node.name, c.method, c.call.arguments) for c in planned),
             slice_ru=slice_ru,
             rows_per_file=min(writer.rows_per_file, WORKER_ROWS_PER_FILE),
-            concurrency=concurrency,
-            batch_size=batch_size,
-            work_class=type(to_send),
+            concurrency=options.concurrency,
+            batch_size=options.batch_size,
         )
 
     def slice_of(index: int) -> int:
@@ -428,11 +410,11 @@ def run_on_cluster(
     def submit_what_fits() -> None:
         while waiting and not budget_stop and not causes and len(running) < workers:
             index, budget = waiting[0], meter.budget
-            need = slice_of(index)
-            if budget is not None and need > budget.remaining:
-                if running or budget.remaining <= 0:
+            need, remaining = slice_of(index), None if budget is None else budget.remaining
+            if remaining is not None and need > remaining:
+                if running or remaining <= 0:
                     return  # wait for a running partition to hand back what it did not spend
-                need = budget.remaining
+                need = remaining
             if budget is not None:
                 meter.reserve(need, what=f"partition {index} of a distributed run")
             waiting.pop(0)
@@ -513,7 +495,7 @@ def _forget(task: Partition) -> None:
 
 def _stop(writer: DatasetWriter, client: Any, running: dict, settle: Any) -> None:
     """The coordinator is stopping (an interrupt): no worker sends anything more, and each
-    running partition settles at what its journals say now (see `Journal.reserving`)."""
+    running partition settles at what its journals say now (see `WriteAheadJournal.reserving`)."""
     folder = Path(writer.root) / SPENDING
     with contextlib.suppress(OSError):
         folder.mkdir(parents=True, exist_ok=True)
@@ -525,12 +507,10 @@ def _stop(writer: DatasetWriter, client: Any, running: dict, settle: Any) -> Non
     running.clear()
 
 
-def _rows(task: Partition, planned: list[Any], result: PartitionResult) -> Rows:
+def _rows(task: Partition, planned: list[PlannedCall], result: PartitionResult) -> Rows:
     """The partition's rows for the run's frame: the task's own, or with none (its workers died,
     or its run raised), a `WorkerFailed` row for each call: the rows it wrote are in the
     dataset, and a run again into it sends the others."""
-    from ._bulk import Item, results_frame
-
     frame = result.frame
     if frame is not None:
         return Rows(frame, answered=int(frame["error"].isna().sum()), not_sent=_refused(frame))
@@ -539,10 +519,7 @@ def _rows(task: Partition, planned: list[Any], result: PartitionResult) -> Rows:
         "row written into the dataset; what it cost is in the ledger (as may-have-been-billed)",
         path=task.dataset,
     )
-    items = [Item(c.node, c.call) for c in planned]
-    for item in items:
-        item.fail(lost)
-    return Rows(results_frame(items), unknown=len(items))
+    return Rows(failed_rows(planned, lost), unknown=len(planned))
 
 
 def _refused(frame: pd.DataFrame) -> int:
@@ -552,7 +529,7 @@ def _refused(frame: pd.DataFrame) -> int:
 
 
 def _assemble(
-    calls: list[Any],
+    calls: list[PlannedCall],
     groups: list[list[int]],
     done: dict[int, Rows],
     waiting: list[int],
@@ -563,8 +540,6 @@ def _assemble(
 ) -> pd.DataFrame:
     """The run's frame in the workload's order; `WorkerFailed` if a partition failed."""
     import pandas as pd
-
-    from ._bulk import Item, results_frame
 
     frames = [done[i].frame for i in sorted(done)]
     positions = [p for i in sorted(done) for p in groups[i]]
@@ -579,10 +554,7 @@ def _assemble(
                 needed=sum(highs[p] for p in never_sent),
                 remaining=max(0, remaining),
             )
-        items = [Item(calls[p].node, calls[p].call) for p in never_sent]
-        for item in items:
-            item.fail(error)
-        frames.append(results_frame(items))
+        frames.append(failed_rows([calls[p] for p in never_sent], error))
         positions += never_sent
     frame = pd.concat(frames, ignore_index=True)
     order = sorted(range(len(positions)), key=positions.__getitem__)

@@ -10,6 +10,8 @@ into a dataset and resumed like any other workload. What is its own:
   of the range the node proposes when it starts the chunk and ends inside it, else in halves.
   The two parts cover the chunk exactly, so no block is lost and none is asked twice. A
   one-block chunk cannot be split: it stays a failed row, never a silently empty one.
+
+The splitting itself is part of the run (`_run.run_planned`).
 """
 
 from __future__ import annotations

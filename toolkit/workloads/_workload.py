@@ -14,7 +14,7 @@ call needs its chain's head: `preview` fetches each EVM head once (1 RU each, in
 Calls the response cache already answers are priced at 0 RU (class ``cached``).
 
 `run` sends the calls concurrently, in JSON-RPC batches where the node takes them, with a progress
-bar, and returns one DataFrame with a row per call: its result or its failure (see `_bulk`).
+bar, and returns one DataFrame with a row per call: its result or its failure (see `_rows`).
 Every run, finished or stopped, leaves that frame in ``work.last_result`` as well: a stopped run
 (the notebook's stop button, Ctrl-C, a cancel of `arun`) keeps every row that finished, marks the
 others ``Interrupted``, and `run` then raises `RunStopped`, a one-line KeyboardInterrupt.
@@ -22,53 +22,42 @@ others ``Interrupted``, and `run` then raises `RunStopped`, a one-line KeyboardI
 
 from __future__ import annotations
 
-import contextlib
-import math
 import numbers
 import os
 import re
 import time
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
-from itertools import repeat
-from operator import is_, itemgetter
 from os import PathLike
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
-from .._errors import GatewayError, LogRangeRefused, RunStopped, ValidationError
+from .._errors import RunStopped, ValidationError
 from .._redact import warn
 from ..catalog import Estimate, Plan
 from ..client import Entry, GatewayClock, Ledger, Node, PreparedCall, run_sync
-from ._dataset import RANGE_REFUSED, ROWS_PER_FILE, DatasetWriter, already_done
+from . import _planned
+from ._bulk import (
+    BulkRun,
+    check_progress,
+    close_progress,
+    progress_bar,
+    show_failures,
+    start_progress,
+)
+from ._dataset import ROWS_PER_FILE, DatasetWriter
+from ._dataset_files import at_least_one
+from ._distributed import run_on_cluster
+from ._planned import PlannedCall, Preview, planned_nodes
 from ._provenance import HEAD_NOTES
+from ._rows import BUDGET_EXCEEDED, INTERRUPTED, results_frame
+from ._run import Ran, RunOptions, resume, run_planned, unanswered, with_previous_rows
 
 if TYPE_CHECKING:
     import pandas as pd
 
-
-class PlannedCall(NamedTuple):
-    """One call of a workload: the third of the four call wrappers. It adds to the client's
-    `PreparedCall` (which names its node) the `Node` object that prices and sends it.
-
-    Made by `Workload.add`, `grid` and `each`; read by the workload's `counts`, `estimates`,
-    `preview` and `run` (the cache pass, the dataset's resume), and by the Dask runner, which
-    splits the calls into partitions. A run makes a bulk run's `Item` of each.
-
-    A tuple: a workload of a million calls makes a million of them, and a frozen dataclass
-    takes longer to make (bench/bench_records.py)."""
-
-    node: Node
-    call: PreparedCall
-
-    @property
-    def method(self) -> str:
-        return self.call.method
-
-    def __repr__(self) -> str:
-        return f"<PlannedCall {self.method} on {self.node.name}>"
-
+__all__ = ["PlannedCall", "Preview", "Workload"]
 
 _new_tuple = tuple.__new__
 
@@ -187,7 +176,7 @@ class Workload:
             )
         cap = node.meter.pricing.max_log_blocks or MAX_LOG_RANGE
         if blocks_per_call is not None:
-            cap = min(cap, _at_least_one(blocks_per_call, "blocks_per_call"))
+            cap = min(cap, at_least_one(blocks_per_call, "blocks_per_call"))
         query: dict[str, Any] = {}
         if address is not None:
             query["address"] = address if isinstance(address, str) else list(address)
@@ -277,49 +266,11 @@ class Workload:
         self, *, fetch_heads: bool = True, cached: set[int] | None = None
     ) -> list[Estimate]:
         """One estimate per call, in order. Heads are fetched once per node (see module doc)."""
-        cached = self.cached_calls() if cached is None else cached
-        if fetch_heads:
-            for node in self._nodes_needing_heads(cached, for_cache=False):
-                node.head()
-        # Priced per node in one go (the head each node knows now; nothing is fetched).
-        by_node: dict[int, list[int]] = {}
-        for index, planned in enumerate(self.calls):
-            if index not in cached:
-                by_node.setdefault(id(planned.node), []).append(index)
-        estimates: list[Estimate] = [CACHED] * len(self.calls)
-        for indexes in by_node.values():  # none when the cache answers every call
-            node = self.calls[indexes[0]].node
-            priced = node.price_known(self.calls[i].call for i in indexes)
-            for index, estimate in zip(indexes, priced, strict=True):
-                estimates[index] = estimate
-        return estimates
-
-    def _nodes_needing_heads(self, cached: set[int], *, for_cache: bool) -> list[Node]:
-        """The nodes whose calls (those the cache does not answer) need the head: asked call by
-        call until one of a node's calls does, then that node's other calls are not asked."""
-        nodes: dict[int, Node] = {}
-        if len(cached) == len(self.calls):  # the cache answers every call
-            return []
-        for index, planned in enumerate(self.calls):
-            node = planned.node
-            if id(node) in nodes or index in cached:
-                continue
-            if node.needs_head(planned.call, for_cache=for_cache):
-                nodes[id(node)] = node
-        return list(nodes.values())
+        return _planned.estimates(self.calls, fetch_heads=fetch_heads, cached=cached)
 
     def cached_calls(self) -> set[int]:
         """Positions of the calls the response cache answers already (they will cost 0 RU)."""
-        by_node: dict[int, list[int]] = {}
-        for index, planned in enumerate(self.calls):
-            if planned.node.cache is not None:
-                by_node.setdefault(id(planned.node), []).append(index)
-        cached: set[int] = set()
-        for indexes in by_node.values():
-            node = self.calls[indexes[0]].node
-            held = node.in_cache([self.calls[i].call for i in indexes])
-            cached.update(i for i, hit in zip(indexes, held, strict=True) if hit)
-        return cached
+        return _planned.cached_calls(self.calls)
 
     def preview(
         self,
@@ -329,16 +280,7 @@ class Workload:
         cached: set[int] | None = None,
     ) -> Preview:
         """What the workload will cost, in RU and money, and how long it must take at least."""
-        if not self.calls:
-            raise ValidationError("the workload is empty", param="calls", rule="empty")
-        estimates = self.estimates(fetch_heads=fetch_heads, cached=cached)
-        meter = self.calls[0].node.meter
-        chosen = plan if isinstance(plan, Plan) else meter.pricing.plan(plan)
-        rows = [
-            (planned.node.name, planned.method, _klass(estimate), estimate.low, estimate.high)
-            for planned, estimate in zip(self.calls, estimates, strict=True)
-        ]
-        return Preview(rows=rows, plan=chosen, spent_before=meter.ledger.total_ru)
+        return _planned.preview(self.calls, plan=plan, fetch_heads=fetch_heads, cached=cached)
 
     # --- running ---
 
@@ -401,27 +343,16 @@ class Workload:
         ``heads_ru`` and ``heads_unconfirmed_ru`` the chain heads the run fetched to price
         calls (ledger entries in no row).
         """
-        from ._bulk import close_progress
-
-        concurrency, batch_size, partition_size, writer, bar = self._start(
-            concurrency,
-            batch_size,
-            progress,
-            dataset,
-            rows_per_file,
-            client,
-            partition_size,
+        options, partition_size = self._start(
+            concurrency, batch_size, progress, dataset, rows_per_file, client, partition_size,
             wait_for_dataset,
-        )
+        )  # fmt: skip
         try:
             if client is not None:
-                assert writer is not None  # a cluster run writes a dataset (`_start`)
-                frame = self._run_on_cluster(
-                    bar, writer, client, partition_size, concurrency, batch_size
-                )
+                frame = self._run_on_cluster(options, client, partition_size)
             else:
-                frame = run_sync(self._run(bar, concurrency, batch_size, writer))
-            self._keep(frame, bar, dataset)
+                frame = run_sync(self._run_here(options))
+            self._keep(frame, options.bar, dataset)
         except KeyboardInterrupt:
             if client is not None:
                 raise  # the cluster's workers write their rows into the dataset themselves
@@ -429,7 +360,7 @@ class Workload:
             kept = self._stopped_result()
             raise RunStopped(_stop_message(kept, dataset), result=kept) from None
         finally:
-            close_progress(bar, progress)
+            close_progress(options.bar, progress)
         return frame
 
     async def arun(
@@ -452,40 +383,24 @@ class Workload:
         """
         import asyncio
 
-        from ._bulk import close_progress
-
-        concurrency, batch_size, partition_size, writer, bar = self._start(
-            concurrency,
-            batch_size,
-            progress,
-            dataset,
-            rows_per_file,
-            client,
-            partition_size,
+        options, partition_size = self._start(
+            concurrency, batch_size, progress, dataset, rows_per_file, client, partition_size,
             wait_for_dataset,
-        )
+        )  # fmt: skip
         try:
             if client is not None:  # the dask client blocks: wait for it off the loop
-                assert writer is not None  # a cluster run writes a dataset (`_start`)
-                frame = await asyncio.to_thread(
-                    self._run_on_cluster,
-                    bar,
-                    writer,
-                    client,
-                    partition_size,
-                    concurrency,
-                    batch_size,
-                )
+                run = asyncio.to_thread(self._run_on_cluster, options, client, partition_size)
+                frame = await run
             else:
-                frame = await self._run(bar, concurrency, batch_size, writer)
-            self._keep(frame, bar, dataset)
+                frame = await self._run_here(options)
+            self._keep(frame, options.bar, dataset)
         except (asyncio.CancelledError, KeyboardInterrupt) as stop:
             if client is None:
                 # The cancel itself goes on, as asyncio code expects; a note says what was kept.
                 stop.add_note(_stop_message(self._stopped_result(), dataset))
             raise
         finally:
-            close_progress(bar, progress)
+            close_progress(options.bar, progress)
         return frame
 
     def _start(
@@ -498,34 +413,48 @@ class Workload:
         client: Any,
         partition_size: Any,
         wait_for_dataset: Any,
-    ) -> tuple[int, int, int | None, DatasetWriter | None, Any]:
-        """What `run` and `arun` do before a run: check every argument (0 RU for a wrong one),
-        make the dataset's writer and the progress bar, and forget the last run's frame."""
-        from ._bulk import progress_bar
-
-        concurrency, batch_size, rows_per_file, partition_size = _check_run_arguments(
-            concurrency,
-            batch_size,
-            progress,
-            dataset,
-            rows_per_file,
-            client,
-            partition_size,
-            wait_for_dataset,
-        )
-        writer = self._writer(dataset, rows_per_file, client, wait_for_dataset)
+    ) -> tuple[RunOptions, int | None]:
+        """What `run` and `arun` do before a run: check every argument before anything is opened
+        or sent (0 RU: a `ValidationError` names the first that is wrong), make the dataset's
+        writer and the progress bar, and forget the last run's frame."""
+        concurrency = at_least_one(concurrency, "concurrency")
+        batch_size = at_least_one(batch_size, "batch_size")
+        rows_per_file = at_least_one(rows_per_file, "rows_per_file")
+        if partition_size is not None:
+            if client is None:
+                raise ValidationError(
+                    "only a run on a dask cluster (client=...) is split into partitions",
+                    param="partition_size",
+                    rule="requires-client",
+                )
+            partition_size = at_least_one(partition_size, "partition_size")
+        check_progress(progress)
+        if not isinstance(wait_for_dataset, bool):
+            raise ValidationError(
+                f"must be True or False, got {wait_for_dataset!r}",
+                param="wait_for_dataset",
+                rule="type",
+            )
+        if client is not None and not callable(getattr(client, "submit", None)):
+            raise ValidationError(
+                f"must be a dask.distributed.Client, got {type(client).__name__}",
+                param="client",
+                rule="type",
+            )
+        _check_dataset(dataset, client)
+        writer = None
+        if dataset is not None:
+            writer = DatasetWriter(dataset, rows_per_file, wait=wait_for_dataset)
         bar = progress_bar(len(self), progress, "calls")
         if self.last_result is not None:
             self.previous_result = self.last_result
         self.last_result = None
-        return concurrency, batch_size, partition_size, writer, bar
+        return RunOptions(concurrency, batch_size, writer, bar), partition_size
 
     def _keep(self, frame: pd.DataFrame, bar: Any, dataset: Any = None) -> None:
         """Keep a finished run's frame in `last_result`, and say if calls failed or the budget
         stopped the run: on the bar (for a run on a cluster; a local run's bar says so as they
         fail) and in one warning."""
-        from ._bulk import BUDGET_EXCEEDED, show_failures
-
         self.last_result = frame
         summary = frame.attrs["summary"]
         failed, refused = summary["failed"], summary["budget_refused"]
@@ -553,314 +482,79 @@ class Workload:
         warn("; ".join(said), RuntimeWarning, stacklevel=3)  # the caller of run() or arun()
 
     def _stopped_result(self) -> pd.DataFrame:
-        """The frame of the run that was just stopped, in `last_result`: the one `_run` kept,
-        or, for a run stopped before it sent anything (waiting for a dataset's lock, or
+        """The frame of the run that was just stopped, in `last_result`: the one `_run_here`
+        kept, or, for a run stopped before it sent anything (waiting for a dataset's lock, or
         for a head), a row for every call saying it was not sent."""
         if self.last_result is None:
-            from ._bulk import BulkRun, results
-
             unsent = BulkRun(self.calls)
             unsent.mark_unfinished()
             started = time.perf_counter()
-            none_done: list[int | None] = [None] * len(self.calls)
-            self.last_result = _finish(results(unsent.items), None, none_done, 0, started)
+            ran = with_previous_rows(results_frame(unsent.items), None, [None] * len(self))
+            self.last_result = _finish(ran, started)
         return self.last_result
 
-    @staticmethod
-    def _writer(dataset: Any, rows_per_file: int, client: Any, wait: bool) -> DatasetWriter | None:
-        if client is not None and dataset is None:
-            raise ValidationError(
-                "a run on a dask cluster writes its rows into a dataset: pass dataset=<folder>",
-                param="dataset",
-                rule="required",
-            )
-        return DatasetWriter(dataset, rows_per_file, wait=wait) if dataset is not None else None
-
-    def _answered_by(self, previous: pd.DataFrame | None) -> list[int | None]:
-        """For each call, the row of the dataset's `previous` rows that answers it (None: send
-        it): the same call identity (gateway, node, method, params, however they are spelt)."""
-        if previous is None or previous.empty:  # a new dataset: nothing to look up
-            return [None] * len(self.calls)
-        from ._bulk import params_text
-
-        keys = [(c.node.gateway, c.node.name, c.method, params_text(c.call)) for c in self.calls]
-        key_texts = [c.call.bound.key_json for c in self.calls]
-        return already_done(keys, previous, key_texts)
+    async def _run_here(self, options: RunOptions) -> pd.DataFrame:
+        """The local run: `run_planned`, then the run's summary and its record in the dataset."""
+        writer = options.writer
+        started, ledgers = time.perf_counter(), _ledger_marks(self.calls)
+        try:
+            ran = await run_planned(self.calls, options)
+            frame = _finish(ran, started, ledgers)
+            _record_run(writer, frame, self.calls, ledgers)
+        finally:
+            if writer is not None:  # after the record (see `run_planned`)
+                writer.release()
+        if ran.stopped is not None:
+            # What finished is in the frame, the dataset and its run record: now the stop goes
+            # on (`run` and `arun` hand the frame over as `last_result`).
+            self.last_result = frame
+            # Without where it struck (inside asyncio's queue): nothing there for the user.
+            raise ran.stopped.with_traceback(None)
+        return frame
 
     def _run_on_cluster(
-        self,
-        bar: Any,
-        writer: DatasetWriter,
-        client: Any,
-        partition_size: int | None,
-        concurrency: int,
-        batch_size: int,
+        self, options: RunOptions, client: Any, partition_size: int | None
     ) -> pd.DataFrame:
-        from ._bulk import row_counts, start_progress
-        from ._distributed import run_on_cluster
-
+        """The run on a dask cluster: the dataset resumed here, what is left priced and sent in
+        partitions (`_distributed.run_on_cluster`, each one a `run_planned` on a worker)."""
+        writer = options.writer
+        assert writer is not None  # a cluster run writes a dataset (`_start`)
         started, ledgers = time.perf_counter(), _ledger_marks(self.calls)
         try:
             try:
                 previous = writer.open_blocking()
-                done = self._answered_by(previous)
-                self._split_known_refusals(done, previous)  # refused chunks: their parts
-                to_send = Workload(
-                    [c for c, row in zip(self.calls, done, strict=True) if row is None]
-                )
-                preview_high = to_send.preview().ru_high if to_send.calls else 0
-                bar = start_progress(bar, len(self), len(self) - len(to_send))
-                sent = run_on_cluster(
-                    to_send,
-                    client,
-                    writer,
-                    partition_size=partition_size,
-                    concurrency=concurrency,
-                    batch_size=batch_size,
-                    bar=bar,
-                )
+                done = resume(self.calls, previous)
+                to_send = unanswered(self.calls, done)
+                preview_high = _planned.preview(to_send).ru_high if to_send else 0
+                bar = start_progress(options.bar, len(self), len(self) - len(to_send))
+                sent = run_on_cluster(to_send, client, replace(options, bar=bar), partition_size)
             finally:
                 writer.close(release=False)
                 tape = self.calls[0].node.settings.tape if self.calls else None
                 if tape is not None:
                     tape.save()  # recording: takes in what each worker recorded beside it
-            frame = _finish(
-                (sent, row_counts(sent)), previous, done, preview_high, started, ledgers
-            )
+            ran = with_previous_rows(sent, previous, done, preview_high)
+            frame = _finish(ran, started, ledgers)
             _record_run(writer, frame, self.calls, ledgers)
         finally:
-            writer.release()  # after the record (see `_run`)
+            writer.release()  # after the record (see `run_planned`)
         return frame
-
-    async def _run(
-        self,
-        bar: Any,
-        concurrency: int,
-        batch_size: int,
-        writer: DatasetWriter | None,
-        *,
-        split_refusals: bool = True,
-    ) -> pd.DataFrame:
-        """The local run. `split_refusals`: split the eth_getLogs chunks refused for their range
-        (False in a cluster's partition, whose rows must be one per call it was given: the
-        coordinator splits what the dataset says was refused, before the next run's partitions
-        are made)."""
-        from ._bulk import BulkRun, results, start_progress
-
-        started, ledgers = time.perf_counter(), _ledger_marks(self.calls)
-        try:
-            try:
-                # Takes the dataset's lock (waiting for another run) and recovers what dead
-                # runs left.
-                previous = None if writer is None else await writer.open()
-                done = self._answered_by(previous)
-                if split_refusals:
-                    self._split_known_refusals(done, previous)
-                if done.count(None) == len(done):  # the dataset answers none of the calls
-                    to_send = self
-                else:
-                    to_send = Workload(
-                        [c for c, row in zip(self.calls, done, strict=True) if row is None]
-                    )
-                run = BulkRun(
-                    to_send.calls,  # (node, call) pairs
-                    concurrency=concurrency,
-                    batch_size=batch_size,
-                    progress=bar,
-                    on_done=None if writer is None else writer.add,
-                    stop_sending=None if writer is None else writer.unsendable,
-                )
-                # The cache answers first (one query per node), so heads and prices are worked
-                # out only for the calls that will be sent.
-                cached = run.answer_from_cache()
-                await to_send._fetch_heads(cached)
-                # The bar's clock starts with the sending: the dataset's rows and the cache's
-                # answers count as done, but not in the rate.
-                answered = len(self) - len(to_send) + len(cached)
-                run.progress = start_progress(run.progress, len(self), answered)
-                with contextlib.ExitStack() as heads_held:
-                    meters = {id(node.meter): node.meter for node in _nodes(to_send.calls)}
-                    for meter in meters.values():
-                        heads_held.enter_context(meter.bulk_run())
-                    items = await run.run()
-                    priced_high, stopped = run.priced_high(), run.stopped
-                    if stopped is None and split_refusals:
-                        items, more_high, stopped = await self._split_refused_chunks(
-                            items, done, previous, writer, concurrency, batch_size, run.progress
-                        )
-                        priced_high += more_high
-            finally:
-                if writer is not None:  # what finished is kept, even when the run was interrupted
-                    writer.close(release=False)
-            # The summary's price: what the calls were priced at as they were sent (pricing them
-            # all again for it would repeat work the sends already did).
-            frame = _finish(results(items), previous, done, priced_high, started, ledgers)
-            _record_run(writer, frame, self.calls, ledgers)
-        finally:
-            # The run's record is written before the lock goes: a run waiting for the lock
-            # clears what dead runs left, and would take a record being written for theirs.
-            if writer is not None:
-                writer.release()
-        if stopped is not None:
-            # What finished is in the frame, the dataset and its run record: now the stop goes
-            # on (`run` and `arun` hand the frame over as `last_result`).
-            self.last_result = frame
-            # Without where it struck (inside asyncio's queue): nothing there for the user.
-            raise stopped.with_traceback(None)
-        return frame
-
-    async def _split_refused_chunks(
-        self,
-        items: list[Any],
-        done: list[int | None],
-        previous: pd.DataFrame | None,
-        writer: DatasetWriter | None,
-        concurrency: int,
-        batch_size: int,
-        progress: Any,
-    ) -> tuple[list[Any], int, BaseException | None]:
-        """Replace each eth_getLogs chunk the node refused for its range or result size by its
-        two halves (`_logs.split_range`), send those, and again for halves refused in turn:
-        the workload's calls, `done` and the items change in place, in block order. Returns the
-        items, the high end of the RU the new calls were priced at, and the stop that ended a
-        send of them (None)."""
-        from ._bulk import BulkRun
-        from ._logs import chunk_of, split_range
-
-        by_position: list[Any] = [None] * len(self.calls)
-        sending = iter(items)
-        for position, row in enumerate(done):
-            if row is None:
-                by_position[position] = next(sending)
-        priced_high, stopped, splits = 0, None, 0
-        while stopped is None:
-            new_calls: list[tuple[int, list[PlannedCall]]] = []
-            for position, item in enumerate(by_position):
-                if item is None or item.error is None or item.call.method != "eth_getLogs":
-                    continue
-                ends = chunk_of(item.call.bound.wire_params)
-                ranges = split_range(*ends, item.error) if ends is not None else []
-                if not ranges:
-                    continue  # a one-block chunk refused: it stays a failed row
-                new_calls.append((position, _chunk_calls(item.node, item.call, ranges)))
-            if not new_calls:
-                break
-            splits += len(new_calls)
-            # Splice each refused chunk's parts in its place (from the end: positions hold).
-            to_send: list[PlannedCall] = []
-            for position, parts in reversed(new_calls):
-                answered = self._splice(position, parts, done, previous)
-                by_position[position : position + 1] = [None] * len(parts)
-                to_send[:0] = [p for p, row in zip(parts, answered, strict=True) if row is None]
-            if progress is not None and hasattr(progress, "total") and progress.total is not None:
-                progress.total += len(to_send)
-            run = BulkRun(
-                to_send,
-                concurrency=concurrency,
-                batch_size=batch_size,
-                progress=progress,
-                on_done=None if writer is None else writer.add,
-                stop_sending=None if writer is None else writer.unsendable,
-            )
-            sent = iter(await run.run())
-            priced_high += run.priced_high()
-            for position, row in enumerate(done):
-                if row is None and by_position[position] is None:
-                    by_position[position] = next(sent)
-            stopped = run.stopped
-        kept = [item for item in by_position if item is not None]
-        if splits and progress is not None:
-            _show_splits(progress, splits, sum(item.error is not None for item in kept))
-        return kept, priced_high, stopped
-
-    def _splice(
-        self,
-        position: int,
-        parts: list[PlannedCall],
-        done: list[int | None],
-        previous: pd.DataFrame | None,
-    ) -> list[int | None]:
-        """Put `parts` in place of the call at `position` (in `calls` and `done`); returns, for
-        each part, the dataset's row that answers it (None: to send)."""
-        from ._bulk import params_text
-
-        answered: list[int | None] = [None] * len(parts)
-        if previous is not None and not previous.empty:
-            keys = [(p.node.gateway, p.node.name, p.method, params_text(p.call)) for p in parts]
-            answered = already_done(keys, previous)
-        self.calls[position : position + 1] = parts
-        done[position : position + 1] = answered
-        return answered
-
-    def _split_known_refusals(self, done: list[int | None], previous: pd.DataFrame | None) -> None:
-        """A scan resumed from its dataset: a chunk whose row there is a refusal of its range
-        (the dataset keeps those rows) is split now as it was then (`_logs.split_range`, the
-        node's proposal read again from the row's message), and its parts are looked up in
-        turn: a resumed scan sends neither a refused chunk again nor a part it has a row for."""
-        if previous is None or previous.empty:
-            return
-        refused = previous["error"].eq(RANGE_REFUSED).fillna(False).to_numpy(dtype=bool)
-        if not refused.any():
-            return
-        from ..client import log_range_refusal
-        from ._logs import chunk_of, split_range
-
-        messages = previous["message"]
-        position = 0
-        while position < len(self.calls):
-            row = done[position]
-            planned = self.calls[position]
-            if row is not None and refused[row]:
-                ends = chunk_of(planned.call.bound.wire_params)
-                message = str(messages.iat[row])
-                _, proposed = log_range_refusal(message, None)
-                error = LogRangeRefused(None, message, suggested=proposed)
-                parts = split_range(*ends, error) if ends is not None else []
-                if parts:  # its first part is looked at next: it may have been refused too
-                    calls = _chunk_calls(planned.node, planned.call, parts)
-                    self._splice(position, calls, done, previous)
-                    continue
-                done[position] = None  # a one-block chunk refused: asked again
-            position += 1
-
-    async def _fetch_heads(self, cached: set[int]) -> None:
-        """Fetch once, before the calls, each head they need (for pricing or for deciding what
-        to cache), rather than once per concurrent call."""
-        for node in self._nodes_needing_heads(cached, for_cache=True):
-            # On failure the calls that need the head fetch it themselves, or report why not.
-            with contextlib.suppress(GatewayError):
-                await node.aio.head()
 
 
 def _finish(
-    sent: tuple[pd.DataFrame, dict[str, int]],
-    previous: pd.DataFrame | None,
-    done: list[int | None],
-    preview_high: int,
-    started: float,
-    ledgers: list[tuple[Ledger, int]] | None = None,
+    ran: Ran, started: float, ledgers: list[tuple[Ledger, int]] | None = None
 ) -> pd.DataFrame:
-    """The run's frame (the calls sent now and those the dataset answered) and its summary;
-    `sent` is the frame of the calls sent now and its counts (`_bulk.results`); `ledgers`
-    where the gateway's ledgers stood when the run started (`_ledger_marks`), for its heads."""
-    from ._bulk import row_counts
-
-    frame, counts = sent
-    reused = len(done) - done.count(None)
-    if reused:
-        assert previous is not None  # the dataset's rows answered `reused` calls
-        frame = _with_previous_rows(frame, previous, done)
-        counts = row_counts(frame)
-        # Their rows say cache_hit (0 RU now), but the response cache did not answer them:
-        # `from_dataset` counts them.
-        counts["cache_hits"] -= reused
+    """The run's frame with its summary: the rows' counts, the high end of the RU the calls
+    were priced at, the time it took and, with `ledgers` (where the gateway's ledgers stood
+    when the run started, `_ledger_marks`), the heads it fetched."""
+    frame = ran.frame
     frame.attrs["summary"] = {
-        **counts,
-        "preview_ru_high": preview_high,
+        **ran.counts,
+        "preview_ru_high": ran.priced_high,
         "seconds": _seconds(started, ledgers),
     }
-    if previous is not None:
-        frame.attrs["summary"]["from_dataset"] = reused
+    if ran.previous is not None:
+        frame.attrs["summary"]["from_dataset"] = ran.reused
     if ledgers is not None:
         frame.attrs["summary"].update(_heads_since(ledgers))
     return frame
@@ -871,26 +565,11 @@ def _seconds(started: float, ledgers: list[tuple[Ledger, int]] | None) -> float:
     return GatewayClock.run_seconds(started, _entries_since(ledgers or []))
 
 
-_NODE_OF = itemgetter(0)  # a PlannedCall is (node, call)
-
-
 def _ledger_marks(calls: list[PlannedCall]) -> list[tuple[Ledger, int]]:
     """Where the ledgers of the calls' nodes stand (a gateway's nodes share one): what is
     recorded after is the run's."""
-    ledgers = {id(node.ledger): node.ledger for node in _nodes(calls)}
+    ledgers = {id(node.ledger): node.ledger for node in planned_nodes(calls)}
     return [(ledger, len(ledger)) for ledger in ledgers.values()]
-
-
-def _nodes(calls: list[PlannedCall]) -> list[Node]:
-    """The calls' nodes, each once, in the order they first appear."""
-    if not calls:
-        return []
-    first = calls[0].node
-    # One node, the usual workload: an identity test in C per call. Collecting the nodes in a
-    # dict is a Python step per call, which shows in a cached re-run.
-    if all(map(is_, map(_NODE_OF, calls), repeat(first))):
-        return [first]
-    return list({id(planned.node): planned.node for planned in calls}.values())
 
 
 def _heads_since(ledgers: list[tuple[Ledger, int]]) -> dict[str, int]:
@@ -910,89 +589,29 @@ def _heads_since(ledgers: list[tuple[Ledger, int]]) -> dict[str, int]:
     }
 
 
-def _check_run_arguments(
-    concurrency: Any,
-    batch_size: Any,
-    progress: Any,
-    dataset: Any,
-    rows_per_file: Any,
-    client: Any,
-    partition_size: Any,
-    wait_for_dataset: Any,
-) -> tuple[int, int, int, int | None]:
-    """`run`'s and `arun`'s arguments, checked before anything is opened or sent (0 RU): a
-    `ValidationError` names the first that is wrong. Returns the whole numbers as ints."""
-    from ._bulk import check_progress
-
-    concurrency = _at_least_one(concurrency, "concurrency")
-    batch_size = _at_least_one(batch_size, "batch_size")
-    rows_per_file = _at_least_one(rows_per_file, "rows_per_file")
-    if partition_size is not None:
-        if client is None:
+def _check_dataset(dataset: Any, client: Any) -> None:
+    """`run`'s `dataset`: a folder's path (required with a dask `client`)."""
+    if dataset is None:
+        if client is not None:
             raise ValidationError(
-                "only a run on a dask cluster (client=...) is split into partitions",
-                param="partition_size",
-                rule="requires-client",
+                "a run on a dask cluster writes its rows into a dataset: pass dataset=<folder>",
+                param="dataset",
+                rule="required",
             )
-        partition_size = _at_least_one(partition_size, "partition_size")
-    check_progress(progress)
-    if not isinstance(wait_for_dataset, bool):
+        return
+    path = dataset if isinstance(dataset, str | PathLike) else None
+    if path is None or not isinstance(os.fspath(path), str):
         raise ValidationError(
-            f"must be True or False, got {wait_for_dataset!r}",
-            param="wait_for_dataset",
+            f"must be a folder's path (a str or a pathlib.Path), got {type(dataset).__name__}",
+            param="dataset",
             rule="type",
         )
-    if client is not None and not callable(getattr(client, "submit", None)):
+    if not os.fspath(path):
+        raise ValidationError("must not be empty", param="dataset", rule="empty")
+    if Path(path).exists() and not Path(path).is_dir():
         raise ValidationError(
-            f"must be a dask.distributed.Client, got {type(client).__name__}",
-            param="client",
-            rule="type",
+            f"{os.fspath(path)} is a file; a dataset is a folder", param="dataset", rule="folder"
         )
-    if dataset is not None:
-        path = dataset if isinstance(dataset, str | PathLike) else None
-        if path is None or not isinstance(os.fspath(path), str):
-            raise ValidationError(
-                f"must be a folder's path (a str or a pathlib.Path), got {type(dataset).__name__}",
-                param="dataset",
-                rule="type",
-            )
-        if not os.fspath(path):
-            raise ValidationError("must not be empty", param="dataset", rule="empty")
-        if Path(path).exists() and not Path(path).is_dir():
-            raise ValidationError(
-                f"{os.fspath(path)} is a file; a dataset is a folder",
-                param="dataset",
-                rule="folder",
-            )
-    return concurrency, batch_size, rows_per_file, partition_size
-
-
-def _show_splits(bar: Any, splits: int, failed: int) -> None:
-    """Say on the bar how many refused chunks were split, and that the calls which failed
-    are only those still failed: a refusal split into answered parts is no failure (cosmetic,
-    as `_bulk.show_failures`)."""
-    said = f"{splits:,} refused range{'s' if splits != 1 else ''} split"
-    said += f", {failed:,} failed" if failed else ""
-    try:
-        postfix = getattr(bar, "set_postfix_str", None)
-        if callable(postfix):
-            postfix(said, refresh=True)
-        if hasattr(bar, "colour"):
-            bar.colour = "red" if failed else None
-    except Exception:  # cosmetic: see the doc
-        pass
-
-
-def _chunk_calls(
-    node: Node, call: PreparedCall, ranges: list[tuple[int, int]]
-) -> list[PlannedCall]:
-    """`call` (an eth_getLogs chunk) over each of `ranges` instead, its other filters kept."""
-    query = call.bound.wire_params[0]
-    prepared = node.prepare_many(
-        "eth_getLogs",
-        [(({**query, "fromBlock": hex(a), "toBlock": hex(b)},), {}) for a, b in ranges],
-    )
-    return [PlannedCall(node, c) for c in prepared]
 
 
 def _block_number(value: Any, name: str) -> int:
@@ -1013,15 +632,6 @@ def _event_topic(event: Any) -> str:
     from ..catalog import abi
 
     return abi.parsed_event(event).topic0
-
-
-def _at_least_one(value: Any, name: str) -> int:
-    # bool is an int to Python, but concurrency=True is a mistake, not 1.
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValidationError(f"must be a whole number, got {value!r}", param=name, rule="type")
-    if value < 1:
-        raise ValidationError(f"must be at least 1, got {value}", param=name, rule="min")
-    return int(value)
 
 
 def _budget_stop_message(summary: dict[str, Any], dataset: Any) -> str:
@@ -1047,8 +657,6 @@ def _budget_stop_message(summary: dict[str, Any], dataset: Any) -> str:
 
 def _stop_message(frame: pd.DataFrame, dataset: Any) -> str:
     """What a stopped run kept, in one line (`RunStopped`)."""
-    from ._bulk import INTERRUPTED
-
     summary = frame.attrs["summary"]
     total, unfinished = summary["calls"], summary["interrupted"]
     finished = total - unfinished
@@ -1079,7 +687,7 @@ def _record_run(
 ) -> None:
     if writer is None:
         return
-    distinct = _nodes(calls)
+    distinct = planned_nodes(calls)
     # By name, the last call's node of each name: the one node of the usual workload at once.
     if len(distinct) == 1:
         nodes = {distinct[0].name: distinct[0]}
@@ -1100,115 +708,3 @@ def _run_time(calls: list[PlannedCall], ledgers: list[tuple[Ledger, int]]) -> da
 
 def _entries_since(ledgers: list[tuple[Ledger, int]]) -> Iterator[Entry]:
     return (entry for ledger, start in ledgers for entry in ledger.since(start))
-
-
-def _with_previous_rows(
-    sent: pd.DataFrame, previous: pd.DataFrame, done: list[int | None]
-) -> pd.DataFrame:
-    """The run's frame in the workload's order: the rows sent now, and for the calls the dataset
-    answered, their earlier rows (nothing was spent on them in this run)."""
-    import numpy as np
-    import pandas as pd
-
-    reused = [row for row in done if row is not None]
-    old = (
-        previous.iloc[reused].drop(columns="gateway").assign(ru=0, unconfirmed_ru=0, cache_hit=True)
-    )
-    positions = np.array(
-        [i for i, row in enumerate(done) if row is not None]
-        + [i for i, row in enumerate(done) if row is None]
-    )
-    frame = pd.concat([old, sent], ignore_index=True)
-    return frame.iloc[np.argsort(positions, kind="stable")].reset_index(drop=True)
-
-
-CACHED = Estimate(0, 0, "answered from the response cache", archive=None)
-
-
-def _klass(estimate: Estimate) -> str:
-    if estimate is CACHED:
-        return "cached"
-    if estimate.archive is None and not estimate.exact and "head unknown" not in estimate.reason:
-        return "full or archive"  # the head may move the block past the threshold meanwhile
-    return {True: "archive", False: "full", None: "fixed" if estimate.exact else "unknown"}[
-        estimate.archive
-    ]
-
-
-@dataclass(frozen=True)
-class Preview:
-    """A priced workload. `frame` groups calls by node, method and class (full/archive/fixed)."""
-
-    rows: list[tuple[str, str, str, int, int]]
-    plan: Plan
-    spent_before: int = 0
-
-    @property
-    def calls(self) -> int:
-        return len(self.rows)
-
-    @property
-    def ru_low(self) -> int:
-        return sum(row[3] for row in self.rows)
-
-    @property
-    def ru_high(self) -> int:
-        return sum(row[4] for row in self.rows)
-
-    @property
-    def exact(self) -> bool:
-        return self.ru_low == self.ru_high
-
-    @property
-    def cost_usd(self) -> float:
-        """The month's bill on the plan if this workload were all that month's use."""
-        return self.plan.cost_usd(self.ru_high)
-
-    @property
-    def min_time_s(self) -> float | None:
-        """The least time the calls can take at the plan's request rate (None if unpublished)."""
-        rate = self.plan.requests_per_second
-        return self.calls / rate if rate else None
-
-    @property
-    def frame(self) -> pd.DataFrame:
-        import pandas as pd
-
-        frame = pd.DataFrame(self.rows, columns=["node", "method", "class", "ru_low", "ru_high"])
-        return (
-            frame.groupby(["node", "method", "class"], as_index=False)
-            .agg(calls=("ru_low", "size"), ru_low=("ru_low", "sum"), ru_high=("ru_high", "sum"))
-            .astype({"node": "string", "method": "string", "class": "string"})
-        )
-
-    def summary(self) -> str:
-        ru = f"{self.ru_low:,} RU" if self.exact else f"{self.ru_low:,}-{self.ru_high:,} RU"
-        why = ""
-        if not self.exact:
-            classes = {row[2] for row in self.rows}
-            why = " (head unknown)" if "unknown" in classes else " (blocks near the archive line)"
-        lines = [f"{self.calls:,} calls, {ru}{why}"]
-        lines.append(
-            f"on the {self.plan.name} plan: ${self.cost_usd:,.2f} for a month of this alone "
-            f"({self.plan.included_ru:,} RU included)"
-            if math.isfinite(self.cost_usd)
-            else f"over the {self.plan.name} plan's included RU, which has no overage price"
-        )
-        if self.min_time_s is not None:
-            lines.append(
-                f"at least {self.min_time_s:,.1f} s at {self.plan.requests_per_second:g} req/s"
-            )
-        else:
-            lines.append(f"the {self.plan.name} plan publishes no rate limit")
-        return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self.summary()
-
-    def __repr__(self) -> str:
-        ru = f"{self.ru_low:,} RU" if self.exact else f"{self.ru_low:,}-{self.ru_high:,} RU"
-        return f"<Preview {self.calls:,} calls, {ru}, {self.plan.name} plan>"
-
-    def _repr_html_(self) -> str:
-        summary = "<br>".join(self.summary().splitlines())
-        return f"<p>{summary}</p>" + self.frame.to_html(index=False)
