@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from urllib.parse import urlsplit
 
+import httpx
 import pytest
 
 import toolkit
@@ -257,3 +259,20 @@ def test_an_answer_over_the_size_bound_is_refused_as_on_the_wire(local):
     refused = InProcessTransport(local).send(step)
     assert isinstance(refused, NoAnswer) and refused.status == 200 and refused.sent
     assert isinstance(refused.error, toolkit.MalformedResponse)
+
+
+def test_another_process_is_given_the_address_of_the_sandbox_served_on_loopback(local):
+    """A Dask worker cannot reach a sandbox in another process's memory: a node's spec (what a
+    worker opens) names the sandbox served on loopback, started for it, with one meter."""
+    spec = _gateway(local).node("ethereum-mainnet").spec()
+    try:
+        assert urlsplit(spec.url).port not in (None, 0)
+        answer = httpx.post(spec.url, json=BLOCK_NUMBER, timeout=10)
+        assert answer.json()["result"].startswith("0x")
+        assert local.metering()["ethereum-mainnet"]["requests"] == 1
+        assert (
+            gateway_identity(spec.url, "ethereum")
+            == _gateway(local).node("ethereum-mainnet").gateway
+        )
+    finally:
+        local.stop()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from ._http import Answer, LazyModule, NoAnswer, Send, Transport
 from ._network import deadline_passed, timed_out, too_large, unreachable
@@ -39,6 +39,15 @@ def in_process_transport(sandbox: Sandbox | None, url: str) -> InProcessTranspor
     if sandbox is None or urlsplit(url).port != 0:
         return None
     return InProcessTransport(sandbox)
+
+
+def for_another_process(sandbox: Sandbox | None, url: str) -> str:
+    """`url` as another process reaches it (a Dask worker's): an address of `sandbox` in
+    process only is served on loopback for it, the sandbox started on first need."""
+    if sandbox is None or urlsplit(url).port != 0:
+        return url
+    served = urlsplit(sandbox.start().platform_url).netloc
+    return urlunsplit(urlsplit(url)._replace(netloc=served))
 
 
 class InProcessTransport(Transport):
@@ -102,4 +111,4 @@ def _outcome(handling: Handling | NoAnswer, step: Send) -> Answer | NoAnswer:
     return Answer(status, httpx.Headers(headers), content)
 
 
-__all__ = ["InProcessTransport", "in_process_transport"]
+__all__ = ["InProcessTransport", "for_another_process", "in_process_transport"]

@@ -49,7 +49,7 @@ from ._cache_step import CacheStep
 from ._heads import HeadTracker
 from ._http import LazyModule, Transport
 from ._identity import gateway_identity
-from ._inprocess import in_process_transport
+from ._inprocess import for_another_process, in_process_transport
 from ._ledger import Entry, Meter
 from ._network import async_transport, sync_transport
 from ._planning import Planner
@@ -561,7 +561,8 @@ class _BaseNode:
 
     def spec(self) -> NodeSpec:
         """This node as another process opens it (a worker of a distributed run)."""
-        return NodeSpec(self._core.endpoint.url, self._core.chain.name, self.name)
+        url = for_another_process(self._core.shared.sandbox, self._core.endpoint.url)
+        return NodeSpec(url, self._core.chain.name, self.name)
 
     def needs_head(self, call: PreparedCall, *, for_cache: bool = False) -> bool:
         """Whether pricing `call` needs the chain head (an archive rule on a block number); with
