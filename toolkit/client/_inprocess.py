@@ -64,11 +64,10 @@ class InProcessTransport(Transport):
         return _outcome(handling, step)
 
     async def asend(self, step: Send) -> Answer | NoAnswer:
-        # A request lets other tasks run, and a cancel land, before it leaves: so does this.
-        await asyncio.sleep(0)
         handling, wait = self._hand_over(step)
-        if wait:
-            await asyncio.sleep(wait)
+        # Other tasks run, and a cancel lands, while the answer is awaited, as on the wire:
+        # once handed over, a call cancelled here went out (metered, maybe billed).
+        await asyncio.sleep(wait)
         return _outcome(handling, step)
 
     def _hand_over(self, step: Send) -> tuple[Handling | NoAnswer, float]:
