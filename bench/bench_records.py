@@ -31,7 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from toolkit.catalog import BoundCall
-from toolkit.client._node import PreparedCall
+from toolkit.client._prepared import PreparedCall
 from toolkit.client._transport import NOT_SENT, HTTPRequest
 from toolkit.workloads._planned import PlannedCall
 

@@ -23,7 +23,7 @@ SOLANA = SolanaWorld(0).demo()
 @pytest.fixture
 def sent(monkeypatch):
     """The arguments of every call a node prepares, in order, as the catalog bound them."""
-    from toolkit.client._node import NodeCore
+    from toolkit.client._core import NodeCore
 
     calls: list[tuple[str, dict]] = []
     prepare = NodeCore.prepare

@@ -21,14 +21,16 @@ from ._chains import (
     TonNode,
     TronNode,
 )
+from ._core import NodeSpec
 from ._gateway import ENV_NODE_PREFIX, Gateway, connect, env_name, node, open_nodes
 from ._identity import CallKey, canonical_params
 from ._ledger import Budget, Entry, GatewayClock, Ledger, Meter
 from ._log_refusals import log_range_refusal
 from ._loop import run_sync
-from ._node import AsyncNode, Node, NodeSpec, PreparedCall
+from ._node import AsyncNode, Node
 from ._planning import CACHE_HEAD_NOTE, HEAD_NOTE
 from ._platform import AsyncPlatform, Platform, platform
+from ._prepared import PreparedCall
 from ._ratelimit import RateLimiter
 from ._settings import Settings
 from ._tapefile import parse_tape

@@ -35,9 +35,10 @@ from .._reprs import key_values_html
 from ..catalog import CHAINS, Chain, PricingTable, chain_for
 from ..catalog.encoding import is_loopback_host
 from ._cache import CacheSetting, ResponseCache
+from ._core import NodeCore, NodeSpec
 from ._http import LazyModule
 from ._ledger import Ledger
-from ._node import Node, NodeCore, NodeSpec, resolve_chain
+from ._node import Node, resolve_chain
 from ._platform import Platform, bad_record, platform_core
 from ._ratelimit import RateLimiter
 from ._settings import (

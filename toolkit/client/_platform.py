@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any, Unpack
 from .._errors import MalformedResponse, PlatformError, ValidationError
 from .._redact import clip, hide_credentials, redact_answer
 from ..catalog import CHAINS
+from ._core import NodeCore
 from ._http import LazyModule
-from ._node import AsyncNode, Node, NodeCore
+from ._node import AsyncNode, Node
 from ._settings import Settings, SettingsOptions, Shared, settings_from, takes_settings
 from ._transport import NO_ANSWER, Advice, bearer
 from ._urls import check_key_in_clear, clean_url
