@@ -171,7 +171,7 @@ def provenance(gateway: Gateway, *, entries: Sequence[Entry] | None = None) -> P
         uses.append(NodeUse(name, chain, len(mine), billed, head, unconfirmed))
     where = gateway.description
     tape = gateway.tape
-    replaying = tape is not None and tape.replaying
+    replaying = gateway.meter.clock.replaying  # the one clock says: a replay's, or not
     replayed = [e for e in entries if e.replayed]
     refused = sum(e.status == REFUSED and not e.sent for e in entries)
     cached = sum(e.cache_hit for e in entries)
