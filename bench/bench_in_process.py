@@ -1,11 +1,12 @@
 """Benchmark: the embedded sandbox reached in process (no socket, no thread) beside the same
 sandbox over loopback HTTP, measured in turns in one run.
 
-One `Sandbox` in this process, served on loopback by its uvicorn thread (what `connect()` does
-today) and reachable in process (`InProcessTransport`). Each contender makes `--calls` blocking
-calls, one at a time as a notebook does, cycling through a mix of surfaces: EVM JSON-RPC reads
-on three chains, a TRON REST call and a TON REST call (the response cache off). The best of
-`--rounds` rounds counts. The target (issue 39): in process at least 2x as fast. The sandbox's
+One `Sandbox` in this process, served on loopback by its uvicorn thread (what other processes
+and clients reach) and reachable in process (`InProcessTransport`, what `connect()` uses).
+Each contender makes `--calls` blocking calls, one at a time as a notebook does, cycling
+through a mix of surfaces: EVM JSON-RPC reads on three chains, a TRON REST call and a TON REST
+call (the response cache off). The best of
+`--rounds` rounds counts. The target: in process at least 2x as fast. The sandbox's
 meter must count the same requests and RU for both.
 
     python bench/bench_in_process.py [--calls 10000] [--rounds 3] [--quick]
@@ -14,13 +15,10 @@ meter must count the same requests and RU for both.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import toolkit
-from toolkit.client import _node
-from toolkit.client._inprocess import in_process_client
 from toolkit.sandbox import DEMO, Sandbox
 
 ALICE = DEMO.evm.accounts["alice"]
@@ -35,24 +33,9 @@ IN_PROCESS = "in process (`InProcessTransport`, no socket)"
 LOOPBACK = "loopback HTTP (uvicorn thread, httpx)"
 
 
-@contextlib.contextmanager
-def reached_in_process(sandbox: Sandbox) -> Iterator[None]:
-    """Node clients of `sandbox`'s port-0 URLs over `InProcessTransport`: the wiring
-    `connect()` is to get (`in_process_client` before a socket's client)."""
-    made = _node.sync_client
-
-    def sync_client(url: str, *args: object, **kwargs: object):
-        return in_process_client(sandbox, url) or made(url, *args, **kwargs)
-
-    _node.sync_client = sync_client
-    try:
-        yield
-    finally:
-        _node.sync_client = made
-
-
 def gateway(sandbox: Sandbox, port: int) -> toolkit.Gateway:
-    """A handle on `sandbox` at `port` (0: in process)."""
+    """A handle on `sandbox` at `port`: 0 is reached in process (as `connect()` reaches its
+    sandbox), the served port over loopback HTTP."""
     info = sandbox.info
     served = f"127.0.0.1:{sandbox.port}"
 
@@ -85,7 +68,8 @@ def main(argv: list[str] | None = None) -> str:
     calls, rounds = (1_000, 1) if options.quick else (options.calls, options.rounds)
     best: dict[str, float] = {}
     metered: dict[str, tuple[int, int]] = {}
-    with Sandbox(seed=0, head_pace=0) as sandbox, reached_in_process(sandbox.in_process()):
+    with Sandbox(seed=0, head_pace=0) as sandbox:
+        sandbox.in_process()  # served on loopback and reachable in process: one meter
         contenders: dict[str, Callable[[], toolkit.Gateway]] = {
             IN_PROCESS: lambda: gateway(sandbox, 0),
             LOOPBACK: lambda: gateway(sandbox, sandbox.port),

@@ -1,4 +1,4 @@
-"""The call path's shape, enforced (issue 39, docs/architecture.md): no import circle, the
+"""The call path's shape, enforced (docs/architecture.md): no import circle, the
 client's modules share no private names, no class or file grows past what one reader takes in,
 and what a tape is doing is asked in few places."""
 
