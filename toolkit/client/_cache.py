@@ -1,10 +1,8 @@
 """A response cache on disk for answers that can never change, so no answer is paid for twice.
 
 What is cached, and under which key, is the policy (`_cache_policy`: pure functions); this
-module is the storage, on a file whose life (opening, trust, damage) is `_cache_file`.
-
-The file is one SQLite database (WAL mode, so several notebooks may share it), bounded in size:
-past `max_bytes` the oldest answers are evicted. `sqlite3` is imported when a cache is opened.
+module is the storage, in one SQLite file (`_cache_file`: WAL mode, so several notebooks may
+share it) bounded in size: past `max_bytes` the oldest answers are evicted.
 
 In front of the file, each process keeps the answers it read or stored lately, as text, up to
 `memory_bytes` (an eighth of `max_bytes`, at most 32 MiB): a SQLite lookup per key is slow next
@@ -16,10 +14,8 @@ answers stay correct, they are only no longer on disk).
 
 What the file says is checked, since anyone who can write it could plant answers: a row read
 back must be JSON of its method's result kind (``"0xzz"`` or an object where a balance belongs
-is not), else it is deleted with one warning and counts as a miss. A file (or its ``-wal``,
-``-shm``) owned by another user is not opened at all: the default file is used instead when it
-is another, trusted one, else no cache. One of yours that group or others may write is moved
-aside (``*.untrusted-<time>``) for a fresh one. New files are made readable by you alone (0600).
+is not), else it is deleted with one warning and counts as a miss (who may write the file at
+all: `_cache_file`).
 """
 
 from __future__ import annotations
@@ -188,14 +184,13 @@ class ResponseCache:
     def _select(self, query: str, keys: list[bytes]) -> list[tuple]:
         """Rows for `keys` (in chunks: SQLite's bound-parameter limit); none if reading fails."""
         rows: list[tuple] = []
-        if self._db is None:
-            return rows
-        with self._file.guarded("could not be read; its answers count as misses"):
-            for start in range(0, len(keys), 500):
-                chunk = keys[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                rows.extend(self._db.execute(query.format(marks=marks), chunk))
-            return rows
+        if self._db is not None:
+            with self._file.guarded("could not be read; its answers count as misses"):
+                for start in range(0, len(keys), 500):
+                    chunk = keys[start : start + 500]
+                    marks = ",".join("?" * len(chunk))
+                    rows.extend(self._db.execute(query.format(marks=marks), chunk))
+                return rows
         return []
 
     def lookup(self, keys: Iterable[bytes]) -> dict[bytes, Any]:

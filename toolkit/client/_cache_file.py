@@ -1,10 +1,12 @@
-"""The SQLite file under a response cache, through its life: opened private, in WAL mode and
-bounded, by one kernel while the others wait for it; moved aside (saying where) when it is
-damaged or others may write it; closed. What is kept in it is `_cache`.
+"""The SQLite file under a response cache, through its life: opened in WAL mode and bounded,
+by one kernel while the others wait for it; moved aside (saying where) when it is damaged;
+closed. What is kept in it is `_cache`. `sqlite3` is imported when a file is opened.
 
-It fails safe, as the cache does: its trouble is a `RuntimeWarning` and, when there is no file
-to use, `disabled` says why (never an exception out of a call). `sqlite3` is imported when a
-file is opened.
+Anyone who can write the file could plant answers: a file (or its ``-wal``, ``-shm``) owned by
+another user is not opened at all (the default file is used instead when it is another, trusted
+one, else no cache); one of yours that group or others may write is moved aside
+(``*.untrusted-<time>``) for a fresh one. New files are made readable by you alone (0600). Its
+trouble is a `RuntimeWarning`, never an exception: with no file to use, `disabled` says why.
 """
 
 from __future__ import annotations
@@ -48,7 +50,8 @@ class CacheFile:
         if distrusted is not None:
             self._refuse(*distrusted)
         if self.disabled is None:  # else refused, with nothing trusted to use instead
-            self._open_or_disable()
+            with self.guarded(None):
+                self._open()
 
     def identity(self, gateway: str) -> bytes:
         """The call identity's gateway part under the file's salt, so that the file does not
@@ -60,17 +63,20 @@ class CacheFile:
         return found
 
     @contextlib.contextmanager
-    def guarded(self, what: str) -> Iterator[None]:
-        """A read or write of the file that must not raise: when it fails, a damaged file is
-        replaced; anything else (a full disk, a lock held too long) is a warning that says
-        `what` it cost. The block is left at the failure."""
+    def guarded(self, what: str | None) -> Iterator[None]:
+        """Work on the file that must not raise: when it fails, a damaged file is replaced by a
+        fresh one; any other failure (a full disk, a lock held too long) is a warning that says
+        `what` it cost or, when opening (`what` None), means no file (`disabled` says why). The
+        block is left at the failure."""
         import sqlite3
 
         try:
             yield
-        except sqlite3.Error as error:
+        except (sqlite3.Error, OSError) as error:
             if damaged(error):
                 self._replace_damaged(error)
+            elif what is None:
+                self._disable(error)
             else:
                 warn_about_cache(f"the response cache {self.path} {what} ({error})")
 
@@ -78,9 +84,8 @@ class CacheFile:
 
     def pages(self) -> tuple[int, int]:
         """(bytes of the database's pages, bytes of those pages in use): the real size."""
-        page_size = self.db.execute("PRAGMA page_size").fetchone()[0]
-        count = self.db.execute("PRAGMA page_count").fetchone()[0]
-        free = self.db.execute("PRAGMA freelist_count").fetchone()[0]
+        pragmas = "pragma_page_size(), pragma_page_count(), pragma_freelist_count()"
+        page_size, count, free = self.db.execute(f"SELECT * FROM {pragmas}").fetchone()
         return count * page_size, (count - free) * page_size
 
     def wal_bytes(self) -> int:
@@ -127,17 +132,6 @@ class CacheFile:
             f"the response cache {self.path} is not used: {why}, and answers others can write "
             "are not to be trusted. Calls run without a cache"
         )
-
-    def _open_or_disable(self) -> None:
-        import sqlite3
-
-        try:
-            self._open()
-        except (sqlite3.Error, OSError) as error:
-            if damaged(error):
-                self._replace_damaged(error)
-            else:
-                self._disable(error)
 
     def _replace_damaged(self, error: BaseException) -> None:
         """Move a damaged file aside (saying where) and use a fresh one: when it is opened, or
