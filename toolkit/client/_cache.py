@@ -305,6 +305,7 @@ class ResponseCache:
             return
         rows = list(self._pending.values())
         self._pending.clear()
+        self._file.follow()
         if self._db is None:
             return
         with self._file.guarded("could not store answers; they are in your results, not cached"):

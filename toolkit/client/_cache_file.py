@@ -80,6 +80,13 @@ class CacheFile:
             else:
                 warn_about_cache(f"the response cache {self.path} {what} ({error})")
 
+    def follow(self) -> None:
+        """Reopen `path` when another kernel has set the file aside (it found it damaged) for a
+        fresh one: answers written to the file set aside would be lost to every kernel."""
+        if self.db is not None and inode(self.path) != self._inode:
+            with self.guarded(None):
+                self._open()
+
     # --- size ---
 
     def pages(self) -> tuple[int, int]:
@@ -195,12 +202,12 @@ class CacheFile:
                 "size INTEGER NOT NULL) WITHOUT ROWID"
             )
             db.execute("CREATE INDEX IF NOT EXISTS by_age ON responses (stored_at)")
-            # The salt lives beside the answers: it only has to differ between files.
+            # The salt lives beside the answers: it only has to differ between files. A fresh
+            # file in place of a damaged one keeps the salt read from that one, so the keys its
+            # kernels worked out (and have waiting to be written) stay good in it.
             db.execute("CREATE TABLE IF NOT EXISTS salt (value BLOB NOT NULL)")
-            db.execute(
-                "INSERT INTO salt SELECT ? WHERE NOT EXISTS (SELECT 1 FROM salt)",
-                (secrets.token_bytes(32),),
-            )
+            query = "INSERT INTO salt SELECT ? WHERE NOT EXISTS (SELECT 1 FROM salt)"
+            db.execute(query, (self._salt,))
         db.execute("BEGIN IMMEDIATE")  # a read-only file fails here, not at the first answer
         db.execute("ROLLBACK")
         self._salt = db.execute("SELECT value FROM salt").fetchone()[0]
