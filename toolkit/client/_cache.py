@@ -65,43 +65,35 @@ def _decode_together(texts: list[str]) -> list[Any] | None:
     return values if len(values) == len(texts) else None
 
 
-def _load_stored(text: Any) -> Any:
-    """A row's answer as read from the file, which anyone who could write it may have filled:
-    text only (not a number or bytes), JSON only (no ``NaN`` or ``Infinity``, no number beyond
-    a float), and nested no deeper than any answer is (a deeper one is not decoded at all, so
-    it cannot exhaust the stack). ValueError for anything else."""
-    if type(text) is not str:
-        raise ValueError(f"a {type(text).__name__} where an answer's JSON text belongs")
-    return load_bounded(text, MAX_DEPTH)
-
-
-def _decode_all(texts: dict[bytes, Any], *, stored: bool = False) -> dict[bytes, Any]:
-    """Answers by key; an answer that does not decode (a damaged row) is left out, so it counts
-    as a miss. `stored`: texts read from the file, each decoded on its own as `_load_stored`
-    says (joined, texts such as ``[1`` and ``2]`` would pass as one answer)."""
+def _decode_all(texts: dict[bytes, str]) -> dict[bytes, Any]:
+    """Answers kept in memory by key (checked when they were read, or the client's own)."""
+    values = _decode_together(list(texts.values())) if texts else []
+    if values is not None:
+        return dict(zip(texts, values, strict=True))
     found = {}
-    if not stored:
-        values = _decode_together(list(texts.values())) if texts else []
-        if values is not None:
-            return dict(zip(texts, values, strict=True))
-    load = _load_stored if stored else json.loads
     for key, text in texts.items():
         with contextlib.suppress(ValueError):
-            found[key] = load(text)
+            found[key] = json.loads(text)
     return found
 
 
-def _fits(method: str, value: Any) -> bool:
-    """Whether a stored answer has the shape its method's answers have (what the client checked
-    before storing it): a row damaged into another kind must not reach a typed helper."""
-    if type(method) is not str:
-        return False
+def _stored_answer(method: Any, text: Any) -> Any:
+    """A row's answer as read from the file, which anyone who could write it may have filled,
+    or MISS for a damaged one: text only (not a number or bytes), JSON only (no ``NaN`` or
+    ``Infinity``, no number beyond a float), nested no deeper than any answer is (a deeper one
+    is not decoded at all, so it cannot exhaust the stack), and of the shape its method's
+    answers have (what the client checked before storing it: a row damaged into another kind
+    must not reach a typed helper). Each row on its own: joined, texts such as ``[1`` and
+    ``2]`` would pass as one answer."""
+    if type(text) is not str or type(method) is not str:
+        return MISS
     entry = CATALOG.get(method)
     kind = entry.result if entry is not None else None
     try:
-        return kind is None or bool(RESULT_KINDS[kind].check(value))
-    except Exception:  # a check meeting a value no answer has: not of its kind
-        return False
+        value = load_bounded(text, MAX_DEPTH)
+        return value if kind is None or RESULT_KINDS[kind].check(value) else MISS
+    except Exception:  # not JSON an answer can be, or a check meeting a value no answer has
+        return MISS
 
 
 class RecentAnswers(dict[bytes, str]):
@@ -198,19 +190,17 @@ class ResponseCache:
         wanted = list(keys)
         with self._lock:
             texts, rest = self._in_memory(wanted)
-            found = _decode_all(texts)  # in memory: checked when read, or the client's own
+            found = _decode_all(texts)
             if rest:
                 query = "SELECT key, method, result FROM responses WHERE key IN ({marks})"
-                read = self._select(query, rest)
-                on_disk = _decode_all({key: text for key, _, text in read}, stored=True)
                 damaged = []
-                for key, method, text in read:
-                    if key in on_disk and _fits(method, on_disk[key]):
-                        self._recent.remember(key, text)
-                    else:
-                        on_disk.pop(key, None)
+                for key, method, text in self._select(query, rest):
+                    value = _stored_answer(method, text)
+                    if value is MISS:
                         damaged.append((key, method))
-                found.update(on_disk)
+                    else:
+                        found[key] = value
+                        self._recent.remember(key, text)
                 if damaged:
                     self._delete_damaged(damaged)
             self.hits += len(found)

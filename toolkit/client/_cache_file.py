@@ -118,27 +118,24 @@ class CacheFile:
                 moved = self._move_aside("untrusted")
             except OSError as error:
                 self.disabled = f"not private: {why}; not moved aside: {error}"
-                warn_about_cache(f"the response cache {self.path} is not used: {self.disabled}")
-                return
-            warn_about_cache(
+                return warn_about_cache(
+                    f"the response cache {self.path} is not used: {self.disabled}"
+                )
+            return warn_about_cache(
                 f"the response cache {self.path} is not private ({why}), so its answers may not "
                 f"be yours; it was moved to {moved.name} and a fresh one, readable by you alone, "
                 "is used"
             )
-            return
+        refused = (
+            f"the response cache {self.path} is not used: {why}, and answers others can write "
+            "are not to be trusted."
+        )
         instead = default_path()
         if instead.resolve() != self.path.resolve() and distrust(instead) is None:
-            warn_about_cache(
-                f"the response cache {self.path} is not used: {why}, and answers others can "
-                f"write are not to be trusted. Your private cache {instead} is used instead"
-            )
             self.path = instead
-            return
+            return warn_about_cache(f"{refused} Your private cache {instead} is used instead")
         self.disabled = f"not private: {why}"
-        warn_about_cache(
-            f"the response cache {self.path} is not used: {why}, and answers others can write "
-            "are not to be trusted. Calls run without a cache"
-        )
+        warn_about_cache(f"{refused} Calls run without a cache")
 
     def _replace_damaged(self, error: BaseException) -> None:
         """Move a damaged file aside (saying where) and use a fresh one: when it is opened, or
