@@ -292,12 +292,12 @@ def test_a_file_damaged_inside_is_moved_aside_too(make_gateway, cache_path):
 def test_a_read_only_file_means_no_cache_with_a_warning(make_gateway, cache_path, monkeypatch):
     import sqlite3
 
-    from toolkit.client import _cache
+    from toolkit.client import _cache_file
 
     ResponseCache(cache_path).close()
     # Tests may run as root, for whom file modes do not forbid writing: open it read-only.
     read_only = lambda path: sqlite3.connect(f"file:{path}?mode=ro", uri=True)  # noqa: E731
-    monkeypatch.setattr(_cache, "_connect", read_only)
+    monkeypatch.setattr(_cache_file, "connect", read_only)
     with pytest.warns(RuntimeWarning, match="cannot be used"):
         gateway = make_gateway(cache=cache_path)
     assert gateway.cache is None
@@ -313,7 +313,7 @@ def test_a_read_only_file_means_no_cache_with_a_warning(make_gateway, cache_path
 
 def test_a_full_disk_loses_no_paid_answer_of_a_bulk_run(make_gateway, cache_path, sandbox):
     gateway = make_gateway(cache=cache_path)
-    gateway.cache._db = FailingWrites(gateway.cache._db)
+    gateway.cache._file.db = FailingWrites(gateway.cache._file.db)
     work = research(gateway)
     with pytest.warns(RuntimeWarning, match="could not store answers"):
         frame = work.run(progress=False)
@@ -324,7 +324,7 @@ def test_a_full_disk_loses_no_paid_answer_of_a_bulk_run(make_gateway, cache_path
     with pytest.warns(RuntimeWarning, match="could not store answers"):
         assert eth.get_balance(ALICE, head - 1000) == frame["value"].iloc[0]
         gateway.cache.flush()
-    gateway.cache._db = gateway.cache._db.db
+    gateway.cache._file.db = gateway.cache._file.db.db
 
 
 def test_a_failed_read_is_a_miss(make_gateway, cache_path):
@@ -340,11 +340,11 @@ def test_a_failed_read_is_a_miss(make_gateway, cache_path):
         def execute(self, *args):  # (a damaged file is another case: test_cache_durability.py)
             raise sqlite3.OperationalError("database is locked")
 
-    gateway.cache._forget_recent()  # as in a new process: only the file holds the answer
-    gateway.cache._db = FailingReads(gateway.cache._db)
+    gateway.cache._recent.forget()  # as in a new process: only the file holds the answer
+    gateway.cache._file.db = FailingReads(gateway.cache._file.db)
     with pytest.warns(RuntimeWarning, match="could not be read"):
         assert eth.get_balance(ALICE, block) == first
-    gateway.cache._db = gateway.cache._db.db
+    gateway.cache._file.db = gateway.cache._file.db.db
 
 
 @pytest.mark.parametrize("block", ["latest", "pending", "safe", "finalized", "earliest"])
@@ -423,21 +423,21 @@ def test_a_rerun_in_the_same_process_reads_nothing_from_disk(make_gateway, cache
     work = research(gateway)
     first = work.run(progress=False)
     gateway.cache.flush()
-    gateway.cache._db = counting = CountingReads(gateway.cache._db)
+    gateway.cache._file.db = counting = CountingReads(gateway.cache._file.db)
     try:
         again = work.run(progress=False)
         assert counting.queries == 0
     finally:
-        gateway.cache._db = counting.db
+        gateway.cache._file.db = counting.db
     assert again["cache_hit"].all() and again["result"].tolist() == first["result"].tolist()
     # A new handle on the same file has nothing in memory: it reads the answers from disk.
     other = make_gateway(cache=cache_path)
-    other.cache._db = counting = CountingReads(other.cache._db)
+    other.cache._file.db = counting = CountingReads(other.cache._file.db)
     try:
         assert research(other).run(progress=False)["cache_hit"].all()
         assert counting.queries > 0
     finally:
-        other.cache._db = counting.db
+        other.cache._file.db = counting.db
 
 
 def test_each_reader_gets_its_own_result_objects(tmp_path):
@@ -459,7 +459,7 @@ def test_memory_is_bounded_and_the_oldest_answers_are_read_from_disk(tmp_path):
     cache.store(answers)
     cache.flush()
     assert len(cache) == 300  # all on disk (short answers: nothing evicted)
-    assert cache._recent_bytes <= cache.memory_bytes == 50_000
+    assert cache._recent.bytes <= cache.memory_bytes == 50_000
     in_memory, on_disk = cache._in_memory([key for key, *_ in answers])
     assert answers[-1][0] in in_memory and answers[0][0] in on_disk  # the newest are kept
     assert len(cache.lookup(key for key, *_ in answers)) == 300
@@ -691,7 +691,7 @@ def test_a_damaged_cache_swapped_for_a_link_to_another_users_file_is_not_reopene
     cache = ResponseCache(path)
     cache.store([(b"k" * 32, "node", "eth_getBalance", "0x1")])
     cache.flush()
-    cache._forget_recent()  # the next lookup reads the file
+    cache._recent.forget()  # the next lookup reads the file
     theirs = tmp_path / "theirs.sqlite"
     planted = ResponseCache(theirs)
     planted.store([(b"k" * 32, "node", "eth_getBalance", "0x5f5e100")])

@@ -11,6 +11,7 @@ import re
 import warnings
 
 from toolkit.client._cache import ResponseCache
+from toolkit.client._cache_file import CacheFile
 
 ANSWERS = 600  # several pages of rows and of the index: damage lands in the middle of them
 
@@ -63,9 +64,9 @@ def test_two_kernels_opening_one_damaged_cache_both_keep_their_answers(tmp_path,
     path = tmp_path / "responses.sqlite"
     path.write_bytes(b"a note from a text editor, not a database\n" * 100)
     path.chmod(0o600)
-    from toolkit.client import _cache
+    from toolkit.client import _cache_file
 
-    damaged, others = _cache._damaged, []
+    damaged, others = _cache_file.damaged, []
 
     def another_kernel_moves_it_first(error):
         # Both found the file damaged; the other kernel moves it aside and makes a fresh one.
@@ -74,11 +75,11 @@ def test_two_kernels_opening_one_damaged_cache_both_keep_their_answers(tmp_path,
             others[0] = ResponseCache(path)
         return damaged(error)
 
-    monkeypatch.setattr(_cache, "_damaged", another_kernel_moves_it_first)
+    monkeypatch.setattr(_cache_file, "damaged", another_kernel_moves_it_first)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         mine = ResponseCache(path)
-    monkeypatch.setattr(_cache, "_damaged", damaged)
+    monkeypatch.setattr(_cache_file, "damaged", damaged)
     (other,) = others
     assert mine.disabled is None and other.disabled is None
     for number, cache in enumerate((mine, other)):
@@ -99,13 +100,13 @@ def test_a_damaged_cache_another_kernel_moves_aside_meanwhile_is_replaced_all_th
     path = tmp_path / "responses.sqlite"
     path.write_bytes(b"a note from a text editor, not a database\n" * 100)
     path.chmod(0o600)
-    move_aside = ResponseCache._move_aside
+    move_aside = CacheFile._move_aside
 
     def another_kernel_moves_it_just_before(cache, why):
         path.replace(path.with_name("responses.sqlite.damaged-by-the-other-kernel"))
         return move_aside(cache, why)
 
-    monkeypatch.setattr(ResponseCache, "_move_aside", another_kernel_moves_it_just_before)
+    monkeypatch.setattr(CacheFile, "_move_aside", another_kernel_moves_it_just_before)
     cache = ResponseCache(path)
     assert cache.disabled is None  # it used a fresh file, not none
     cache.store([keyed(0)])

@@ -61,3 +61,64 @@ def test_kernels_opening_a_new_cache_file_at_once_all_use_it(tmp_path):
         cache = ResponseCache(tmp_path / f"{number}.sqlite")
         assert len(cache) == KERNELS
         cache.close()
+
+
+# A kernel that keeps one cache open while another kernel sets the file aside as damaged.
+KEEPER = r"""
+import json, sys, warnings
+from toolkit.client._cache import ResponseCache
+from toolkit.client._identity import CallKey
+
+def key(cache, n):
+    call = CallKey("gateway", "node", "eth_getBalance", json.dumps([f"0x{n:040x}", "0x1"]))
+    return cache.digest(call, "eth_getBalance")
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    cache = ResponseCache(sys.argv[1])
+    cache.store([(key(cache, 0), "node", "eth_getBalance", "0x0")])
+    cache.flush()
+    print("open", flush=True)
+    sys.stdin.readline()  # the other kernel has set the file aside meanwhile
+    cache.store([(key(cache, 1), "node", "eth_getBalance", "0x1")])
+    cache.flush()
+    cache.close()
+print(json.dumps([str(warning.message) for warning in caught]))
+"""
+
+
+def test_a_kernel_whose_cache_another_set_aside_as_damaged_keeps_its_answers_in_the_fresh_one(
+    tmp_path,
+):
+    import warnings
+
+    from toolkit.client._cache import ResponseCache
+    from toolkit.client._identity import CallKey
+
+    path = tmp_path / "responses.sqlite"
+    keeper = subprocess.Popen(
+        [sys.executable, "-c", KEEPER, str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert keeper.stdout is not None and keeper.stdout.readline() == "open\n"
+    mine = ResponseCache(path)
+    mine.store([(b"m" * 32, "node", "eth_getBalance", "0x2")])
+    mine.flush()
+    mine._recent.forget()  # the next lookup reads the file
+    for part in tmp_path.iterdir():  # damaged under both kernels' connections
+        with part.open("r+b") as file:
+            file.write(b"garbage" * 1000)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert mine.lookup([b"m" * 32]) == {}
+    assert any("damaged" in str(warning.message) for warning in caught)
+    assert len(list(tmp_path.glob("responses.sqlite.damaged-*"))) == 1
+    said = json.loads(keeper.communicate("\n", timeout=30)[0])
+    assert said == []  # the other kernel said it already
+    call = CallKey("gateway", "node", "eth_getBalance", json.dumps([f"0x{1:040x}", "0x1"]))
+    later = mine.digest(call, "eth_getBalance")
+    # Its answer stored after the move is in the fresh file, under the key every kernel uses.
+    assert mine.lookup([later]) == {later: "0x1"}
+    mine.close()
