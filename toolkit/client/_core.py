@@ -69,11 +69,8 @@ from ._transport import (
 )
 
 if TYPE_CHECKING:
-    import asyncio
-
     import httpx
 else:
-    asyncio = LazyModule("asyncio", globals())
     httpx = LazyModule("httpx", globals())  # imported on first use: see `_http.LazyModule`
 
 Steps = Generator[Any, Any, Any]

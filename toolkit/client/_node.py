@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from .._errors import ValidationError
@@ -22,7 +22,7 @@ from ..catalog import (
     chain_for,
 )
 from ._cache import ResponseCache
-from ._core import NodeCore, NodeSpec
+from ._core import NodeCore, NodeSpec, Steps
 from ._http import LazyModule, Transport
 from ._inprocess import for_another_process, in_process_transport
 from ._ledger import Meter
@@ -43,8 +43,6 @@ if TYPE_CHECKING:
 else:
     asyncio = LazyModule("asyncio", globals())
     httpx = LazyModule("httpx", globals())  # imported on first use: see `_http.LazyModule`
-
-Steps = Generator[Any, Any, Any]
 
 
 # --- the two flavours -------------------------------------------------------------------------
