@@ -1,7 +1,7 @@
 """The gateway handle: the platform API, the nodes, and one meter (ledger, budget, pricing).
 
-`connect()` with no arguments starts (or reuses) the embedded sandbox on loopback; with a platform
-URL and API key, or the environment variables below, it reaches a real gateway.
+`connect()` with no arguments makes (or reuses) the embedded sandbox, reached in process; with a
+platform URL and API key, or the environment variables below, it reaches a real gateway.
 
 Environment variables (read by `connect()` and `Gateway.node`):
 
@@ -525,7 +525,8 @@ def connect(
 ) -> Gateway:
     """A gateway handle.
 
-    - ``connect()``: the embedded sandbox, started on loopback on first use and reused after,
+    - ``connect()``: the embedded sandbox, made on first use and reused after, reached in
+      process (no socket, no thread; ``gw.sandbox.start()`` serves it on loopback for others),
       unless ``NODE_GATEWAY_PLATFORM_URL`` and ``NODE_GATEWAY_API_KEY`` are both set, in which
       case the real gateway they name (``sandbox=True`` forces the sandbox).
     - ``connect(platform_url=..., api_key=...)``: a real gateway. `nodes` maps node names to
