@@ -203,15 +203,33 @@ def test_a_call_past_its_deadline_is_not_handed_over(local):
     assert local.metering()["ethereum-mainnet"]["requests"] == 0
 
 
-def test_a_blocking_service_answers_with_no_thread(local, monkeypatch):
-    def no_thread(*args, **kwargs):
-        raise AssertionError("the in-process transport started a thread")
+class _NoThreads:
+    """A browser's Python: no thread can start."""
 
-    monkeypatch.setattr("toolkit.sandbox._app.run_in_threadpool", no_thread)
+    def submit(self, *args, **kwargs):
+        raise RuntimeError("can't start new thread")
+
+
+def test_a_blocking_service_answers_off_the_caller_s_thread_or_in_it_where_none_starts(
+    local, monkeypatch
+):
+    """Solana's simulator runs on a worker thread, as the server runs it (LiteSVM leaves its
+    thread unable to run LAPACK with numpy 1.x: the floors' plots caught it), never the
+    server's pool; where no thread can start, in the caller's."""
+
+    def not_the_server_s(*args, **kwargs):
+        raise AssertionError("the in-process transport used the server's thread pool")
+
+    monkeypatch.setattr("toolkit.sandbox._app.run_in_threadpool", not_the_server_s)
     case = next(case for case in CASES if case.method == "simulateTransaction")
+    solana = _gateway(local).node("solana-mainnet")
+    assert solana.call(case.method, *case.args)["value"]["err"] is None
+    assert "toolkit-sandbox-simulator" in {
+        thread.name.rsplit("_", 1)[0] for thread in threading.enumerate()
+    }
+    monkeypatch.setattr("toolkit.sandbox._app._simulator", _NoThreads())
     threads = threading.active_count()
-    result = _gateway(local).node("solana-mainnet").call(case.method, *case.args)
-    assert result["value"]["err"] is None
+    assert solana.call(case.method, *case.args)["value"]["err"] is None
     assert threading.active_count() == threads
 
 

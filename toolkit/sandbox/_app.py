@@ -169,6 +169,25 @@ class Handling(NamedTuple):
     blocking: bool = False
 
 
+_simulator: Any = None  # one worker thread for blocking replies, made on first use
+
+
+def off_the_callers_thread(reply: Callable[[], Reply]) -> Reply:
+    """A blocking reply (Solana's simulator) made on a worker thread, as the server makes it:
+    LiteSVM leaves the thread it simulates in unable to run LAPACK's eigenvalue solver with
+    numpy 1.x's OpenBLAS (matplotlib's curve extents call it), and the caller's thread is a
+    notebook's. Where no thread can start (a browser's Python), in the caller's."""
+    global _simulator
+    try:
+        if _simulator is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            _simulator = ThreadPoolExecutor(1, thread_name_prefix="toolkit-sandbox-simulator")
+        return _simulator.submit(reply).result()
+    except RuntimeError:  # "can't start new thread"
+        return reply()
+
+
 def _now(reply: Reply) -> Handling:
     return Handling(lambda: reply)
 
@@ -271,7 +290,7 @@ class SandboxApp:
         def reply() -> Reply:
             try:
                 if handling.blocking:
-                    return handling.reply()
+                    return off_the_callers_thread(handling.reply)
                 with self.one_at_a_time:
                     return handling.reply()
             except Exception as error:
