@@ -180,11 +180,15 @@ def _frame(
 def row_counts(frame: pd.DataFrame) -> dict[str, int]:
     """The counts of a run's summary: calls, failed (apart from those a stop or the budget
     left unfinished), cache hits and RU."""
-    interrupted = int(frame["error"].eq(INTERRUPTED).sum())
-    refused = int(frame["error"].eq(BUDGET_EXCEEDED).sum())
+    errors = frame["error"].array
+    answered = int(errors.isna().sum())
+    interrupted = refused = 0
+    if answered < len(frame):  # which way they failed (each comparison a pass through pandas)
+        interrupted = int((errors == INTERRUPTED).sum())
+        refused = int((errors == BUDGET_EXCEEDED).sum())
     return {
         "calls": len(frame),
-        "failed": len(frame) - int(frame["error"].array.isna().sum()) - interrupted - refused,
+        "failed": len(frame) - answered - interrupted - refused,
         "interrupted": interrupted,
         "budget_refused": refused,
         "cache_hits": int(frame["cache_hit"].to_numpy().sum()),
