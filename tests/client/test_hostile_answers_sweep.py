@@ -211,6 +211,13 @@ def with_ids(body: bytes):
     return content
 
 
+def _batches_as_new(node) -> None:
+    """The node's batch goes whole, as sent: no example before (this module's node is shared)
+    taught it a size limit, or that it takes no batches."""
+    node._core.batches.max_batch = None
+    node._core.batches.accepts_batches = None
+
+
 @SWEEP
 @given(data=st.data())
 def test_any_answer_to_a_batch_is_values_or_gateway_errors(hostile, data):
@@ -218,9 +225,7 @@ def test_any_answer_to_a_batch_is_values_or_gateway_errors(hostile, data):
     status, headers, body = data.draw(hostile_answers(["__ID0__", "__ID1__"]))
 
     answers.next = (status, headers, with_ids(body))
-    node._core.batches.max_batch = (
-        None  # each example's batch goes whole: none learned a limit before
-    )
+    _batches_as_new(node)
     before = len(node.ledger.entries)
     try:
         outcome = node.batch(
@@ -251,9 +256,7 @@ def test_any_answer_to_a_mixed_batch_is_values_or_gateway_errors(hostile, data):
     status, headers, body = data.draw(hostile_answers(["__ID0__", "__ID1__"]))
 
     answers.next = (status, headers, with_ids(body))
-    node._core.batches.max_batch = (
-        None  # each example's batch goes whole: none learned a limit before
-    )
+    _batches_as_new(node)
     before = len(node.ledger.entries)
     calls = [("eth_getBalance", [ALICE, "latest"]), ("eth_feeHistory", ["0x1", "latest", []])]
     try:
@@ -280,6 +283,7 @@ def test_any_answer_to_a_mixed_batch_is_values_or_gateway_errors(hostile, data):
 def test_a_well_formed_answer_to_a_mixed_batch_is_its_results_as_sent(hostile):
     """The sweep's case that says what a good answer gives: each result as the wire has it."""
     answers, node = hostile
+    _batches_as_new(node)
     body = b'[{"id": "__ID0__", "result": "0x10"}, {"id": "__ID1__", "result": "0x10"}]'
 
     answers.next = (200, {}, with_ids(body))
