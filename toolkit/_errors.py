@@ -20,6 +20,7 @@
     │       └── AuthenticationError  (401 and 403)
     ├── TapeError              a tape cannot be used: not a tape, an unknown version, no path
     │   └── TapeMiss           replaying, a call the tape does not hold (nothing was sent)
+    ├── NeedsCPython           a feature that cannot run in a browser tab (Pyodide) says so
     ├── DatasetError           a dataset could not be used or written; says what was kept
     │   ├── DatasetBusy        another run holds the dataset's lock (who, since when)
     │   └── WorkerFailed       a distributed run's partition failed on its worker (`frame` kept)
@@ -34,7 +35,8 @@ Every message passes through `redact_text`, and every attribute through `scrub_v
 echo a key in an error's message or data), so no registered key, and no key material in a URL
 (a proxy quoting the URL of the node behind it), can appear in an exception's text or in anything
 it carries.
-Low-level errors (httpx, json) become this tree in one place: `toolkit.client._transport`.
+Low-level errors (httpx, aiohttp, json) become this tree at each transport's edge
+(`toolkit.client._network`) and in the exchange (`toolkit.client._transport`).
 """
 
 from __future__ import annotations
@@ -263,6 +265,12 @@ class TapeMiss(TapeError):
         super().__init__(message, **kw)
 
 
+class NeedsCPython(GatewayError):
+    """This feature cannot run where Python runs in a browser tab (Pyodide, JupyterLite): it needs
+    threads, sockets or a library with no build there. The message names the feature and what
+    works in the browser instead."""
+
+
 class DatasetError(GatewayError):
     """A dataset (`Workload.run(dataset=...)`) could not be used or written. The message says
     what was kept and where; `path` is the dataset's folder."""
@@ -325,6 +333,7 @@ __all__ = [
     "HTTPStatusError",
     "LogRangeRefused",
     "MalformedResponse",
+    "NeedsCPython",
     "PlatformError",
     "QuotaExceeded",
     "RPCError",

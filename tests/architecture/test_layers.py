@@ -2,7 +2,7 @@
 names, and never reaches into another layer's private attributes.
 
 Layers (low to high): the foundation (`toolkit._redact`, `_version`, `_json`, `_errors`,
-`_reprs`); `catalog`;
+`_reprs`, `_browser`); `catalog`;
 `client`, `frames`, `sandbox`, `solana_tx` (side by side: the sandbox shares the catalog, never
 the client); `plots`, `workloads`; `examples`; `widgets`; `reports`; `__main__` and `__init__`.
 """
@@ -20,6 +20,7 @@ RANK = {
     "_redact": 0,
     "_reprs": 1,
     "_version": 0,
+    "_browser": 0,
     "_json": 0,
     "_errors": 1,
     "catalog": 2,
@@ -44,7 +45,7 @@ SIDEWAYS = {
 THIRD_PARTY_PRIVATE = {"_SubParsersAction", "_close"}
 # A named tuple's own API: public, with an underscore so that no field name can clash.
 NAMED_TUPLE_API = {"_asdict", "_field_defaults", "_fields", "_make", "_replace"}
-FOUNDATION = {"_reprs", "_errors", "_json", "_redact", "_version"}
+FOUNDATION = {"_browser", "_reprs", "_errors", "_json", "_redact", "_version"}
 
 
 def _modules() -> list[tuple[str, Path]]:
