@@ -114,7 +114,8 @@ def test_a_kernel_whose_cache_another_set_aside_as_damaged_keeps_its_answers_in_
         warnings.simplefilter("always")
         assert mine.lookup([b"m" * 32]) == {}
     assert any("damaged" in str(warning.message) for warning in caught)
-    assert len(list(tmp_path.glob("responses.sqlite.damaged-*"))) == 1
+    moved = sorted(path.name for path in tmp_path.glob("responses.sqlite.damaged-*"))
+    assert len(moved) == 3 and moved[1:] == [f"{moved[0]}-shm", f"{moved[0]}-wal"]
     said = json.loads(keeper.communicate("\n", timeout=30)[0])
     assert said == []  # the other kernel said it already
     call = CallKey("gateway", "node", "eth_getBalance", json.dumps([f"0x{1:040x}", "0x1"]))
@@ -122,3 +123,77 @@ def test_a_kernel_whose_cache_another_set_aside_as_damaged_keeps_its_answers_in_
     # Its answer stored after the move is in the fresh file, under the key every kernel uses.
     assert mine.lookup([later]) == {later: "0x1"}
     mine.close()
+
+
+# A kernel that sets its cache file aside as damaged, pausing after the file is moved and before
+# its -wal and -shm are, then stores an answer in the fresh file.
+MOVER = r"""
+import sqlite3, sys, warnings
+from pathlib import Path
+from toolkit.client._cache import ResponseCache
+
+warnings.simplefilter("ignore")
+cache = ResponseCache(sys.argv[1])
+cache.store([(b"a" * 32, "node", "eth_getBalance", "0xa")])
+cache.flush()
+rename = Path.replace
+
+def pausing(self, target):
+    moved = rename(self, target)
+    Path.replace = rename
+    print("moved", flush=True)
+    sys.stdin.readline()
+    return moved
+
+Path.replace = pausing
+cache._file._replace_damaged(sqlite3.DatabaseError("file is not a database"))
+cache.store([(b"b" * 32, "node", "eth_getBalance", "0xb")])
+cache.flush()
+cache.close()
+"""
+
+OPENER = r"""
+import sys, warnings
+from toolkit.client._cache import ResponseCache
+
+warnings.simplefilter("ignore")
+cache = ResponseCache(sys.argv[1])
+cache.store([(b"c" * 32, "node", "eth_getBalance", "0xc")])
+cache.flush()
+print(len(cache), flush=True)
+sys.stdin.readline()
+cache.close()
+"""
+
+
+def test_a_kernel_opening_the_cache_while_another_sets_it_aside_waits_and_shares_the_fresh_file(
+    tmp_path,
+):
+    # Before the file lock, the opener made its own file at the path in the gap, the mover then
+    # deleted that file's log under it and started another: two logs writing one file's pages.
+    from toolkit.client._cache import ResponseCache
+
+    path = tmp_path / "responses.sqlite"
+
+    def start(script):
+        return subprocess.Popen(
+            [sys.executable, "-c", script, str(path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    mover = start(MOVER)
+    assert mover.stdout is not None and mover.stdout.readline() == "moved\n"
+    opener = start(OPENER)
+    time.sleep(1.0)  # the opener is up and asking for the path meanwhile
+    mover.communicate("\n", timeout=30)
+    assert opener.stdout is not None
+    seen_by_opener = int(opener.stdout.readline())
+    opener.communicate("\n", timeout=30)
+    assert mover.returncode == 0 and opener.returncode == 0
+    assert seen_by_opener == 2  # the mover's fresh answer and its own: one file
+    cache = ResponseCache(path)
+    assert sorted(cache.lookup([b"b" * 32, b"c" * 32]).values()) == ["0xb", "0xc"]
+    cache.close()
+    assert len(list(tmp_path.glob("responses.sqlite.damaged-*[0-9]"))) == 1

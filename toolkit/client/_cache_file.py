@@ -46,6 +46,7 @@ class CacheFile:
         self._inode: int | None = None  # the file `db` is on
         self._salt = secrets.token_bytes(32)  # until the file's own is read
         self._identities: dict[str, bytes] = {}
+        self._locks: dict[Path, Any] = {}  # the file lock of each path used (see `_exclusive`)
         distrusted = distrust(self.path)
         if distrusted is not None:
             self._refuse(*distrusted)
@@ -143,24 +144,28 @@ class CacheFile:
         import sqlite3
 
         try:
-            # Another kernel that found it damaged too may have set it aside first: then the
-            # file there is its fresh one, to use (moving it aside would lose its answers).
-            if inode(self.path) == self._inode:
-                with contextlib.suppress(FileNotFoundError):
-                    moved = self._move_aside("damaged")
-                    warn_about_cache(
-                        f"the response cache {self.path} is damaged ({error}); it was moved to "
-                        f"{moved.name} and a fresh one is used"
-                    )
-            self._open()
+            with self._exclusive():
+                # Another kernel that found it damaged too may have set it aside first: then
+                # the file there is its fresh one, to use (moving it aside would lose its answers).
+                if inode(self.path) == self._inode:
+                    with contextlib.suppress(FileNotFoundError):
+                        moved = self._move_aside("damaged")
+                        warn_about_cache(
+                            f"the response cache {self.path} is damaged ({error}); it was moved "
+                            f"to {moved.name} and a fresh one is used"
+                        )
+                self._open()
         except (sqlite3.Error, OSError) as again:
             self._disable(again)
 
     def _open(self) -> None:
+        with self._exclusive():
+            self._open_unguarded()
+
+    def _open_unguarded(self) -> None:
         import sqlite3
 
         self.close()
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         with contextlib.suppress(FileExistsError):  # a new file: yours alone (SQLite's -wal and
             os.close(os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))  # -shm too)
         # Checked at every opening, not only the first: the file met damaged may have been
@@ -212,12 +217,40 @@ class CacheFile:
         db.execute("SELECT count(*) FROM responses").fetchone()  # a damaged table fails here
 
     def _move_aside(self, why: str) -> Path:
-        self.close()
-        moved = self.path.with_name(f"{self.path.name}.{why}-{time.strftime('%Y%m%d-%H%M%S')}")
-        self.path.replace(moved)
-        for suffix in ("-wal", "-shm"):  # they belong to the damaged file
-            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
-        return moved
+        """Move the file and its ``-wal`` and ``-shm`` aside together: they belong to it (a fresh
+        file must not start from its log), and a kernel still on it keeps a consistent copy."""
+        with self._exclusive():
+            self.close()
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            moved = self.path.with_name(f"{self.path.name}.{why}-{stamp}")
+            self.path.replace(moved)
+            for suffix in ("-wal", "-shm"):
+                with contextlib.suppress(FileNotFoundError):
+                    Path(f"{self.path}{suffix}").replace(f"{moved}{suffix}")
+            return moved
+
+    @contextlib.contextmanager
+    def _exclusive(self) -> Iterator[None]:
+        """Hold the path's lock file (``<file>.lock``) while the file is opened or moved aside,
+        so no kernel opens the path half way through a move (it would take up the old log, and
+        two logs would then write one file's pages: real damage). Re-entrant; a lock held
+        longer than `BUSY_TIMEOUT_S` is a `TimeoutError` (an OSError: the caller's warning)."""
+        from filelock import FileLock, Timeout
+
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        lock = self._locks.get(self.path)
+        if lock is None:
+            lock = self._locks[self.path] = FileLock(f"{self.path}.lock", mode=0o600)
+        try:
+            lock.acquire(timeout=BUSY_TIMEOUT_S)
+        except Timeout:
+            raise TimeoutError(
+                f"another kernel has held {lock.lock_file} for over {BUSY_TIMEOUT_S:g} s"
+            ) from None
+        try:
+            yield
+        finally:
+            lock.release()
 
     def _disable(self, error: BaseException) -> None:
         self.close()
