@@ -245,6 +245,7 @@ def test_no_piece_of_any_key_in_any_error_or_log_line(sandbox, loopback_server, 
         toolkit.TapeError(f"{where}/session.tape.gz is not a tape"),
         toolkit.TapeMiss(f"no answer for {key}", call={"params": f'["{key}"]'}, node=where),
         toolkit.RunStopped(f"stopped after 1 of 2 calls; rows in the dataset at {where}"),
+        toolkit.NeedsCPython(f"serving {hostile.url}/{key} needs sockets", node=where),
     ]
 
     # The sandbox itself, sync and async, with every logger at DEBUG.
