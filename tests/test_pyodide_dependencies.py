@@ -100,9 +100,7 @@ def test_every_hard_dependency_installs_in_pyodide_314():
 def test_what_cannot_run_in_a_browser_is_left_out_there_and_kept_on_cpython():
     cpython = {**default_environment(), "sys_platform": "linux"}
     marked = {
-        canonicalize_name(r.name)
-        for r in _hard_requirements()
-        if not _applies_in_pyodide(r, set())
+        canonicalize_name(r.name) for r in _hard_requirements() if not _applies_in_pyodide(r, set())
     }
     assert marked == LEFT_OUT_IN_THE_BROWSER
     for requirement in _hard_requirements():  # a plain install on CPython stays complete

@@ -145,7 +145,7 @@ _RENAMED = {"ton_address_forms": "ton_address_variants"}
 
 
 def __getattr__(name: str) -> Any:
-    # Submodules that import pandas, matplotlib, ipywidgets or solders load on first use.
+    # Submodules that import pandas, matplotlib or ipywidgets load on first use.
     if name in _LAZY_MODULES:
         return importlib.import_module(f"{__name__}.{name}")
     if name in _LAZY_NAMES:
