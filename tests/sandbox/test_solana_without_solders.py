@@ -45,7 +45,8 @@ tx = solana_tx.transfer(S.payer_keypair(), S.recipient, 250_000_000, S.recent_bl
 result = sol.simulate_transaction(tx, accounts=[S.payer, S.recipient])
 print("recorded:", result["value"]["err"], result["value"]["fee"])
 try:
-    sol.simulate_transaction(solana_tx.transfer(S.payer_keypair(), S.recipient, 7, S.recent_blockhash))
+    other = solana_tx.transfer(S.payer_keypair(), S.recipient, 7, S.recent_blockhash)
+    sol.simulate_transaction(other)
 except toolkit.GatewayError as error:
     print("refused:", error)
 """
