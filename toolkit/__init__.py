@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ._browser import in_browser
 from ._errors import (
     AmbiguousAssetName,
     AuthenticationError,
@@ -232,6 +233,7 @@ __all__ = [
     "__version__",
     "compact_dataset",
     "connect",
+    "in_browser",
     "lookup",
     "node",
     "platform",
