@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ._browser import in_browser
 from ._errors import (
     AmbiguousAssetName,
     AuthenticationError,
@@ -145,7 +146,7 @@ _RENAMED = {"ton_address_forms": "ton_address_variants"}
 
 
 def __getattr__(name: str) -> Any:
-    # Submodules that import pandas, matplotlib, ipywidgets or solders load on first use.
+    # Submodules that import pandas, matplotlib or ipywidgets load on first use.
     if name in _LAZY_MODULES:
         return importlib.import_module(f"{__name__}.{name}")
     if name in _LAZY_NAMES:
@@ -232,6 +233,7 @@ __all__ = [
     "__version__",
     "compact_dataset",
     "connect",
+    "in_browser",
     "lookup",
     "node",
     "platform",

@@ -38,9 +38,8 @@ from .catalog import encoding as enc
 from .client import ENV_NODE_PREFIX, env_name
 
 if TYPE_CHECKING:
-    from solders.keypair import Keypair
-
     from .client import Gateway
+    from .solana_tx import Keypair
 
 __all__ = [
     "CHAIN_NAMES",
@@ -122,7 +121,9 @@ class SolanaExamples:
     """A payer, a recipient and a token mint for transactions to simulate.
 
     In the sandbox the payer's keypair is known (demo values, not secrets) and `recent_blockhash`
-    is one the simulator accepts, so transactions can be signed and simulated as they are. On a
+    is one the simulator accepts, so transactions can be signed and simulated as they are. All of
+    it is data, derived without solders (`toolkit.solana_tx` signs in pure Python), so it works
+    in a browser tab too. On a
     real gateway there is no keypair and no blockhash here: simulation of an unsigned transaction
     with ``replace_recent_blockhash=True`` still works (signatures are not checked), but sending
     anything, or simulating with ``sig_verify=True``, needs your own funded keypair.
@@ -149,7 +150,7 @@ class SolanaExamples:
                 param="payer",
                 rule="keypair",
             )
-        from solders.keypair import Keypair
+        from .solana_tx import Keypair
 
         return Keypair.from_seed(bytes.fromhex(self.payer_keypair_seed))
 

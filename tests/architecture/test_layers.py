@@ -39,6 +39,7 @@ RANK = {
 # Same-rank edges that are part of the design, each with its reason.
 SIDEWAYS = {
     ("client", "sandbox"): "connect() with no key starts the embedded sandbox (a lazy import)",
+    ("sandbox", "solana_tx"): "the Solana demo world's addresses, derived without solders",
 }
 # Private names of other libraries used on purpose (each explained where it is used), and the
 # display protocols Jupyter defines with a leading underscore.

@@ -302,7 +302,9 @@ def test_sig_verify_rejects_a_wrong_signature(world, demo, alice):
         params = TransferParams(
             from_pubkey=alice.pubkey(), to_pubkey=alice.pubkey(), lamports=lamports
         )
-        return solana_tx.build(alice, [system_transfer(params)], blockhash)
+        return VersionedTransaction.from_bytes(
+            solana_tx.build(alice, [system_transfer(params)], blockhash)
+        )
 
     signed, other = pay_self(1), pay_self(2)
     forged = VersionedTransaction.populate(signed.message, other.signatures)

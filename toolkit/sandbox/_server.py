@@ -16,6 +16,8 @@ import threading
 import time
 from typing import Any
 
+from .._browser import in_browser
+from .._errors import NeedsCPython
 from .._redact import scrub_logs
 from ..catalog.encoding import is_loopback_host
 from ._app import SandboxApp, create_app
@@ -102,6 +104,12 @@ class Sandbox:
     def start(self) -> Sandbox:
         if self._thread is not None:
             return self
+        if in_browser():
+            raise NeedsCPython(
+                "serving the sandbox on a socket (Sandbox.start, shared_sandbox(serve=True)) needs "
+                "a CPython kernel: a browser tab opens no server socket and starts no thread. "
+                "Here use Sandbox().in_process(), which toolkit.connect() uses with no key"
+            )
         import uvicorn
 
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET

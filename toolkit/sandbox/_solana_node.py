@@ -1,9 +1,12 @@
-"""The Solana node: `simulateTransaction`, delegated to `_solana.SolanaWorld` (LiteSVM).
+"""The Solana node: `simulateTransaction`, delegated to `_solana_world.SolanaWorld` (LiteSVM).
 
 Setting LiteSVM up takes a while, so the simulator is imported and built on the first Solana
-request (or `demo()` call), not at start-up; the app runs its calls in a worker thread, off the
-event loop. The catalog has validated the call already: the sigVerify/replaceRecentBlockhash
-conflict is a -32602 before anything is simulated.
+request, not at start-up (`demo()` needs none of it); the app runs its calls in a worker thread,
+off the event loop. Where LiteSVM cannot run (a browser tab: no solders there, or
+``NODE_GATEWAY_BROWSER=1``), the notebooks' simulations are answered from recordings
+(`_solana_recorded`) and any other is an error saying it needs a CPython kernel. The catalog
+has validated the call already: the sigVerify/replaceRecentBlockhash conflict is a -32602 before
+anything is simulated.
 """
 
 from __future__ import annotations
@@ -12,8 +15,16 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from .._browser import in_browser
 from ..catalog import BoundCall
 from ._jsonrpc import INTERNAL_ERROR, RpcError
+from ._solana_demo import demo_facts
+
+NEEDS_CPYTHON = (
+    "live Solana simulation needs a CPython kernel (the sandbox runs it in solders' LiteSVM, "
+    "which has no build in a browser tab); here the sandbox answers only the notebooks' "
+    "example transactions, from recordings"
+)
 
 
 class SolanaChain:
@@ -31,21 +42,31 @@ class SolanaChain:
 
     def demo(self) -> dict[str, Any]:
         """The simulator's demo facts (wallets, mint, token accounts, a recent blockhash)."""
-        return self._load().demo()
+        world = self._world
+        return world.demo() if world is not None else demo_facts(self.seed)
 
     def _simulate(self, call: BoundCall, head: int | None) -> Any:
-        world = self._load()
+        transaction = call.arguments["transaction"]
         config = dict(call.arguments.get("config", {}))
-        return world.simulate(call.arguments["transaction"], config)  # may raise RpcError
+        world = self._load()
+        if world is None:
+            from ._solana_recorded import recorded_answer
+
+            answer = recorded_answer(self.seed, transaction, config)
+            if answer is None:
+                raise RpcError(INTERNAL_ERROR, NEEDS_CPYTHON)
+            return answer
+        return world.simulate(transaction, config)  # may raise RpcError
 
     def _load(self) -> Any:
+        """LiteSVM's world, made on first use; None where it cannot run."""
+        if in_browser():
+            return None
         with self._lock:
             if self._world is None:
                 try:
                     from ._solana_world import SolanaWorld
-                except ImportError as error:
-                    raise RpcError(
-                        INTERNAL_ERROR, f"simulateTransaction is not available here: {error}"
-                    ) from None
+                except ImportError:  # solders is not installed
+                    return None
                 self._world = SolanaWorld(self.seed, clock=self.clock)
             return self._world

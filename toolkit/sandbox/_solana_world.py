@@ -15,7 +15,6 @@ world and the same answers byte for byte.
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import struct
 import threading
@@ -39,25 +38,24 @@ from solders.transaction_metadata import FailedTransactionMetadata
 
 from ..catalog import encoding as enc
 from ._jsonrpc import INVALID_PARAMS, RpcError
+from ._solana_demo import (
+    API_VERSION,
+    MAX_PROCESSING_AGE,
+    TOKEN_DECIMALS,
+    TOKEN_HOLDINGS,
+    WALLET_LAMPORTS,
+    demo_facts,
+    keypair_seed,
+)
+from ._solana_demo import TOKEN_2022_PROGRAM_ID as _TOKEN_2022
 
-API_VERSION = "2.3.0"  # the sandbox's stand-in for the Agave version a real node reports
-MAX_PROCESSING_AGE = 150  # blocks a blockhash stays valid for, as on mainnet
 SLOT_SECONDS = 0.4  # mainnet's target slot time, used when a wall clock drives the slot
-LAMPORTS_PER_SOL = 1_000_000_000
 RENT_EXEMPT_EPOCH = 2**64 - 1  # the rentEpoch real nodes report for rent-exempt accounts
 
-TOKEN_2022_PROGRAM_ID = Pubkey.from_string("TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb")
+TOKEN_2022_PROGRAM_ID = Pubkey.from_string(_TOKEN_2022)
 ASSOCIATED_TOKEN_PROGRAM_ID = Pubkey.from_string("ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL")
 MEMO_PROGRAM_ID = Pubkey.from_string("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr")
 TOKEN_PROGRAMS = frozenset({TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID})
-
-WALLET_LAMPORTS = {
-    "alice": 100 * LAMPORTS_PER_SOL,
-    "bob": 25 * LAMPORTS_PER_SOL,
-    "carol": LAMPORTS_PER_SOL,
-}
-TOKEN_DECIMALS = 6
-TOKEN_HOLDINGS = {"alice": 750_000 * 10**TOKEN_DECIMALS, "bob": 250_000 * 10**TOKEN_DECIMALS}
 
 # Byte layouts of SPL Token state (identical in Token-2022 before its extensions).
 MINT_SIZE = 82
@@ -102,7 +100,7 @@ class SolanaWorld:
         return Keypair.from_seed(self._keypair_seed(name))
 
     def _keypair_seed(self, name: str) -> bytes:
-        return hashlib.sha256(f"{self.seed}|{name}".encode()).digest()
+        return keypair_seed(self.seed, name)
 
     def _populate(self) -> None:
         for name, lamports in WALLET_LAMPORTS.items():
@@ -135,49 +133,11 @@ class SolanaWorld:
         return self._wallets[name]
 
     def demo(self) -> dict[str, Any]:
-        """The public demo facts: who holds what, and a blockhash to build transactions with.
-
-        Keypair seeds are demo values, not secrets: ``Keypair.from_seed(bytes.fromhex(seed))``
-        rebuilds a wallet so that a notebook can sign as it.
-        """
+        """The public demo facts (`_solana_demo.demo_facts`) at this world's slot and blockhash."""
         with self._lock:
             slot = self._svm.get_clock().slot
             blockhash = str(self._svm.latest_blockhash())
-        return {
-            "wallets": {
-                name: {
-                    "pubkey": str(keypair.pubkey()),
-                    "keypair_seed": self._keypair_seed(name).hex(),
-                    "lamports": WALLET_LAMPORTS[name],
-                }
-                for name, keypair in self._wallets.items()
-            },
-            "mint": {
-                "address": str(self.mint),
-                "decimals": TOKEN_DECIMALS,
-                "supply": sum(TOKEN_HOLDINGS.values()),
-                "authority": str(self._mint_authority),
-            },
-            "token_accounts": {
-                name: {"address": str(address), "owner": name, "amount": TOKEN_HOLDINGS[name]}
-                for name, address in self.token_accounts.items()
-            },
-            "lookup_table": {
-                "address": str(self.lookup_table),
-                "addresses": [str(a) for a in self._lookup_table_addresses()],
-            },
-            "programs": {
-                "system": str(SYSTEM_PROGRAM_ID),
-                "token": str(TOKEN_PROGRAM_ID),
-                "token_2022": str(TOKEN_2022_PROGRAM_ID),
-                "associated_token": str(ASSOCIATED_TOKEN_PROGRAM_ID),
-                "memo": str(MEMO_PROGRAM_ID),
-                "address_lookup_table": str(LOOKUP_TABLE_PROGRAM_ID),
-            },
-            "recent_blockhash": blockhash,
-            "last_valid_block_height": slot + MAX_PROCESSING_AGE,
-            "slot": slot,
-        }
+        return demo_facts(self.seed, slot=slot, blockhash=blockhash)
 
     # --- simulateTransaction -------------------------------------------------------------------
 
