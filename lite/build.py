@@ -149,11 +149,15 @@ def _version_or_oldest(text: str) -> Version:
 
 
 def pure_wheels_needed(
-    requirements: list[Requirement], provided: set[str], cache: Path
+    requirements: list[Requirement],
+    provided: set[str],
+    cache: Path,
+    pins: dict[str, str] | None = None,
 ) -> tuple[list[Path], list[str]]:
     """The pure-Python wheels (downloaded into `cache`, reused from it) that `requirements`
-    need in a kernel beyond `provided`, followed through their own dependencies; and the
-    requirements that have neither (a build for Pyodide nor a pure wheel), as messages."""
+    need in a kernel beyond `provided`, followed through their own dependencies, at the version
+    `pins` names for a package (else the newest allowed); and the requirements that have neither
+    (a build for Pyodide nor a pure wheel), as messages."""
     python = pyodide_environment()["python_full_version"]
     wheels: list[Path] = []
     unmet: list[str] = []
@@ -168,6 +172,8 @@ def pure_wheels_needed(
         if name in provided or name in seen:
             continue
         seen.add(name)
+        if pins and name in pins:
+            requirement.specifier = SpecifierSet(f"=={pins[name]}")
         found = newest_pure_release(requirement, python)
         if found is None:
             unmet.append(f"{requirement}: neither in Pyodide 314 nor a pure-Python wheel on PyPI")
