@@ -7,15 +7,17 @@ free port (the printed address says which).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 
 class SiteHandler(SimpleHTTPRequestHandler):
     # Browsers load a module script only with a JavaScript type, and WebAssembly streams only
     # with its own; older Pythons' tables know neither extension.
-    extensions_map = {
+    extensions_map: ClassVar[dict[str, str]] = {
         **SimpleHTTPRequestHandler.extensions_map,
         ".mjs": "text/javascript",
         ".js": "text/javascript",
@@ -35,11 +37,12 @@ def main(argv: list[str] | None = None) -> None:
     with ThreadingHTTPServer(("127.0.0.1", args.port), handler) as server:
         port = server.server_address[1]
         print(f"the classroom site: http://127.0.0.1:{port}/lab/index.html (Ctrl-C stops)")
-        print(f"its landing notebook: http://127.0.0.1:{port}/lab/index.html?path=00_start_here.ipynb", flush=True)
-        try:
+        print(
+            f"its landing notebook: http://127.0.0.1:{port}/lab/index.html?path=00_start_here.ipynb",
+            flush=True,
+        )
+        with contextlib.suppress(KeyboardInterrupt):
             server.serve_forever()
-        except KeyboardInterrupt:
-            pass
 
 
 if __name__ == "__main__":

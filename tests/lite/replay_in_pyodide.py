@@ -15,7 +15,8 @@ try:  # what Pyodide does to a new thread: the browser path must never ask for o
 except RuntimeError as error:
     threads = f"refused: {error}"
 
-expected = json.loads(open("/work/expected.json").read())
+with open("/work/expected.json") as file:
+    expected = json.load(file)
 # In lower case: a mixed-case address's checksum is keccak, from pycryptodome, whose Pyodide
 # build is not in the core (a kernel in the site loads it from Pyodide's distribution).
 alice = expected["alice"].lower()

@@ -29,7 +29,6 @@ import time
 from pathlib import Path
 
 import pytest
-from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 import toolkit
@@ -104,9 +103,9 @@ def test_the_pure_layers_replay_a_tape_in_the_real_pyodide_core(lite_site, pyodi
     (toolkit_wheel,) = (wheel for wheel in site_wheels if wheel.name.startswith("node_gateway"))
     wheels = site_wheels + pure_distribution_wheels(toolkit_wheel, ROOT / ".tools" / "lite-wheels")
     started = time.monotonic()
+    files = [*wheels, tape, expected]
     done = subprocess.run(
-        ["node", str(RUNNER), str(pyodide_core), str(SCRIPT), *map(str, wheels), str(tape)]
-        + [str(expected)],
+        ["node", str(RUNNER), str(pyodide_core), str(SCRIPT), *map(str, files)],
         capture_output=True,
         text=True,
         timeout=240,
@@ -128,4 +127,3 @@ def test_the_pure_layers_replay_a_tape_in_the_real_pyodide_core(lite_site, pyodi
         assert (ru, replayed, sent) == (0, True, False) and recorded_ru > 0
     assert not {"pandas", "numpy", "aiohttp", "pyarrow", "matplotlib"} & set(seen["loaded"])
     assert "_pyodide" in seen["loaded"] or "pyodide" in seen["loaded"]
-
