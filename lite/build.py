@@ -28,6 +28,7 @@ import urllib.request
 import zipfile
 from email.parser import BytesParser
 from pathlib import Path
+from typing import BinaryIO
 
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
@@ -103,7 +104,8 @@ def build_toolkit_wheel(uv: str, out: Path) -> Path:
     return wheel
 
 
-def wheel_requirements(wheel: Path) -> list[Requirement]:
+def wheel_requirements(wheel: Path | BinaryIO) -> list[Requirement]:
+    """A wheel's Requires-Dist, markers kept."""
     with zipfile.ZipFile(wheel) as archive:
         (name,) = (n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
         metadata = BytesParser().parsebytes(archive.read(name))

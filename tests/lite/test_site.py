@@ -13,6 +13,7 @@ import zipfile
 from io import BytesIO
 
 import pytest
+from packaging.utils import canonicalize_name
 
 from .conftest import ROOT
 
@@ -22,12 +23,14 @@ NOTEBOOKS = sorted(path.name for path in (ROOT / "notebooks").glob("*.ipynb"))
 
 
 @pytest.fixture(scope="module")
-def served(lite_site):
+def served(lite_site, tmp_path_factory):
     """The site's address, from `make lite-serve` on a free port (the address it prints)."""
+    log = tmp_path_factory.mktemp("serve") / "stderr.txt"
     server = subprocess.Popen(
         ["make", "--no-print-directory", "lite-serve", f"LITE_OUT={lite_site}", "LITE_PORT=0"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
+        stderr=log.open("w"),  # the requests' log, and make's word when the server is stopped
         text=True,
         start_new_session=True,
     )
@@ -38,7 +41,7 @@ def served(lite_site):
                 yield found.group(1)
                 break
         else:
-            pytest.fail("make lite-serve printed no address")
+            pytest.fail(f"make lite-serve printed no address:\n{log.read_text()[-4000:]}")
     finally:
         os.killpg(server.pid, signal.SIGTERM)  # make and the server it started
         server.wait(timeout=30)
@@ -88,3 +91,26 @@ def test_the_site_index_serves_the_toolkit_wheel_and_the_pure_wheels_it_needs(se
     for name, entry in index.items():
         for files in entry["releases"].values():
             assert all(file["url"].endswith("-none-any.whl") for file in files), name
+
+
+def test_each_requirement_of_the_toolkit_resolves_in_a_kernel_of_the_site(served):
+    """What `%pip install node-gateway-toolkit` asks for in the site's kernel (each served
+    wheel's requirements, their markers evaluated as Pyodide 314 would) is in Pyodide's
+    distribution, the kernel's own index or the site's: none is missing, none goes to PyPI."""
+    from .test_pyodide import lite_build
+
+    build = lite_build()
+    index = json.loads(get(f"{served}/pypi/all.json"))
+    kernel = "extensions/@jupyterlite/pyodide-kernel-extension/static/pypi/all.json"
+    provided = build.provided_names(None) | set(json.loads(get(f"{served}/{kernel}")))
+    unmet = []
+    for name, entry in index.items():
+        for files in entry["releases"].values():
+            wheel = get(f"{served}/pypi/{files[0]['url'].rsplit('/', 1)[-1]}")
+            for requirement in build.wheel_requirements(BytesIO(wheel)):
+                marker = requirement.marker
+                if marker is not None and not marker.evaluate(build.pyodide_environment()):
+                    continue
+                if canonicalize_name(requirement.name) not in provided | set(index):
+                    unmet.append(f"{name} needs {requirement}")
+    assert unmet == []
