@@ -12,10 +12,11 @@ and which modules that path loads (no pandas, numpy, aiohttp or pyarrow: Pyodide
 those are not in the npm package and cannot be downloaded here).
 
 What only a real browser with Pyodide's full distribution can show (docs/classroom.md): the
-frames, plots, widgets and workloads (pandas, numpy, matplotlib, ipywidgets' front end),
-`%pip install` resolving from the site's index through piplite, the in-process sandbox live
-(it needs pycryptodome and pandas), and the notebooks themselves (the browser-like harness in
-tests/notebooks runs them under CPython with the browser's limits).
+frames, plots, widgets and workloads (pandas, numpy, matplotlib, ipywidgets' front end), Keccak
+(pycryptodome's build: the checksum of a mixed-case EVM address, so the replay here passes its
+address in lower case), `%pip install` resolving from the site's index through piplite, the
+in-process sandbox live (only the tape's path runs here), and the notebooks themselves (the
+browser-like harness in tests/browser runs them under CPython with the browser's limits).
 """
 
 from __future__ import annotations
