@@ -9,21 +9,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import mimetypes
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import ClassVar
 
-
-class SiteHandler(SimpleHTTPRequestHandler):
-    # Browsers load a module script only with a JavaScript type, and WebAssembly streams only
-    # with its own; older Pythons' tables know neither extension.
-    extensions_map: ClassVar[dict[str, str]] = {
-        **SimpleHTTPRequestHandler.extensions_map,
-        ".mjs": "text/javascript",
-        ".js": "text/javascript",
-        ".wasm": "application/wasm",
-        ".json": "application/json",
-    }
+# Browsers load a module script only with a JavaScript type, and compile WebAssembly as it
+# streams only with its own; older Pythons' tables know neither extension.
+mimetypes.add_type("text/javascript", ".mjs")
+mimetypes.add_type("application/wasm", ".wasm")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -33,7 +26,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if not (args.site / "index.html").is_file():
         parser.error(f"{args.site} holds no built site: run `make lite` first")
-    handler = functools.partial(SiteHandler, directory=str(args.site))
+    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(args.site))
     with ThreadingHTTPServer(("127.0.0.1", args.port), handler) as server:
         port = server.server_address[1]
         print(f"the classroom site: http://127.0.0.1:{port}/lab/index.html (Ctrl-C stops)")

@@ -57,6 +57,8 @@ def test_the_site_serves_the_lab_and_its_landing_notebook(served):
     assert b"<html" in get(f"{served}/lab/index.html").lower()
     config = json.loads(get(f"{served}/jupyter-lite.json"))["jupyter-config-data"]
     assert config["defaultKernelName"] == "python"  # Pyodide's kernel
+    with urllib.request.urlopen(f"{served}/bootstrap.js", timeout=30) as script:
+        assert script.headers["Content-Type"] in {"text/javascript", "application/javascript"}
     landing = json.loads(get(f"{served}/files/00_start_here.ipynb"))
     text = "".join("".join(cell["source"]) for cell in landing["cells"])
     assert "%pip install -q node-gateway-toolkit" in text
