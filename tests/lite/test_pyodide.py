@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
-import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -39,7 +38,6 @@ from .conftest import ROOT
 
 pytestmark = pytest.mark.xdist_group("lite")  # one worker builds the site once for both modules
 
-PYODIDE = ROOT / ".tools" / "node_modules" / "pyodide"
 RUNNER = Path(__file__).with_name("run_in_pyodide.mjs")
 SCRIPT = Path(__file__).with_name("replay_in_pyodide.py")
 LOCK = ROOT / "tests" / "fixtures" / "pyodide" / "pyodide-314-packages.json"
@@ -52,18 +50,6 @@ def lite_build():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-@pytest.fixture(scope="module")
-def pyodide_core() -> Path:
-    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
-    if missing:
-        pytest.skip(f"{' and '.join(missing)} not found: the real Pyodide core cannot run here")
-    if not (PYODIDE / "pyodide.asm.wasm").exists():
-        subprocess.run(
-            ["make", "--no-print-directory", "pyodide-core"], cwd=ROOT, check=True, timeout=600
-        )
-    return PYODIDE
 
 
 def pure_distribution_wheels(toolkit_wheel: Path, cache: Path) -> list[Path]:

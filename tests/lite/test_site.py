@@ -4,14 +4,11 @@ and `make lite-serve` serves them on 127.0.0.1 (real HTTP GETs against the make 
 from __future__ import annotations
 
 import json
-import os
-import re
-import signal
-import subprocess
 import urllib.request
 import zipfile
 from io import BytesIO
 
+import nbformat
 import pytest
 from packaging.utils import canonicalize_name
 
@@ -20,31 +17,6 @@ from .conftest import ROOT
 pytestmark = pytest.mark.xdist_group("lite")  # one worker builds the site once for both modules
 
 NOTEBOOKS = sorted(path.name for path in (ROOT / "notebooks").glob("*.ipynb"))
-
-
-@pytest.fixture(scope="module")
-def served(lite_site, tmp_path_factory):
-    """The site's address, from `make lite-serve` on a free port (the address it prints)."""
-    log = tmp_path_factory.mktemp("serve") / "stderr.txt"
-    server = subprocess.Popen(
-        ["make", "--no-print-directory", "lite-serve", f"LITE_OUT={lite_site}", "LITE_PORT=0"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=log.open("w"),  # the requests' log, and make's word when the server is stopped
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        for line in server.stdout:
-            found = re.search(r"(http://127\.0\.0\.1:\d+)/lab/index\.html \(", line)
-            if found:
-                yield found.group(1)
-                break
-        else:
-            pytest.fail(f"make lite-serve printed no address:\n{log.read_text()[-4000:]}")
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)  # make and the server it started
-        server.wait(timeout=30)
 
 
 def get(url: str) -> bytes:
@@ -60,6 +32,7 @@ def test_the_site_serves_the_lab_and_its_landing_notebook(served):
     with urllib.request.urlopen(f"{served}/bootstrap.js", timeout=30) as script:
         assert script.headers["Content-Type"] in {"text/javascript", "application/javascript"}
     landing = json.loads(get(f"{served}/files/00_start_here.ipynb"))
+    nbformat.validate(landing)
     text = "".join("".join(cell["source"]) for cell in landing["cells"])
     assert "%pip install -q node-gateway-toolkit" in text
     assert "01_quickstart" in text
@@ -68,6 +41,7 @@ def test_the_site_serves_the_lab_and_its_landing_notebook(served):
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_each_notebook_is_served_with_its_setup_cell_and_its_tape(served, name):
     notebook = json.loads(get(f"{served}/files/{name}"))
+    nbformat.validate(notebook)  # a cell id of its own, the Pyodide kernel's spec
     original = json.loads((ROOT / "notebooks" / name).read_text())
     setup = notebook["cells"][1]
     assert setup["metadata"]["tags"] == ["lite-setup"]
