@@ -7,8 +7,8 @@ Makefile). The site holds:
   checkout), and the pure-Python wheels it needs that neither Pyodide 314's distribution nor the
   kernel's own index holds, from PyPI, all in the site's package index (``pypi/all.json``), so
   ``%pip install node-gateway-toolkit`` in a notebook resolves from the site itself;
-- the nine notebooks, each with a first cell that installs the toolkit and says how to replay
-  its tape, their tapes in ``tapes/`` beside them, and ``00_start_here.ipynb`` for a class.
+- the nine notebooks, each with a cell after its title that installs the toolkit and says how
+  to replay its tape, their tapes in ``tapes/`` beside them, and ``00_start_here.ipynb``.
 
 Pyodide itself (the interpreter and its packages: numpy, pandas...) comes from the kernel's
 default CDN when the site is opened, unless ``--pyodide`` names a Pyodide release tarball to put
@@ -45,9 +45,9 @@ WHEEL_SOURCES = ("pyproject.toml", "README.md", "LICENSE", "MANIFEST.in", "toolk
 SETUP_CELL_TAG = "lite-setup"
 # The Pyodide kernel's name in JupyterLite ("python3" is the CPython kernel's).
 PYODIDE_KERNELSPEC = {"display_name": "Python (Pyodide)", "language": "python", "name": "python"}
-# The first cell of each notebook in the site. A kernel in JupyterLite is one browser worker per
-# notebook, so each notebook installs the toolkit itself (from the site: a second time, from the
-# browser's cache). Its cwd is the notebook's folder, where tapes/ is.
+# The cell each notebook in the site gains after its title. A kernel in JupyterLite is one
+# browser worker per notebook, so each notebook installs the toolkit itself (from the site: a
+# second time, from the browser's cache). Its cwd is the notebook's folder, where tapes/ is.
 SETUP_CELL = """\
 # In the browser (JupyterLite): the toolkit from this site's own package index; pandas, numpy
 # and matplotlib come from Pyodide's distribution as they are first needed.
@@ -200,7 +200,7 @@ def pure_wheels_needed(
 
 
 def setup_cell(notebook: Path) -> dict:
-    """The first cell of `notebook` in the site (SETUP_CELL, naming its tape)."""
+    """The cell `notebook` gains in the site after its title (SETUP_CELL, naming its tape)."""
     source = SETUP_CELL.format(tape=notebook.stem + ".tape.gz")
     return {
         "cell_type": "code",
