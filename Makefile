@@ -6,6 +6,7 @@ TOOLS := .tools
 ANVIL := $(TOOLS)/node_modules/.bin/anvil
 
 .PHONY: lab demo tapes outputs test test-other-python test-floors lint format typecheck docs tools anvil pyright browser bench clean
+.PHONY: lite lite-serve pyodide-core
 
 # The newest Python besides the default that the machine has (3.13, else 3.12; from PATH or
 # pyenv): `make test` runs a fast subset of the tests on it too. OTHER_PYTHON= skips that.
@@ -112,6 +113,42 @@ $(PYRIGHT):
 	else echo "npm not found: the pyright test will be skipped"; fi
 
 pyright: $(PYRIGHT)
+
+# The classroom's static JupyterLite site (docs/classroom.md, lite/build.py): the toolkit's
+# wheel, the pure-Python wheels it needs that Pyodide lacks (from PyPI, kept in .tools), the
+# notebooks and their tapes, into LITE_OUT (git-ignored). jupyterlite-core and the Pyodide kernel
+# live in a venv of their own under .tools (pinned in lite/requirements.txt). Pyodide comes
+# from the kernel's CDN when the site is opened, or from the site itself with
+# LITE_PYODIDE=<a Pyodide release tarball, path or URL>. `make lite-serve` serves the site on
+# 127.0.0.1:LITE_PORT (0: a free port; the address is printed).
+LITE_OUT ?= lite/_output
+LITE_PORT ?= 8765
+LITE_VENV := $(TOOLS)/lite-venv
+
+$(LITE_VENV)/.installed: lite/requirements.txt | $(UV)
+	rm -rf $(LITE_VENV)
+	$(UV) venv --quiet --python $(PY) $(LITE_VENV)
+	$(UV) pip install --quiet --python $(LITE_VENV)/bin/python -r lite/requirements.txt
+	@touch $@
+
+lite: $(LITE_VENV)/.installed
+	$(LITE_VENV)/bin/python lite/build.py --out $(LITE_OUT) --uv $(UV) \
+		--cache $(TOOLS)/lite-wheels $(if $(LITE_PYODIDE),--pyodide $(LITE_PYODIDE))
+
+lite-serve: $(LITE_VENV)/.installed
+	@[ -f $(LITE_OUT)/index.html ] || $(MAKE) --no-print-directory lite
+	$(LITE_VENV)/bin/python lite/serve.py $(LITE_OUT) --port $(LITE_PORT)
+
+# Pyodide's core (the interpreter and its standard library, no packages) from npm, beside
+# Anvil, for tests/lite: the toolkit's pure-Python layers run in it under Node.
+PYODIDE_CORE := $(TOOLS)/node_modules/pyodide/pyodide.asm.wasm
+
+$(PYODIDE_CORE):
+	@if command -v npm >/dev/null; then \
+		npm install --silent --no-audit --no-fund --prefix $(TOOLS) pyodide@314.0.8; \
+	else echo "npm not found: the Pyodide test will be skipped"; fi
+
+pyodide-core: $(PYODIDE_CORE)
 
 # Debian's Chromium for the JupyterLab end-to-end test (Playwright drives it; it never downloads
 # a browser of its own). Installed when missing and we may (root with apt); else the test skips.
