@@ -272,6 +272,7 @@ class Tape:
                 "recorded": self.header["recorded"],
                 "gateway": self.header.get("gateway"),
                 "sandbox_seed": self.header.get("sandbox_seed"),
+                "request_s": self.header.get("request_s"),  # how a replay counts time
                 "known_nodes": self.header.get("known_nodes", {}),
                 "nodes": self._nodes,
                 "ru": billed,
