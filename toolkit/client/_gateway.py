@@ -49,7 +49,7 @@ from ._settings import (
     settings_from,
     takes_settings,
 )
-from ._tape import Tape, tape_from
+from ._tape import Tape
 from ._transport import ANY_FAILURE, KEY_REFUSED, Advice
 from ._urls import check_key_in_clear, checked_url, clean_url
 
@@ -557,8 +557,7 @@ def connect(
     them all at once (a `Settings`), the keywords then changing it.
     """
     settings = settings_from(settings, dict(options), where="connect")
-    tape = tape_from(settings.tape, settings.tape_mode)
-    settings = settings.replace(tape=tape)
+    tape = settings.open_tape
     recorded = None if tape is None else tape.recorded_gateway
     if recorded is not None and platform_url is None and api_key is None:
         assert tape is not None  # replaying it: the tape names the nodes

@@ -248,7 +248,7 @@ def _header_damage(header: dict[str, Any]) -> str | None:
     if bad:
         return f"has a node host that is no host ({clip(repr(bad[0]), 60)}; a host is name[:port])"
     request_s = header.get("request_s")
-    if request_s is not None and not _is_number(request_s, low=1e-6, high=MAX_LATENCY_S):
+    if request_s is not None and not _is_number(request_s, low=0.0, high=MAX_LATENCY_S):
         return "says time passed by a number of seconds a request that is no such number"
     if not isinstance(header.get("gateway"), str | None):
         return "names its gateway with something other than text"
