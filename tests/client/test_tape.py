@@ -333,6 +333,7 @@ def test_a_folder_of_tapes_gives_each_notebook_its_own(recorded, monkeypatch):
     tape, seen, _ = recorded
     folder = tape.parent
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    (folder / "another.tape.gz").write_bytes(tape.read_bytes())  # which is this notebook's?
     with pytest.raises(toolkit.ValidationError, match="JPY_SESSION_NAME"):
         toolkit.connect(tape=folder, tape_mode="replay")
     # Jupyter names the kernel's notebook: its tape is <folder>/<notebook>.tape.gz

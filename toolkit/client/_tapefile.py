@@ -19,6 +19,7 @@ import io
 import json
 import math
 import os
+import sys
 import zlib
 from datetime import datetime
 from pathlib import Path
@@ -338,22 +339,59 @@ def _damage(record: Any) -> str | None:
     return None
 
 
+ENV_NOTEBOOK = "NODE_GATEWAY_NOTEBOOK"
+
+
 def tape_file_of(path: Path) -> Path:
-    """A tape's file: `path`, or in a folder of tapes, the notebook's own (``<folder>/<notebook
-    name>.tape.gz``, the name from ``JPY_SESSION_NAME``, which Jupyter sets for a notebook's
-    kernel): one setting replays every notebook of a folder (`make lab TAPES=replay`)."""
+    """A tape's file: `path`, or in a folder of tapes, the notebook's own: ``<folder>/<notebook
+    name>.tape.gz`` when the notebook's name is known (`notebook_name`), else the folder's only
+    tape. One setting thus replays every notebook of a folder (`make lab TAPES=replay`), and a
+    kernel that is not told its notebook's name (JupyterLite's) finds a folder's one tape."""
     if not path.is_dir():
         return path
-    session = os.environ.get("JPY_SESSION_NAME")
-    if not session:
-        raise ValidationError(
-            f"{path} is a folder: each notebook's tape is <folder>/<notebook>.tape.gz, and the "
-            "notebook's name comes from JPY_SESSION_NAME, which Jupyter sets for a notebook's "
-            "kernel; outside a notebook, name the tape's file",
-            param="tape",
-            rule="folder",
-        )
-    return path / f"{Path(session).stem}.tape.gz"
+    name = notebook_name()
+    if name is not None:
+        return path / f"{name}.tape.gz"
+    tapes = sorted(file.name for file in path.glob("*.tape.gz") if file.is_file())
+    if len(tapes) == 1:
+        return path / tapes[0]
+    held = f"holds {len(tapes)} tapes ({', '.join(tapes[:4])}{', ...' if len(tapes) > 4 else ''})"
+    raise ValidationError(
+        f"{path} is a folder of tapes, and which is this notebook's is not known: its name was "
+        f"looked for in {ENV_NOTEBOOK}, in JPY_SESSION_NAME (a Jupyter server sets it; "
+        "JupyterLite's kernel does not) and in the kernel's __session__ and "
+        f"__vsc_ipynb_file__, and none is set; the folder "
+        f"{held if tapes else 'holds no tape'}. Name the tape: "
+        f'toolkit.connect(tape="{path.name}/<notebook>.tape.gz"), or the notebook: a first cell '
+        f"%env {ENV_NOTEBOOK}=<notebook> (its file name, with or without .ipynb)",
+        param="tape",
+        rule="folder",
+    )
+
+
+def notebook_name() -> str | None:
+    """The running notebook's name (its file's, without the folder or ``.ipynb``), or None:
+    from `ENV_NOTEBOOK` (set by a person, or a site that serves the notebooks), else what
+    Jupyter tells a kernel: ``JPY_SESSION_NAME`` (set by a Jupyter server), the IPython
+    namespace's ``__session__`` (ipykernel's copy of it) or ``__vsc_ipynb_file__`` (VS Code's).
+    JupyterLite's Pyodide kernel sets none of them: it starts in the notebook's folder only."""
+    for name in (os.environ.get(ENV_NOTEBOOK), os.environ.get("JPY_SESSION_NAME")):
+        if name:
+            return _stem(name)
+    ipython = sys.modules.get("IPython")  # never imported for this: only a running kernel's
+    shell = ipython.get_ipython() if ipython is not None else None
+    names = getattr(shell, "user_ns", None) or {}
+    for variable in ("__session__", "__vsc_ipynb_file__"):
+        if isinstance(names.get(variable), str) and names[variable]:
+            return _stem(names[variable])
+    return None
+
+
+def _stem(name: str) -> str:
+    base = Path(name).name
+    for suffix in (".ipynb", ".tape.gz"):
+        base = base.removesuffix(suffix)
+    return base
 
 
 def parts_folder(path: Path) -> Path:
