@@ -4,10 +4,11 @@
 
 A tape is a transport (`_http.Transport`): the exchange above it is unchanged, so replay
 goes through the whole pipeline (validation, pricing, budget, ledger, frames, workloads), and so
-does recording. Calls are keyed by their identity, never by the request's id, URL or key: the
-node's name and chain, the method (a JSON-RPC method, or a REST verb and path) and the params as
-canonical JSON. Concurrency, batching and the cache may thus change between recording and replay:
-a batch of 100 recorded is answered as two batches of 50, or one by one.
+does recording. Calls are keyed by the one call key the cache and datasets use (`CallKey`:
+the gateway the node was recorded at, the node's name, the catalog's method, the params in their
+canonical form; `_tapefile.tape_call` reads it off a request), never by the request's id, URL or
+key. Concurrency, batching and the cache may thus change between recording and replay: a batch
+of 100 recorded is answered as two batches of 50, or one by one.
 
 - ``record``: calls go to the gateway; each answer is kept under each call it answers (a batch
   answer is split by id), in order, with what its attempt cost (billed, maybe billed) and when.
