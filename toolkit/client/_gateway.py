@@ -548,8 +548,10 @@ def connect(
     before anything is sent, unless this is True (a private network you trust): then it warns.
     `tape`, `tape_mode`: record the calls' answers into a tape file, or replay them from it with
     no key and no network (``"record"``, ``"replay"``, or ``"auto"``: replay when the file
-    exists); by default from ``NODE_GATEWAY_TAPE`` and ``NODE_GATEWAY_TAPE_MODE``. Replaying,
-    ``connect()`` needs no gateway at all: the tape names the nodes. See the Tapes guide.
+    exists); by default from ``NODE_GATEWAY_TAPE`` and ``NODE_GATEWAY_TAPE_MODE``. A folder
+    of tapes gives the notebook's own (``NODE_GATEWAY_NOTEBOOK`` or Jupyter names it; else the
+    folder's only tape). Replaying, ``connect()`` needs no gateway at all: the tape names the
+    nodes. See the Tapes guide.
     `max_answer_bytes`: the most an answer may decode to (32 MiB by default); a larger one, a
     decompression bomb say, is a `MalformedResponse`, its reading stopped at the bound.
     `budget`, `pricing` (None: `toolkit.DEFAULT_PRICING`), `retry`, `timeout`, `head_ttl_s`: see
