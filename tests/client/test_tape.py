@@ -333,6 +333,7 @@ def test_a_folder_of_tapes_gives_each_notebook_its_own(recorded, monkeypatch):
     tape, seen, _ = recorded
     folder = tape.parent
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    (folder / "another.tape.gz").write_bytes(tape.read_bytes())  # which is this notebook's?
     with pytest.raises(toolkit.ValidationError, match="JPY_SESSION_NAME"):
         toolkit.connect(tape=folder, tape_mode="replay")
     # Jupyter names the kernel's notebook: its tape is <folder>/<notebook>.tape.gz
@@ -362,9 +363,10 @@ def test_copies_of_a_replayed_tape_parse_its_file_once_each_replaying_from_the_s
     assert parsed == [tape.path]
     key = max(tape._calls, key=lambda call: len(tape._calls[call]["answers"]))
     answers = tape._calls[key]["answers"]
-    served = [copies[0].answer([key])[0] for _ in range(len(answers) + 1)]
+    call = _tapefile.TapeCall(key, *(tape._calls[key][f] for f in ("node", "chain", "call")), "")
+    served = [copies[0].answer([call])[0] for _ in range(len(answers) + 1)]
     assert served == [*answers, answers[-1]]  # in order, then the last again
-    assert [copy.answer([key])[0] for copy in copies[1:]] == [answers[0]] * 7
+    assert [copy.answer([call])[0] for copy in copies[1:]] == [answers[0]] * 7
     assert parsed == [tape.path]
 
     lines = gzip.decompress(path.read_bytes()).decode().splitlines()

@@ -199,7 +199,11 @@ class BoundCall:
 
     @_once
     def key_params(self) -> list[Any] | dict[str, Any]:
-        """`wire_params` with each value in its one canonical form (`Method.key_params`)."""
+        """`wire_params` with each value in its one canonical form (`Method.key_params`). TON's
+        jsonRPC sends its inner method beside its params, not in them: the key holds both, so
+        two inner methods with the same params are two calls."""
+        if self.method.surface is Surface.JSONRPC_NAMED:
+            return {"method": self.rpc_method, "params": self.method.key_params(self.wire_params)}
         return self.method.key_params(self.wire_params)
 
     @_once

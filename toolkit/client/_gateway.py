@@ -49,7 +49,7 @@ from ._settings import (
     settings_from,
     takes_settings,
 )
-from ._tape import Tape, tape_from
+from ._tape import Tape
 from ._transport import ANY_FAILURE, KEY_REFUSED, Advice
 from ._urls import check_key_in_clear, checked_url, clean_url
 
@@ -548,8 +548,10 @@ def connect(
     before anything is sent, unless this is True (a private network you trust): then it warns.
     `tape`, `tape_mode`: record the calls' answers into a tape file, or replay them from it with
     no key and no network (``"record"``, ``"replay"``, or ``"auto"``: replay when the file
-    exists); by default from ``NODE_GATEWAY_TAPE`` and ``NODE_GATEWAY_TAPE_MODE``. Replaying,
-    ``connect()`` needs no gateway at all: the tape names the nodes. See the Tapes guide.
+    exists); by default from ``NODE_GATEWAY_TAPE`` and ``NODE_GATEWAY_TAPE_MODE``. A folder
+    of tapes gives the notebook's own (``NODE_GATEWAY_NOTEBOOK`` or Jupyter names it; else the
+    folder's only tape). Replaying, ``connect()`` needs no gateway at all: the tape names the
+    nodes. See the Tapes guide.
     `max_answer_bytes`: the most an answer may decode to (32 MiB by default); a larger one, a
     decompression bomb say, is a `MalformedResponse`, its reading stopped at the bound.
     `budget`, `pricing` (None: `toolkit.DEFAULT_PRICING`), `retry`, `timeout`, `head_ttl_s`: see
@@ -557,8 +559,7 @@ def connect(
     them all at once (a `Settings`), the keywords then changing it.
     """
     settings = settings_from(settings, dict(options), where="connect")
-    tape = tape_from(settings.tape, settings.tape_mode)
-    settings = settings.replace(tape=tape)
+    tape = settings.open_tape
     recorded = None if tape is None else tape.recorded_gateway
     if recorded is not None and platform_url is None and api_key is None:
         assert tape is not None  # replaying it: the tape names the nodes

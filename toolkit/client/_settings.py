@@ -105,6 +105,11 @@ class Settings:
     def replace(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)
 
+    @property
+    def open_tape(self) -> Tape | None:
+        """The tape these settings record or replay, as `settings_from` opened it."""
+        return self.tape if isinstance(self.tape, Tape) else None
+
 
 class SettingsOptions(TypedDict, total=False):
     """The keyword options of `connect`, `node`, `platform` and `Gateway`: the fields of
@@ -132,14 +137,20 @@ def settings_from(
     settings: Settings | None, options: dict[str, Any], *, where: str, base: Settings | None = None
 ) -> Settings:
     """One `Settings`: `settings` (else `base`, else the defaults) changed by the keyword
-    `options` of the function `where`."""
+    `options` of the function `where`, with its tape opened: every handle's settings come
+    through here, so this is the one place a tape is made from settings (its `tape` argument,
+    else the environment's, `tape_from`), and its `tape` is then the `Tape` itself (or None). A
+    copy of the settings (a Dask worker's) thus shares it, or records beside it
+    (`Tape.__reduce__`), never over it."""
     unknown = [name for name in options if name not in OPTIONS]
     if unknown:
         raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}")
     if settings is not None and not isinstance(settings, Settings):
         _refuse("settings", f"must be a toolkit.Settings, got {settings!r}", "type")
     start = settings if settings is not None else base if base is not None else Settings()
-    return start.replace(**options) if options else start
+    chosen = start.replace(**options) if options else start
+    tape = tape_from(chosen.tape, chosen.tape_mode)
+    return chosen if tape is chosen.tape else chosen.replace(tape=tape)
 
 
 def takes_settings(function: F) -> F:
@@ -221,11 +232,9 @@ class Shared:
     limit here changes it for every client at once."""
 
     def __init__(self, settings: Settings, *, remote: bool, sandbox: Any = None):
-        self.tape = tape_from(settings.tape, settings.tape_mode)
-        if self.tape is not None and settings.tape is not self.tape:
-            # The tape itself, not its path: a copy of the settings (a Dask worker's) then
-            # shares it, or records beside it (`Tape.__reduce__`), never over it.
-            settings = settings.replace(tape=self.tape)
+        if settings.tape is not None and settings.open_tape is None:
+            raise TypeError("Shared takes settings whose tape settings_from opened")
+        self.tape = settings.open_tape
         self.settings = settings
         self.meter = Meter(
             pricing=settings.pricing,

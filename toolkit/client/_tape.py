@@ -4,10 +4,11 @@
 
 A tape is a transport (`_http.Transport`): the exchange above it is unchanged, so replay
 goes through the whole pipeline (validation, pricing, budget, ledger, frames, workloads), and so
-does recording. Calls are keyed by their identity, never by the request's id, URL or key: the
-node's name and chain, the method (a JSON-RPC method, or a REST verb and path) and the params as
-canonical JSON. Concurrency, batching and the cache may thus change between recording and replay:
-a batch of 100 recorded is answered as two batches of 50, or one by one.
+does recording. Calls are keyed by the one call key the cache and datasets use (`CallKey`:
+the gateway the node was recorded at, the node's name, the catalog's method, the params in their
+canonical form; `_tapefile.tape_call` reads it off a request), never by the request's id, URL or
+key. Concurrency, batching and the cache may thus change between recording and replay: a batch
+of 100 recorded is answered as two batches of 50, or one by one.
 
 - ``record``: calls go to the gateway; each answer is kept under each call it answers (a batch
   answer is split by id), in order, with what its attempt cost (billed, maybe billed) and when.
@@ -53,15 +54,18 @@ from .._json import load_bounded
 from .._redact import redact_answer, redact_text, scrub, warn
 from ..catalog import PricingTable, charge
 from ._http import Answer, LazyModule, NoAnswer, Replayed, Send, Transport
+from ._identity import CallKey
 from ._tapefile import (
-    Key,
+    TapeCall,
     calls_of,
     merge_parts,
     parts_folder,
+    recorded_gateway,
+    recorded_host,
     tape_bytes,
+    tape_call,
     tape_file_of,
     tape_lines,
-    tape_params,
     write_tape,
 )
 from ._transport import StillToSend, attempt_fate
@@ -90,8 +94,8 @@ class Tape:
         self.path = Path(path)
         self._lock = threading.Lock()
         self._saving = threading.Lock()
-        self._calls: dict[Key, dict[str, Any]] = {}
-        self._next: dict[Key, int] = {}  # replay: the next answer of each call
+        self._calls: dict[CallKey, dict[str, Any]] = {}
+        self._next: dict[CallKey, int] = {}  # replay: the next answer of each call
         self._clock = ""  # replay: the latest recorded time of an answer served (ISO text)
         self._nodes: dict[str, dict[str, str]] = {}
         self._dirty = False
@@ -163,12 +167,15 @@ class Tape:
         identity is made of, `_identity`), or nowhere for a node the tape never recorded."""
         if not self.replaying:
             return url
-        name = _node_name(label, chain)
-        info = self._nodes.get(name)
-        host = (
-            info["host"] if info is not None else (self.header.get("known_nodes") or {}).get(name)
-        )
-        return f"//{host or 'tape.invalid'}"
+        return f"//{recorded_host(self._node_table(), _node_name(label, chain))}"
+
+    def gateway_of(self, node: str, chain: str) -> str:
+        """The gateway part of the calls' keys of the node named `node` (`_identity`): the
+        identity of where the tape recorded it, recording and replaying alike."""
+        return recorded_gateway(self._node_table(), node, chain)
+
+    def _node_table(self) -> dict[str, Any]:
+        return {"nodes": self._nodes, "known_nodes": self.header.get("known_nodes")}
 
     def cost(self) -> tuple[int, int]:
         """What the recorded calls cost (billed, maybe billed), every answer counted."""
@@ -191,7 +198,7 @@ class Tape:
 
     def record(
         self,
-        keys: list[Key],
+        calls: list[TapeCall],
         answers: list[dict[str, Any] | None],
         step: Send,
         fate: Any,
@@ -200,23 +207,22 @@ class Tape:
         """Keep each call's answer (None: the attempt got none), what the attempt cost, and
         `when` it was answered, on the clock the ledger keeps (the sandbox's own, for it)."""
         prices = [(part[1], part[2]) for part in step.parts] or [(step.likely, step.ru)]
-        if len(prices) != len(keys):
-            prices = [prices[0]] * len(keys)
+        if len(prices) != len(calls):
+            prices = [prices[0]] * len(calls)
         at = when.isoformat(timespec="milliseconds")
         with self._lock:
             if not self._dated:
                 self.header["recorded"] = when.isoformat(timespec="seconds")
                 self._dated = True
-            for key, answer, (likely, ru) in zip(keys, answers, prices, strict=True):
+            for call, answer, (likely, ru) in zip(calls, answers, prices, strict=True):
                 billed, unconfirmed = charge(fate, likely, ru)
-                record = self._calls.get(key)
+                record = self._calls.get(call.key)
                 if record is None:
-                    node, chain, call, params = key
-                    record = self._calls[key] = {
-                        "node": node,
-                        "chain": chain,
-                        "call": call,
-                        "params": params,
+                    record = self._calls[call.key] = {
+                        "node": call.node,
+                        "chain": call.chain,
+                        "call": call.call,
+                        "params": call.params,
                         "answers": [],
                         "ru": 0,
                         "unconfirmed_ru": 0,
@@ -267,6 +273,7 @@ class Tape:
                 "recorded": self.header["recorded"],
                 "gateway": self.header.get("gateway"),
                 "sandbox_seed": self.header.get("sandbox_seed"),
+                "request_s": self.header.get("request_s"),  # how a replay counts time
                 "known_nodes": self.header.get("known_nodes", {}),
                 "nodes": self._nodes,
                 "ru": billed,
@@ -292,16 +299,17 @@ class Tape:
         self._nodes = dict(header.get("nodes", {}))
         return dict(header)
 
-    def answer(self, keys: list[Key]) -> list[dict[str, Any] | TapeMiss]:
+    def answer(self, calls: list[TapeCall]) -> list[dict[str, Any] | TapeMiss]:
         """The next recorded answer of each call, or a `TapeMiss` for each call it lacks (the
         others of a batch still replay: growing an analysis against its tape misses only the
         calls added since)."""
         with self._lock:
             found: list[dict[str, Any] | TapeMiss] = []
-            for key in keys:
+            for call in calls:
+                key = call.key
                 record = self._calls.get(key)
                 if record is None or not record["answers"]:
-                    found.append(self._miss(key))
+                    found.append(self._miss(call))
                     continue
                 index = self._next.get(key, 0)
                 answers = record["answers"]
@@ -311,8 +319,8 @@ class Tape:
             self._clock = max(self._clock, *times) if times else self._clock
             return found
 
-    def _miss(self, key: Key) -> TapeMiss:
-        node, chain, call, params = key
+    def _miss(self, key: TapeCall) -> TapeMiss:
+        _, node, chain, call, params = key
         return TapeMiss(
             f"the tape {self.path.name} holds no answer for {call} with params "
             f"{params} on {node} ({chain}); nothing was sent. Record the tape "
@@ -323,7 +331,7 @@ class Tape:
         )
 
     def answer_recorded(
-        self, keys: list[Key], *, partly: bool = False
+        self, keys: list[CallKey], *, partly: bool = False
     ) -> list[dict[str, Any] | None] | None:
         """Recording on from a recording that died: the next answer the file holds of each
         call, so that no call it answered is paid for again; None when it holds none of them
@@ -332,7 +340,7 @@ class Tape:
         its own: see `StillToSend`); else None, and all are sent. Taken in one step, so two
         requests in flight never both take one answer."""
         with self._lock:
-            taken: dict[Key, int] = {}
+            taken: dict[CallKey, int] = {}
             found: list[dict[str, Any] | None] = []
             for key in keys:
                 record = self._calls.get(key)
@@ -420,6 +428,7 @@ class TapeTransport(Transport):
         self.tape = tape
         self.inner = inner
         self.node, self.chain = _node_name(node.label, node.chain), node.chain
+        self.gateway = tape.gateway_of(self.node, self.chain)
         self.base = node.url.rstrip("/")
         self.pricing, self.clock = node.pricing, node.clock
 
@@ -459,7 +468,7 @@ class TapeTransport(Transport):
 
     # --- what a request asks ---
 
-    def _calls(self, step: Send) -> tuple[list[Key], list[Any] | None]:
+    def _calls(self, step: Send) -> tuple[list[TapeCall], list[Any] | None]:
         """The identity of each call the request carries, and the JSON-RPC ids (None: REST)."""
         request = step.request
         body = request.json
@@ -473,27 +482,27 @@ class TapeTransport(Transport):
         payload = body if body is not None else (request.params or {})
         return [self._key(f"{request.method} {scrub(path) or '/'}", payload)], None
 
-    def _key(self, call: str, params: Any) -> Key:
-        return (self.node, self.chain, call, tape_params(params, call))
+    def _key(self, call: str, params: Any) -> TapeCall:
+        return tape_call(self.gateway, self.node, self.chain, call, params)
 
     # --- recording ---
 
     def _record(self, step: Send, outcome: Answer | NoAnswer, latency_s: float) -> None:
-        keys, ids = self._calls(step)
-        answers: list[dict[str, Any] | None] = [None] * len(keys)
+        calls, ids = self._calls(step)
+        answers: list[dict[str, Any] | None] = [None] * len(calls)
         if not isinstance(outcome, NoAnswer):
-            answers = _split(outcome, ids, len(keys))
+            answers = _split(outcome, ids, len(calls))
             for answer in answers:
                 if answer is not None:
                     answer["latency_s"] = round(latency_s, 6)
         fate = attempt_fate(outcome, self.pricing())
-        self.tape.record(keys, answers, step, fate, self.clock())
+        self.tape.record(calls, answers, step, fate, self.clock())
 
     # --- replaying ---
 
     def _replay(self, step: Send) -> Answer | NoAnswer:
-        keys, ids = self._calls(step)
-        found = self.tape.answer(keys)
+        calls, ids = self._calls(step)
+        found = self.tape.answer(calls)
         if not isinstance(step.request.json, list) and isinstance(found[0], TapeMiss):
             return NoAnswer(found[0], sent=False)  # one call: its miss is the request's
         return self._answer(step, ids, found)
@@ -505,27 +514,26 @@ class TapeTransport(Transport):
         in batches pays for the calls the tape lacks and for no other."""
         if not self.tape.resumed:
             return None
-        keys, ids = self._calls(step)
+        calls, ids = self._calls(step)
         batch = ids is not None and isinstance(step.request.json, list)
-        found = self.tape.answer_recorded(keys, partly=batch)
+        found = self.tape.answer_recorded([call.key for call in calls], partly=batch)
         if found is None:
             return None
         return self._answer(
             step,
             ids,
             [
-                self._still_to_send(key) if answer is None else answer
-                for key, answer in zip(keys, found, strict=True)
+                self._still_to_send(call) if answer is None else answer
+                for call, answer in zip(calls, found, strict=True)
             ],
         )
 
-    def _still_to_send(self, key: Key) -> StillToSend:
-        _, _, call, params = key
+    def _still_to_send(self, call: TapeCall) -> StillToSend:
         return StillToSend(
-            f"the tape {self.tape.path.name} holds no answer for {call} with params {params}: "
-            "it is sent next, on its own",
+            f"the tape {self.tape.path.name} holds no answer for {call.call} with params "
+            f"{call.params}: it is sent next, on its own",
             node=self.node,
-            method=call,
+            method=call.call,
         )
 
     def _answer(

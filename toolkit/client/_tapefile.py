@@ -19,10 +19,11 @@ import io
 import json
 import math
 import os
+import sys
 import zlib
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 from .._errors import TapeError, ValidationError
@@ -30,29 +31,93 @@ from .._files import remove_dead_writers_files, write_atomically
 from .._json import MAX_DEPTH, NotJSONNumber, load_bounded
 from .._redact import clip, scrub
 from .._version import __version__
+from ..catalog import CATALOG, Surface
 from ._http import MAX_ANSWER_BYTES
-from ._identity import canonical_params
+from ._identity import CallKey, canonical_params, gateway_identity
 from ._urls import clean_url
 
 FORMAT = "node-gateway-toolkit tape"
 VERSION = 1
 
-Key = tuple[str, str, str, str]  # node, chain, call, params
+
+class TapeCall(NamedTuple):
+    """A call as a tape holds it: its `key`, and the node, chain, call (a JSON-RPC method, or a
+    REST verb and path) and params text its line is written with, as the wire names them."""
+
+    key: CallKey
+    node: str
+    chain: str
+    call: str
+    params: str
 
 
 def tape_params(value: Any, call: str = "") -> str:
-    """A call's params as its tape key has them: the call key's canonical form
+    """A call's params as its tape line has them: the call key's canonical form
     (`canonical_params`: an address checksummed or not is one call), scrubbed."""
     return scrub(canonical_params(call.rpartition(" ")[2], value))  # "POST /wallet/x": the path
 
 
-def record_key(record: dict[str, Any]) -> Key:
+def tape_call(gateway: str, node: str, chain: str, call: str, params: Any) -> TapeCall:
+    """The call a request (or a recorded line) carries, keyed as the response cache and a
+    dataset key it (`_identity.CallKey`): a REST "VERB /path" is the catalog's method at that
+    path, and a JSON-RPC method TON's jsonRPC carries is that method with its inner method in
+    its params. `params`: the wire's (or a line's, read back); text that is not JSON stays."""
+    text = params if isinstance(params, str) else tape_params(params, call)
+    method, keyed = _catalog_call(chain, call, params)
+    if keyed is not params and not isinstance(params, str):
+        text_of_key = scrub(canonical_params(method, keyed))
+    else:
+        text_of_key = text
+    return TapeCall(CallKey(gateway, node, method, text_of_key), node, chain, call, text)
+
+
+# The chains whose JSON-RPC travels inside one catalog method with named params (TON's
+# jsonRPC): a method outside the catalog called there is that method's inner one.
+_NAMED_RPC = {
+    chain: method.name
+    for method in CATALOG.values()
+    if method.surface is Surface.JSONRPC_NAMED
+    for chain in method.chains
+}
+_VERBS = {Surface.REST_GET: "GET", Surface.PLATFORM: "GET", Surface.REST_POST: "POST"}
+
+
+def _catalog_call(chain: str, call: str, params: Any) -> tuple[str, Any]:
+    """The catalog's name for `call` on `chain` and its params in the catalog's shape; a call
+    outside the catalog as it is."""
+    verb, rest, path = call.partition(" ")
+    if rest:
+        method = CATALOG.get(path.lstrip("/"))
+        if method is not None and _VERBS.get(method.surface) == verb:
+            return method.name, params
+        return call, params
+    method = CATALOG.get(call)
+    named = _NAMED_RPC.get(chain)
+    if named is not None and (method is None or chain not in method.chains):
+        return named, {"method": call, "params": {} if params is None else params}
+    return call, params
+
+
+def recorded_host(header: dict[str, Any], node: str) -> str:
+    """Where the node named `node` was when the tape recorded it (host and port): what a
+    replaying node's gateway identity is made of; ``tape.invalid`` for one it never knew."""
+    info = (header.get("nodes") or {}).get(node)
+    host = info["host"] if isinstance(info, dict) else (header.get("known_nodes") or {}).get(node)
+    return host or "tape.invalid"
+
+
+def recorded_gateway(header: dict[str, Any], node: str, chain: str) -> str:
+    """The gateway identity (`_identity.gateway_identity`) of a node as the tape recorded it."""
+    return gateway_identity(f"//{recorded_host(header, node)}", chain)
+
+
+def record_key(record: dict[str, Any], gateway: str) -> CallKey:
     """A recorded call's key, its params made canonical again: a tape recorded before keys
     were (or by hand) still answers the call however it is spelt now."""
     params = record["params"]
     with contextlib.suppress(ValueError, TypeError):
-        params = tape_params(load_bounded(params), record["call"])
-    return (record["node"], record["chain"], record["call"], params)
+        params = load_bounded(params)
+    return tape_call(gateway, record["node"], record["chain"], record["call"], params).key
 
 
 def tape_bytes(path: Path) -> bytes:
@@ -70,7 +135,7 @@ def parse_tape(data: bytes, path: Path) -> tuple[dict[str, Any], list[dict[str, 
 
 
 @functools.lru_cache(maxsize=2)
-def calls_of(data: bytes, path: Path) -> tuple[dict[str, Any], dict[Key, dict[str, Any]]]:
+def calls_of(data: bytes, path: Path) -> tuple[dict[str, Any], dict[CallKey, dict[str, Any]]]:
     """A replayed tape's header and records by call identity, parsed once per process for the
     same bytes: Dask unpickles a replayed tape for each partition (on the scheduler, then on
     the worker), and every copy shares what was parsed, read-only, each at its own place in it.
@@ -93,7 +158,7 @@ LINE_DEPTH = MAX_DEPTH + 8
 _DAMAGED = "record it again (tape_mode='record') or restore it from where it came from"
 
 
-def _parse(data: bytes, path: Path) -> tuple[dict[str, Any], dict[Key, dict[str, Any]]]:
+def _parse(data: bytes, path: Path) -> tuple[dict[str, Any], dict[CallKey, dict[str, Any]]]:
     """A tape's header and call records by call identity, each checked as far as a replay
     reads it: anything wrong in a file edited by hand or written by another program is a
     `TapeError` naming its line, never a raw error later in a replayed call or in the ledger."""
@@ -124,13 +189,16 @@ def _parse(data: bytes, path: Path) -> tuple[dict[str, Any], dict[Key, dict[str,
     problem = _header_damage(header)
     if problem is not None:
         raise TapeError(f"{path} is damaged: line {lines[0][0]} (its header) {problem}; {_DAMAGED}")
-    records: dict[Key, dict[str, Any]] = {}
-    seen: dict[Key, int] = {}
+    records: dict[CallKey, dict[str, Any]] = {}
+    seen: dict[CallKey, int] = {}
+    gateways: dict[tuple[str, str], str] = {}
     for number, record in lines[1:]:
         problem = _damage(record)
         if problem is not None:  # edited by hand, say: refused now, not a KeyError in a call
             raise TapeError(f"{path} is damaged: line {number} {problem}; {_DAMAGED}")
-        key = record_key(record)  # two spellings of one call are one call
+        node = (record["node"], record["chain"])
+        gateway = gateways.get(node) or gateways.setdefault(node, recorded_gateway(header, *node))
+        key = record_key(record, gateway)  # two spellings of one call are one call
         if key in seen:  # which of the two is the call's is not ours to guess
             raise TapeError(
                 f"{path} is damaged: lines {seen[key]} and {number} both hold {record['call']} "
@@ -181,7 +249,7 @@ def _header_damage(header: dict[str, Any]) -> str | None:
     if bad:
         return f"has a node host that is no host ({clip(repr(bad[0]), 60)}; a host is name[:port])"
     request_s = header.get("request_s")
-    if request_s is not None and not _is_number(request_s, low=1e-6, high=MAX_LATENCY_S):
+    if request_s is not None and not _is_number(request_s, low=0.0, high=MAX_LATENCY_S):
         return "says time passed by a number of seconds a request that is no such number"
     if not isinstance(header.get("gateway"), str | None):
         return "names its gateway with something other than text"
@@ -271,22 +339,59 @@ def _damage(record: Any) -> str | None:
     return None
 
 
+ENV_NOTEBOOK = "NODE_GATEWAY_NOTEBOOK"
+
+
 def tape_file_of(path: Path) -> Path:
-    """A tape's file: `path`, or in a folder of tapes, the notebook's own (``<folder>/<notebook
-    name>.tape.gz``, the name from ``JPY_SESSION_NAME``, which Jupyter sets for a notebook's
-    kernel): one setting replays every notebook of a folder (`make lab TAPES=replay`)."""
+    """A tape's file: `path`, or in a folder of tapes, the notebook's own: ``<folder>/<notebook
+    name>.tape.gz`` when the notebook's name is known (`notebook_name`), else the folder's only
+    tape. One setting thus replays every notebook of a folder (`make lab TAPES=replay`), and a
+    kernel that is not told its notebook's name (JupyterLite's) finds a folder's one tape."""
     if not path.is_dir():
         return path
-    session = os.environ.get("JPY_SESSION_NAME")
-    if not session:
-        raise ValidationError(
-            f"{path} is a folder: each notebook's tape is <folder>/<notebook>.tape.gz, and the "
-            "notebook's name comes from JPY_SESSION_NAME, which Jupyter sets for a notebook's "
-            "kernel; outside a notebook, name the tape's file",
-            param="tape",
-            rule="folder",
-        )
-    return path / f"{Path(session).stem}.tape.gz"
+    name = notebook_name()
+    if name is not None:
+        return path / f"{name}.tape.gz"
+    tapes = sorted(file.name for file in path.glob("*.tape.gz") if file.is_file())
+    if len(tapes) == 1:
+        return path / tapes[0]
+    held = f"holds {len(tapes)} tapes ({', '.join(tapes[:4])}{', ...' if len(tapes) > 4 else ''})"
+    raise ValidationError(
+        f"{path} is a folder of tapes, and which is this notebook's is not known: its name was "
+        f"looked for in {ENV_NOTEBOOK}, in JPY_SESSION_NAME (a Jupyter server sets it; "
+        "JupyterLite's kernel does not) and in the kernel's __session__ and "
+        f"__vsc_ipynb_file__, and none is set; the folder "
+        f"{held if tapes else 'holds no tape'}. Name the tape: "
+        f'toolkit.connect(tape="{path.name}/<notebook>.tape.gz"), or the notebook: a first cell '
+        f"%env {ENV_NOTEBOOK}=<notebook> (its file name, with or without .ipynb)",
+        param="tape",
+        rule="folder",
+    )
+
+
+def notebook_name() -> str | None:
+    """The running notebook's name (its file's, without the folder or ``.ipynb``), or None:
+    from `ENV_NOTEBOOK` (set by a person, or a site that serves the notebooks), else what
+    Jupyter tells a kernel: ``JPY_SESSION_NAME`` (set by a Jupyter server), the IPython
+    namespace's ``__session__`` (ipykernel's copy of it) or ``__vsc_ipynb_file__`` (VS Code's).
+    JupyterLite's Pyodide kernel sets none of them: it starts in the notebook's folder only."""
+    for name in (os.environ.get(ENV_NOTEBOOK), os.environ.get("JPY_SESSION_NAME")):
+        if name:
+            return _stem(name)
+    ipython = sys.modules.get("IPython")  # never imported for this: only a running kernel's
+    shell = ipython.get_ipython() if ipython is not None else None
+    names = getattr(shell, "user_ns", None) or {}
+    for variable in ("__session__", "__vsc_ipynb_file__"):
+        if isinstance(names.get(variable), str) and names[variable]:
+            return _stem(names[variable])
+    return None
+
+
+def _stem(name: str) -> str:
+    base = Path(name).name
+    for suffix in (".ipynb", ".tape.gz"):
+        base = base.removesuffix(suffix)
+    return base
 
 
 def parts_folder(path: Path) -> Path:
@@ -294,15 +399,19 @@ def parts_folder(path: Path) -> Path:
     return path.with_name(f"{path.name}.parts")
 
 
-def tape_lines(header: dict[str, Any], calls: dict[Key, dict[str, Any]]) -> list[str]:
+def tape_lines(header: dict[str, Any], calls: dict[CallKey, dict[str, Any]]) -> list[str]:
     """A tape's lines: its header (with the format, version and toolkit written in), then one
     line per call, in the order of their keys; a recording's own state (``pending``) stays out."""
     header = {**header, "format": FORMAT, "version": VERSION, "toolkit_version": __version__}
     lines = [scrub(json.dumps(header, sort_keys=True))]  # its gateway's name, say
-    for key in sorted(calls):
-        record = {k: v for k, v in calls[key].items() if k != "pending"}
+    for record in sorted(calls.values(), key=_line_order):
+        record = {k: v for k, v in record.items() if k != "pending"}
         lines.append(json.dumps(record, sort_keys=True, ensure_ascii=False))
     return lines
+
+
+def _line_order(record: dict[str, Any]) -> tuple[str, str, str, str]:
+    return record["node"], record["chain"], record["call"], record["params"]
 
 
 def write_tape(path: Path, lines: list[str]) -> None:
@@ -321,7 +430,7 @@ def write_tape(path: Path, lines: list[str]) -> None:
     remove_dead_writers_files(path)
 
 
-def merge_parts(path: Path, calls: dict[Key, dict[str, Any]], nodes: dict[str, Any]) -> bool:
+def merge_parts(path: Path, calls: dict[CallKey, dict[str, Any]], nodes: dict[str, Any]) -> bool:
     """Take into `calls` and `nodes` what the Dask workers of a run recorded into `path`
     recorded beside it (`parts_folder`): their answers go after the ones `calls` holds, call by
     call; their files go. Whether any was taken in."""
