@@ -19,7 +19,7 @@ from ._http import LazyModule
 from ._node import AsyncNode, Node
 from ._settings import Settings, SettingsOptions, Shared, settings_from, takes_settings
 from ._transport import NO_ANSWER, Advice, bearer
-from ._urls import check_key_in_clear, clean_url
+from ._urls import checked_url
 
 if TYPE_CHECKING:
     import httpx
@@ -134,21 +134,6 @@ def _same_page(link: str) -> str:
     return f"{url.scheme}://{url.host}:{url.port}{url.path.rstrip('/')}?{query}"
 
 
-def check_platform_url(url: object, *, allow_insecure_http: bool = False, source: str = "") -> str:
-    """The platform URL to use. The API key is broad: it travels only over HTTPS, or plain HTTP
-    on loopback (the sandbox), or where the user allowed plain HTTP for a private network.
-    `source`: where the URL came from (an environment variable), for an error about it."""
-    cleaned = clean_url(url, param="platform_url", source=source)
-    check_key_in_clear(
-        cleaned,
-        param="platform_url",
-        source=source,
-        allow_insecure_http=allow_insecure_http,
-        keyed=True,
-    )
-    return cleaned
-
-
 def platform_core(
     platform_url: str, api_key: str, shared: Shared, *, sources: Mapping[str, str] | None = None
 ) -> NodeCore:
@@ -156,8 +141,12 @@ def platform_core(
     came from (an environment variable) when not from the caller, for the errors about them."""
     sources = sources or {}
     url_source, key_source = sources.get("platform_url", ""), sources.get("api_key", "")
-    platform_url = check_platform_url(
-        platform_url, allow_insecure_http=shared.settings.allow_insecure_http, source=url_source
+    platform_url = checked_url(
+        platform_url,
+        param="platform_url",
+        source=url_source,
+        allow_insecure_http=shared.settings.allow_insecure_http,
+        keyed=True,  # the API key goes with every request: a Bearer header
     )
     where = f" ({key_source})" if key_source else ""
     if not isinstance(api_key, str) or not api_key.strip():

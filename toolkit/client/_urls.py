@@ -110,9 +110,16 @@ def check_key_in_clear(
 
 
 def checked_url(
-    url: object, *, param: str = "url", source: str = "", allow_insecure_http: bool = False
+    url: object,
+    *,
+    param: str = "url",
+    source: str = "",
+    allow_insecure_http: bool = False,
+    keyed: bool | None = None,
 ) -> str:
     """`clean_url`, then `check_key_in_clear`: the URL to use."""
     cleaned = clean_url(url, param=param, source=source)
-    check_key_in_clear(cleaned, param=param, source=source, allow_insecure_http=allow_insecure_http)
+    check_key_in_clear(
+        cleaned, param=param, source=source, allow_insecure_http=allow_insecure_http, keyed=keyed
+    )
     return cleaned

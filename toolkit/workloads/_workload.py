@@ -97,14 +97,10 @@ class Workload:
         blocks: Iterable[object] = ("latest",),
     ) -> Workload:
         """Plan a contract read (one ``eth_call``, as ``eth.read`` makes) for every address, every
-        argument tuple of `args_list` and every block: ``work.reads(eth, token,
-        "balanceOf(address)(uint256)", holders, month_ends)``. An item of `args_list` is the
-        tuple of a call's arguments, or, when not a tuple, its one argument (a list is one
-        array argument).
-
-        Priced like eth_call (archive by block). A bad signature or argument raises
-        `ValidationError` at once and adds none of the calls. Decode the run's frame with
-        ``frames.evm_reads(frame, signature)``: typed columns, one per input and output.
+        argument tuple of `args_list` (an item that is not a tuple is the one argument) and every
+        block: ``work.reads(eth, token, "balanceOf(address)(uint256)", holders, month_ends)``.
+        A bad signature or argument adds none of the calls. Decode the run's frame with
+        ``frames.evm_reads(frame, signature)``; see the Contracts and events guide.
         """
         from ..catalog import abi
 
@@ -135,19 +131,11 @@ class Workload:
         blocks_per_call: int | None = None,
     ) -> Workload:
         """Plan an event scan: ``eth_getLogs`` over `from_block`..`to_block` (both included, any
-        width) in chunks of at most the plan's cap (``PricingTable.plan_name``'s
-        ``max_log_blocks``: the Developer plan's 100), else the toolkit's bound (10,000), or
-        `blocks_per_call` when smaller. Each chunk is one call, priced by its fromBlock.
-
-        `address`: the contract(s); `event`: a signature such as ``"Transfer(address indexed
-        from,address indexed to,uint256 value)"``, a name of `frames.EVM_EVENTS` or an ABI
-        fragment (its topic0 filters the logs); `topics`: the raw topic filter (with `event`,
-        its first position is the event's topic0).
-
-        When `run` meets a chunk the node refuses for its range or result size, it splits that
-        chunk in two (where the node's error suggests, else in halves) and sends both parts;
-        the run's frame then has the parts' rows in place of the refused chunk's, in block
-        order. Decode the logs with ``frames.evm_events(frame, event=...)``.
+        width) in chunks of at most the plan's ``max_log_blocks`` (else 10,000, or
+        `blocks_per_call` when smaller), each one call. `address`: the contract(s); `event`: a
+        signature, a name of `frames.EVM_EVENTS` or an ABI fragment; `topics`: the raw topic
+        filter. `run` splits a chunk the node refuses for its range or result size. Decode the
+        logs with ``frames.evm_events(frame, event=...)``; see the Contracts and events guide.
         """
         from ..catalog import MAX_LOG_RANGE
         from ._logs import chunks
