@@ -29,22 +29,23 @@ from ..catalog import DEFAULT_PRICING, PricingTable
 if TYPE_CHECKING:
     import pandas as pd
 
-LEDGER_COLUMNS = (
-    "time",
-    "node",
-    "method",
-    "params",
-    "ru",
-    "unconfirmed_ru",
-    "latency_s",
-    "status",
-    "retries",
-    "cache_hit",
-    "archive",
-    "note",
-    "recorded_ru",
-    "recorded_unconfirmed_ru",
-)
+# The ledger frame's columns, in order, with their dtypes ("time" is made UTC apart).
+LEDGER_COLUMNS = {
+    "time": None,
+    "node": "string",
+    "method": "string",
+    "params": "string",
+    "ru": "int64",
+    "unconfirmed_ru": "int64",
+    "latency_s": "float64",
+    "status": "string",
+    "retries": "int64",
+    "cache_hit": "bool",
+    "archive": "bool",
+    "note": "string",
+    "recorded_ru": "int64",
+    "recorded_unconfirmed_ru": "int64",
+}
 
 
 class Entry(NamedTuple):
@@ -175,23 +176,7 @@ class Ledger:
         # Never NA, so that grouping by it adds up to `total_ru` (an entry from a journal
         # written before archive was always a bool says None: priced as no archive call).
         frame["archive"] = frame["archive"].eq(True)
-        return frame.astype(
-            {
-                "node": "string",
-                "method": "string",
-                "params": "string",
-                "ru": "int64",
-                "unconfirmed_ru": "int64",
-                "latency_s": "float64",
-                "status": "string",
-                "retries": "int64",
-                "cache_hit": "bool",
-                "archive": "bool",
-                "note": "string",
-                "recorded_ru": "int64",
-                "recorded_unconfirmed_ru": "int64",
-            }
-        )
+        return frame.astype({name: kind for name, kind in LEDGER_COLUMNS.items() if kind})
 
     def summary(self) -> pd.DataFrame:
         """Calls and RU by node and method."""

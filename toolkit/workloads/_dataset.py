@@ -192,7 +192,13 @@ class DatasetWriter:
         or raising `DatasetBusy` when this writer does not wait)."""
         said = False
         while not self._take_lock():
-            said = self._waiting(said)
+            assert self._lock is not None
+            busy = self._lock.busy()
+            if not self.wait:
+                raise busy
+            if not said:
+                warn(f"{busy.detail}: waiting for it to finish", RuntimeWarning, stacklevel=3)
+                said = True
             yield
 
     def _take_lock(self) -> bool:
@@ -215,15 +221,6 @@ class DatasetWriter:
             "then run again: the rows it holds are kept",
             path=str(self.root),
         )
-
-    def _waiting(self, said: bool) -> bool:
-        assert self._lock is not None
-        busy = self._lock.busy()
-        if not self.wait:
-            raise busy
-        if not said:
-            warn(f"{busy.detail}: waiting for it to finish", RuntimeWarning, stacklevel=4)
-        return True
 
     def _resume_locked(self) -> pd.DataFrame:
         try:
@@ -305,7 +302,7 @@ class DatasetWriter:
             return groups
         # Rare (a buffer fills part way through a batch): the order of the calls decides.
         fitting: dict[PartitionKey, list[Item]] = {}
-        for key, item in _keyed(groups):
+        for key, item in [(key, item) for key, group in groups.items() for item in group]:
             if room[key] <= 0:
                 break
             room[key] -= 1
@@ -446,11 +443,6 @@ def _by_partition(items: list[Item]) -> dict[PartitionKey, list[Item]]:
 
 _NODE_OF = attrgetter("node")
 _METHOD_OF = attrgetter("call.bound.method")
-
-
-def _keyed(groups: dict[PartitionKey, list[Item]]) -> list[tuple[Any, Item]]:
-    """The calls of `groups` in one list with their keys, a partition's calls in their order."""
-    return [(key, item) for key, group in groups.items() for item in group]
 
 
 def already_done(

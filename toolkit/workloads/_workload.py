@@ -238,7 +238,7 @@ class Workload:
     def estimates(
         self, *, fetch_heads: bool = True, cached: set[int] | None = None
     ) -> list[Estimate]:
-        """One estimate per call, in order. Heads are fetched once per node (see module doc)."""
+        """One estimate per call, in order (heads as `preview` fetches them)."""
         return _planned.estimates(self.calls, fetch_heads=fetch_heads, cached=cached)
 
     def cached_calls(self) -> set[int]:
@@ -252,7 +252,12 @@ class Workload:
         fetch_heads: bool = True,
         cached: set[int] | None = None,
     ) -> Preview:
-        """What the workload will cost, in RU and money, and how long it must take at least."""
+        """What the workload will cost, in RU and money, and how long it must take at least.
+
+        Pricing an archive-rule call needs its chain's head: each EVM head is fetched once (1 RU,
+        in the ledger) unless ``fetch_heads=False``, which prices those calls as ranges. Calls
+        the response cache answers already are priced at 0 RU (class ``cached``).
+        """
         return _planned.preview(self.calls, plan=plan, fetch_heads=fetch_heads, cached=cached)
 
     # --- running ---
