@@ -100,28 +100,48 @@ def checked_page(page: dict[str, Any], first: int = 0) -> dict[str, Any]:
     return hide_credentials(page)
 
 
-class _Pages:
-    """The pages one listing has read, to refuse a `next` link that would read one again."""
+class _Listing:
+    """One listing of every node: the steps of each page's request in turn (`steps`, None after
+    the last page), following `next` links; a link back to a page already read (a loop) or past
+    `MAX_PAGES` pages is a `MalformedResponse`, never an endless listing."""
 
-    def __init__(self, first: str):
-        self.seen = {_same_page(first)}
+    def __init__(self, core: NodeCore, ordering: str | None):
+        params = {"ordering": ordering} if ordering else {}
+        first = httpx.URL(core.endpoint.join("/" + NODES), params=params)
+        self._core = core
+        self._seen = {_same_page(str(first))}
+        self._read = 0  # records on the pages before: a record is named by its place in all
+        self._next: Any = None
+        call = core.prepare(NODES, (), {"ordering": ordering})
+        self.steps: Any = core.send(call, note=listing_note(1))
 
-    def check(self, link: Any) -> str:
+    def records(self, answer: Any) -> list[dict[str, Any]]:
+        """The records of the page `answer` is, checked (`checked_page`)."""
+        page = checked_page(answer, self._read)
+        self._read += len(page["results"])
+        self._next = page.get("next")
+        return page["results"]
+
+    def next_page(self) -> None:
+        """Move `steps` on to the page after the one read last (None: that was the last)."""
+        link, self.steps = self._next, None
+        if not link:
+            return
         if not isinstance(link, str):
             raise MalformedResponse(f"the node list's next link is not text: {type(link).__name__}")
         page = _same_page(link)
-        if page in self.seen:
+        if page in self._seen:
             raise MalformedResponse(
                 f"the node list's next link points back at a page already read (after "
-                f"{len(self.seen)} pages); stopped, as following it would never end",
+                f"{len(self._seen)} pages); stopped, as following it would never end",
                 method=NODES,
             )
-        if len(self.seen) >= MAX_PAGES:
+        if len(self._seen) >= MAX_PAGES:
             raise MalformedResponse(
                 f"the node list goes on past {MAX_PAGES:,} pages; stopped", method=NODES
             )
-        self.seen.add(page)
-        return link
+        self._seen.add(page)
+        self.steps = self._core.follow(link, NODES, note=listing_note(len(self._seen)))
 
 
 def _same_page(link: str) -> str:
@@ -192,15 +212,6 @@ class PlatformMethods:
         """
         return self._request(NODES, (), {"ordering": ordering, "page": page}, checked_page)
 
-    def _first_page_steps(self, ordering: str | None) -> Any:
-        """The first page of a listing, its ledger entry noted as one (`listing_note`)."""
-        call = self._core.prepare(NODES, (), {"ordering": ordering})
-        return self._core.send(call, note=listing_note(1))
-
-    def _first_page(self, ordering: str | None) -> str:
-        params = {"ordering": ordering} if ordering else {}
-        return str(httpx.URL(self._core.endpoint.join("/" + NODES), params=params))
-
 
 def listing_note(page: int) -> str:
     """The ledger note of a listing's page: the API has no page size, so listing every node is
@@ -213,18 +224,11 @@ class AsyncPlatform(PlatformMethods, AsyncNode):
 
     async def iter_nodes(self, *, ordering: str | None = None) -> AsyncIterator[dict[str, Any]]:
         """Every node of every page, following `next` until it is null."""
-        pages = _Pages(self._first_page(ordering))
-        page = checked_page(await self._run(self._first_page_steps(ordering)))
-        read = 0
-        while True:
-            for record in page["results"]:
+        listing = _Listing(self._core, ordering)
+        while listing.steps is not None:
+            for record in listing.records(await self._run(listing.steps)):
                 yield record
-            read += len(page["results"])
-            if not page.get("next"):
-                return
-            link = pages.check(page["next"])
-            note = listing_note(len(pages.seen))
-            page = checked_page(await self._run(self._core.follow(link, NODES, note=note)), read)
+            listing.next_page()
 
     async def list_nodes(self, *, ordering: str | None = None) -> list[dict[str, Any]]:
         """Every node of every page, as a list."""
@@ -238,17 +242,10 @@ class Platform(PlatformMethods, Node):
 
     def iter_nodes(self, *, ordering: str | None = None) -> Iterator[dict[str, Any]]:
         """Every node of every page, following `next` until it is null."""
-        pages = _Pages(self._first_page(ordering))
-        page = checked_page(self._run(self._first_page_steps(ordering)))
-        read = 0
-        while True:
-            yield from page["results"]
-            read += len(page["results"])
-            if not page.get("next"):
-                return
-            link = pages.check(page["next"])
-            note = listing_note(len(pages.seen))
-            page = checked_page(self._run(self._core.follow(link, NODES, note=note)), read)
+        listing = _Listing(self._core, ordering)
+        while listing.steps is not None:
+            yield from listing.records(self._run(listing.steps))
+            listing.next_page()
 
     def list_nodes(self, *, ordering: str | None = None) -> list[dict[str, Any]]:
         """Every node of every page, as a list."""
