@@ -602,70 +602,34 @@ def replaying_gateway(
     )
 
 
+class _NodeOptions(SettingsOptions, total=False):
+    """`node`'s keywords besides `url` and `chain`, as its overloads take them."""
+
+    name: str | None
+    settings: Settings | None
+
+
 # As `Gateway.node`: `chain` naming the chain tells a checker the node's class.
 @overload
 def node(
-    url: str,
-    *,
-    chain: Literal["ethereum", "hyperliquid"],
-    name: str | None = ...,
-    settings: Settings | None = ...,
-    **options: Unpack[SettingsOptions],
+    url: str, *, chain: Literal["ethereum", "hyperliquid"], **options: Unpack[_NodeOptions]
 ) -> EvmNode: ...
 @overload
 def node(
-    url: str,
-    *,
-    chain: Literal["arbitrum"],
-    name: str | None = ...,
-    settings: Settings | None = ...,
-    **options: Unpack[SettingsOptions],
+    url: str, *, chain: Literal["arbitrum"], **options: Unpack[_NodeOptions]
 ) -> ArbitrumNode: ...
 @overload
 def node(
-    url: str,
-    *,
-    chain: Literal["polygon"],
-    name: str | None = ...,
-    settings: Settings | None = ...,
-    **options: Unpack[SettingsOptions],
+    url: str, *, chain: Literal["polygon"], **options: Unpack[_NodeOptions]
 ) -> PolygonNode: ...
 @overload
-def node(
-    url: str,
-    *,
-    chain: Literal["solana"],
-    name: str | None = ...,
-    settings: Settings | None = ...,
-    **options: Unpack[SettingsOptions],
-) -> SolanaNode: ...
+def node(url: str, *, chain: Literal["solana"], **options: Unpack[_NodeOptions]) -> SolanaNode: ...
 @overload
-def node(
-    url: str,
-    *,
-    chain: Literal["tron"],
-    name: str | None = ...,
-    settings: Settings | None = ...,
-    **options: Unpack[SettingsOptions],
-) -> TronNode: ...
+def node(url: str, *, chain: Literal["tron"], **options: Unpack[_NodeOptions]) -> TronNode: ...
 @overload
-def node(
-    url: str,
-    *,
-    chain: Literal["ton"],
-    name: str | None = ...,
-    settings: Settings | None = ...,
-    **options: Unpack[SettingsOptions],
-) -> TonNode: ...
+def node(url: str, *, chain: Literal["ton"], **options: Unpack[_NodeOptions]) -> TonNode: ...
 @overload
-def node(
-    url: str,
-    *,
-    chain: str | Chain | None = ...,
-    name: str | None = ...,
-    settings: Settings | None = ...,
-    **options: Unpack[SettingsOptions],
-) -> Node: ...
+def node(url: str, *, chain: str | Chain | None = ..., **options: Unpack[_NodeOptions]) -> Node: ...
 @takes_settings
 def node(
     url: str,
