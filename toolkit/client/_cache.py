@@ -122,12 +122,9 @@ class ResponseCache:
     >>> cache = ResponseCache("answers.sqlite", max_bytes=64 * 1024**2)  # doctest: +SKIP
     >>> gw = toolkit.connect(cache=cache)                                # doctest: +SKIP
 
-    It fails safe: the cache saves money, so its own trouble never costs an answer. A damaged
-    file is moved aside (``*.damaged-<time>``) and a fresh one used, whether the damage shows
-    when it is opened or later (a lookup, a store, `len`, `summary`, `clear`); a file that
-    cannot be opened or written (read-only, locked) turns caching off (`disabled` says why); a
-    failed read is a miss and a failed write (a full disk) keeps the answers out of the cache
-    but in the results. Each case is a `RuntimeWarning`, never an exception.
+    It fails safe, with a `RuntimeWarning`, never an exception: a damaged file is moved aside
+    for a fresh one, a file that cannot be opened or written turns caching off (`disabled` says
+    why), a failed write keeps the answers in the results only (see the Budgets guide).
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, max_bytes: int | None = None):
