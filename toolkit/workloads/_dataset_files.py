@@ -177,7 +177,8 @@ def read_dataset(path: str | PathLike[str], engine: str = "pandas") -> Any:
                 stacklevel=2,
             )
         report_damage(root, damaged, move=False)
-        frame.attrs["runs"] = runs(root)
+        frame.attrs["runs"], unreadable = run_records(root)
+        report_damage(root, unreadable, move=False)
         return frame
     import dask
     import dask.dataframe as dd
@@ -252,15 +253,9 @@ def _piece(piece: Any) -> pd.DataFrame:
         return empty_rows()
 
 
-def runs(root: Path) -> list[dict[str, Any]]:
-    """The provenance records of the runs that wrote into a dataset, oldest first; a record
-    that cannot be read is left out, with a warning."""
-    records, damaged = run_records(root)
-    report_damage(root, damaged, move=False)
-    return records
-
-
 def run_records(root: Path) -> tuple[list[dict[str, Any]], list[Damaged]]:
+    """The provenance records of the runs that wrote into a dataset, oldest first, and those
+    that cannot be read."""
     records, damaged = [], []
     for file in sorted((root / RUNS).glob("*.json")):
         try:
