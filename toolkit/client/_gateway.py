@@ -518,14 +518,18 @@ def connect(
     - ``connect(platform_url=..., api_key=...)``: a real gateway. `nodes` maps node names to
       their URLs (with access keys) when you have them.
 
-    The options are the fields of `Settings` (``settings=`` passes them all at once, the
-    keywords then changing it), the same for `node`, `platform` and `Gateway`:
-    `cache` (``"auto"``: on disk for a real gateway, not for the sandbox), `rate_limit` (calls
-    per second, or a plan name such as "Developer"), `tape` and `tape_mode` (record, or replay
-    with no key and no network), `budget`, `pricing`, `retry`, `timeout`, `head_ttl_s`,
-    `async_transport`, `trust_env` (proxies and CA roots from the environment),
-    `allow_insecure_http` (a key over plain HTTP beyond loopback), `max_answer_bytes`. The
-    guides say more: Connecting and keys, Budgets, Tapes, Reliability.
+    `cache`: answers that can never change are kept on disk and never paid for twice. The
+    default, ``"auto"``, caches for a real gateway (in ``~/.cache/node-gateway-toolkit/``) and
+    not for the sandbox (``NODE_GATEWAY_CACHE`` may say otherwise); ``True``, ``False``, a file
+    path or a `ResponseCache` choose yourself, and text reads as the variable does: ``"off"``,
+    ``"on"``, ``"auto"``, else a file path.
+    `tape`, `tape_mode`: record the calls' answers into a tape file, or replay them from it with
+    no key and no network (``"record"``, ``"replay"``, or ``"auto"``: replay when the file
+    exists); by default from ``NODE_GATEWAY_TAPE`` and ``NODE_GATEWAY_TAPE_MODE``. Replaying,
+    ``connect()`` needs no gateway at all: the tape names the nodes. See the Tapes guide.
+    The other options (`budget`, `rate_limit`, `timeout`, ...) are the fields of `Settings`,
+    which says what each means. The same options go to `node`, `platform` and `Gateway`;
+    ``settings=`` passes them all at once (a `Settings`), the keywords then changing it.
     """
     settings = settings_from(settings, dict(options), where="connect")
     tape = tape_from(settings.tape, settings.tape_mode)
