@@ -177,8 +177,8 @@ def read_dataset(path: str | PathLike[str], engine: str = "pandas") -> Any:
                 stacklevel=2,
             )
         report_damage(root, damaged, move=False)
-        frame.attrs["runs"], unreadable = run_records(root)
-        report_damage(root, unreadable, move=False)
+        frame.attrs["runs"], bad_records = run_records(root)
+        report_damage(root, bad_records, move=False)
         return frame
     import dask
     import dask.dataframe as dd
