@@ -1,10 +1,7 @@
-"""Reading answers: what an HTTP answer's status and body mean, in each surface's dialect.
-
-The protocol layer's reader (`_protocol` builds requests and picks the reader for a surface):
-the JSON body, the typed error a non-2xx status or an error object means (a spent quota, a rate
-limit and how long it asks to wait, a redirect, a refused key), JSON-RPC results and ids, and
-the TRON, TON and platform dialects. Pure functions of an answer; nothing here sends, retries
-or bills (that is `_transport`).
+"""Reading answers: what an HTTP answer's status and body mean, in each surface's dialect (the
+JSON body; the typed error a status or an error object means: a spent quota, a rate limit and how
+long it asks to wait, a redirect, a refused key; JSON-RPC results and ids; TRON, TON and the
+platform). Pure functions of an answer: `_protocol` picks the reader, `_transport` sends.
 """
 
 from __future__ import annotations

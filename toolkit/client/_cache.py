@@ -1,21 +1,15 @@
 """A response cache on disk for answers that can never change, so no answer is paid for twice.
 
 What is cached, and under which key, is the policy (`_cache_policy`: pure functions); this
-module is the storage, in one SQLite file (`_cache_file`: WAL mode, so several notebooks may
-share it) bounded in size: past `max_bytes` the oldest answers are evicted.
+module is the storage, in one SQLite file (`_cache_file`: WAL mode, shared by several notebooks,
+and who may write it) bounded in size: past `max_bytes` the oldest answers are evicted. What a
+user sees is in docs/budgets.md, "The response cache".
 
-In front of the file, each process keeps the answers it read or stored lately, as text, up to
-`memory_bytes` (an eighth of `max_bytes`, at most 32 MiB): a SQLite lookup per key is slow next
-to the rest of a cached call, so re-running a workload in the same notebook would spend most of
-its time in those lookups. The texts are decoded for each read, so no two
-readers share a result object. Answers are final, so a memory entry is never wrong; it is dropped
-when this process clears or evicts answers (another process's `clear()` is not seen: its
-answers stay correct, they are only no longer on disk).
-
-What the file says is checked, since anyone who can write it could plant answers: a row read
-back must be JSON of its method's result kind (``"0xzz"`` or an object where a balance belongs
-is not), else it is deleted with one warning and counts as a miss (who may write the file at
-all: `_cache_file`).
+In front of the file, each process keeps the answers it read or stored lately, as text
+(`RecentAnswers`): a SQLite lookup per key is slow next to the rest of a cached call. Answers are
+final, so a memory entry is never wrong; each read decodes its own copy. A row read back from the
+file must be JSON of its method's result kind (anyone who can write the file could plant one),
+else it is deleted with one warning and counts as a miss.
 """
 
 from __future__ import annotations
@@ -128,12 +122,9 @@ class ResponseCache:
     >>> cache = ResponseCache("answers.sqlite", max_bytes=64 * 1024**2)  # doctest: +SKIP
     >>> gw = toolkit.connect(cache=cache)                                # doctest: +SKIP
 
-    It fails safe: the cache saves money, so its own trouble never costs an answer. A damaged
-    file is moved aside (``*.damaged-<time>``) and a fresh one used, whether the damage shows
-    when it is opened or later (a lookup, a store, `len`, `summary`, `clear`); a file that
-    cannot be opened or written (read-only, locked) turns caching off (`disabled` says why); a
-    failed read is a miss and a failed write (a full disk) keeps the answers out of the cache
-    but in the results. Each case is a `RuntimeWarning`, never an exception.
+    It fails safe, with a `RuntimeWarning`, never an exception: a damaged file is moved aside
+    for a fresh one, a file that cannot be opened or written turns caching off (`disabled` says
+    why), a failed write keeps the answers in the results only (see the Budgets guide).
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, max_bytes: int | None = None):
@@ -416,18 +407,10 @@ CACHE_ON_WORDS = ("on", "1", "true", "yes")
 
 
 def resolve_cache(setting: CacheSetting, *, remote: bool) -> ResponseCache | None:
-    """The cache a `connect(cache=...)` setting means.
-
-    ``"auto"`` (the default): the ``NODE_GATEWAY_CACHE`` variable if set, else the default file
-    for a real (remote) gateway and no cache for a loopback one (the sandbox, a local Anvil):
-    their calls are free, and the sandbox's answers are synthetic (another sandbox, of another
-    seed, answers the same call otherwise). ``True``: the default file; ``False``/``None``: no
-    cache; a path: that file; a `ResponseCache`: itself.
-
-    Text means the same in ``cache=`` as in the variable (`cache_word`): ``off`` (or ``0``,
-    ``false``, ``no``, ``none``) is no cache, ``on`` (``1``, ``true``, ``yes``) the default
-    file, ``auto`` the default rule, any other text a file path.
-    """
+    """The cache a `connect(cache=...)` setting means: itself, a file, None for no cache, or
+    for ``"auto"`` the ``NODE_GATEWAY_CACHE`` variable if set, else the default file for a real
+    (remote) gateway and none for a loopback one (the sandbox, a local Anvil: free calls, and the
+    sandbox's answers are synthetic). Text reads as `cache_word` reads it."""
     if isinstance(setting, ResponseCache):
         return setting
     if isinstance(setting, str):

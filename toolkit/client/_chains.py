@@ -98,9 +98,8 @@ class TonMethods(_Helpers):
         return self.json_rpc("unpackAddress", address=address)
 
 
-# What a checker sees of the helpers: their typed signatures for each flavour, written from the
-# catalog into _helpers.pyi (`python -m toolkit.client._stubs`). At run time one mixin serves
-# both flavours, which no annotation can say (an int on `Node`, an awaitable int on `AsyncNode`).
+# What a checker sees of the helpers: their typed signatures, written into _helpers.pyi (`_stubs`
+# says why).
 if TYPE_CHECKING:
     from ._helpers import (
         ArbitrumHelpers,

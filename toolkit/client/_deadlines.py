@@ -1,16 +1,11 @@
 """Call deadlines on an event loop, with one timer per loop instead of one per request.
 
-`asyncio.timeout` arms a timer for each request it guards: a `TimerHandle` pushed on the loop's
-heap, and cancelled when the answer comes, as almost every answer does: a real share of the
-toolkit's own CPU time per call on a bulk run. A `DeadlineWatch` keeps the calls in flight
-in a set and one timer, set for the earliest deadline among them. A bulk run's deadlines only
-grow (each call starts later than the one before, with the same timeout), so the timer is
-seldom moved: when it fires, it cancels the calls whose deadline has passed and is set again
-for the earliest of the rest.
-
+`asyncio.timeout` arms and cancels a timer for each request, a real share of the toolkit's own
+CPU time per call on a bulk run. A `DeadlineWatch` keeps the calls in flight and one timer, set
+for the earliest deadline; a bulk run's deadlines only grow, so the timer is seldom moved.
 Expiry works as `asyncio.timeout`'s does: the call's task is cancelled, and the call turns the
 `CancelledError` into a timeout only if no one else asked to cancel the task meanwhile
-(`Task.uncancel`); otherwise the cancellation goes on up, as the caller asked.
+(`Task.uncancel`).
 """
 
 from __future__ import annotations

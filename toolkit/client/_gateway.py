@@ -1,24 +1,13 @@
 """The gateway handle: the platform API, the nodes, and one meter (ledger, budget, pricing).
 
 `connect()` with no arguments makes (or reuses) the embedded sandbox, reached in process; with a
-platform URL and API key, or the environment variables below, it reaches a real gateway.
+platform URL and API key, or the environment variables below, it reaches a real gateway. The
+variables, where a node's URL and key come from, and what their errors name are in
+docs/connecting.md:
 
-Environment variables (read by `connect()` and `Gateway.node`):
-
-    NODE_GATEWAY_PLATFORM_URL    the platform API address
-    NODE_GATEWAY_API_KEY         the platform API key (Bearer)
-    NODE_GATEWAY_NODE_<NAME>     a node's full URL with its access key, e.g.
-                                 NODE_GATEWAY_NODE_ETHEREUM_MAINNET
-    NODE_GATEWAY_KEY_<NAME>      a node's access key alone, appended to the node's
-                                 `https_endpoint` from the platform API when that has no key
-                                 (when it has one, the variable is not used: a warning says so)
-    NODE_GATEWAY_CACHE           the response cache: ``off``, ``on``, ``auto`` or the path of
-                                 its file (see `toolkit.client._cache.cache_word`)
-
-An error about a value one of them gave names the variable; so does the error of a call its
-node or the platform refused (HTTP 401, 403 or 404).
-
-<NAME> is the node's name in upper case with every other character than A-Z and 0-9 as `_`.
+    NODE_GATEWAY_PLATFORM_URL, NODE_GATEWAY_API_KEY    the platform API, and its key
+    NODE_GATEWAY_NODE_<NAME>, NODE_GATEWAY_KEY_<NAME>  a node's whole URL, or its key alone
+    NODE_GATEWAY_CACHE                                 the response cache (`cache_word`)
 """
 
 from __future__ import annotations
@@ -310,13 +299,10 @@ class Gateway:
     ) -> Node:
         """A client for the node called `name` (cached: the same name gives the same client).
 
-        The node's URL comes from `url`, else the URLs this handle was given, else the environment
-        (``NODE_GATEWAY_NODE_<NAME>``), else the platform API's record of the node; in the last
-        case the access key comes from `key` or ``NODE_GATEWAY_KEY_<NAME>`` when the record's
-        endpoint carries none. When it carries one, ``NODE_GATEWAY_KEY_<NAME>`` is not used (a
-        warning says so) and `key` is a `ValidationError`: a second key would make another path,
-        which the node does not serve. A node the platform lists with a status other than
-        ``running`` is given with a warning, and a call to it that fails says that status.
+        The node's URL comes from `url`, else the URLs this handle was given, else
+        ``NODE_GATEWAY_NODE_<NAME>``, else the platform API's record of the node, to which the
+        access key from `key` or ``NODE_GATEWAY_KEY_<NAME>`` is appended when the record's
+        endpoint has none (docs/connecting.md, "Where a node's key comes from").
         """
         if chain is not None and name in self._nodes and url is None and key is None:
             _check_chain(self._nodes[name], chain)
@@ -537,26 +523,15 @@ def connect(
     not for the sandbox (``NODE_GATEWAY_CACHE`` may say otherwise); ``True``, ``False``, a file
     path or a `ResponseCache` choose yourself, and text reads as the variable does: ``"off"``,
     ``"on"``, ``"auto"``, else a file path.
-    `rate_limit`: calls per second for all nodes together, or a plan name ("Developer" is
-    25/s); None (the default) sends as fast as the work goes and relies on retrying 429s.
-    `async_transport`: ``"auto"`` (aiohttp) or ``"httpx"`` for the async clients.
-    `trust_env`: proxies (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY) and CA roots
-    (SSL_CERT_FILE, SSL_CERT_DIR) from the environment, the same for sync, async and bulk calls.
-    The embedded sandbox, in this process, is never reached through a proxy.
-    `allow_insecure_http`: a key (the API key, a node URL's access key) travels over HTTPS, or
-    plain HTTP to loopback; a plain-HTTP URL elsewhere that carries one is a `ValidationError`
-    before anything is sent, unless this is True (a private network you trust): then it warns.
     `tape`, `tape_mode`: record the calls' answers into a tape file, or replay them from it with
     no key and no network (``"record"``, ``"replay"``, or ``"auto"``: replay when the file
     exists); by default from ``NODE_GATEWAY_TAPE`` and ``NODE_GATEWAY_TAPE_MODE``. A folder
     of tapes gives the notebook's own (``NODE_GATEWAY_NOTEBOOK`` or Jupyter names it; else the
     folder's only tape). Replaying, ``connect()`` needs no gateway at all: the tape names the
     nodes. See the Tapes guide.
-    `max_answer_bytes`: the most an answer may decode to (32 MiB by default); a larger one, a
-    decompression bomb say, is a `MalformedResponse`, its reading stopped at the bound.
-    `budget`, `pricing` (None: `toolkit.DEFAULT_PRICING`), `retry`, `timeout`, `head_ttl_s`: see
-    `Settings`. The same options go to `node`, `platform` and `Gateway`; ``settings=`` passes
-    them all at once (a `Settings`), the keywords then changing it.
+    The other options (`budget`, `rate_limit`, `timeout`, ...) are the fields of `Settings`,
+    which says what each means. The same options go to `node`, `platform` and `Gateway`;
+    ``settings=`` passes them all at once (a `Settings`), the keywords then changing it.
     """
     settings = settings_from(settings, dict(options), where="connect")
     tape = settings.open_tape
@@ -632,70 +607,34 @@ def replaying_gateway(
     )
 
 
+class _NodeOptions(SettingsOptions, total=False):
+    """`node`'s keywords besides `url` and `chain`, as its overloads take them."""
+
+    name: str | None
+    settings: Settings | None
+
+
 # As `Gateway.node`: `chain` naming the chain tells a checker the node's class.
 @overload
 def node(
-    url: str,
-    *,
-    chain: Literal["ethereum", "hyperliquid"],
-    name: str | None = ...,
-    settings: Settings | None = ...,
-    **options: Unpack[SettingsOptions],
+    url: str, *, chain: Literal["ethereum", "hyperliquid"], **options: Unpack[_NodeOptions]
 ) -> EvmNode: ...
 @overload
 def node(
-    url: str,
-    *,
-    chain: Literal["arbitrum"],
-    name: str | None = ...,
-    settings: Settings | None = ...,
-    **options: Unpack[SettingsOptions],
+    url: str, *, chain: Literal["arbitrum"], **options: Unpack[_NodeOptions]
 ) -> ArbitrumNode: ...
 @overload
 def node(
-    url: str,
-    *,
-    chain: Literal["polygon"],
-    name: str | None = ...,
-    settings: Settings | None = ...,
-    **options: Unpack[SettingsOptions],
+    url: str, *, chain: Literal["polygon"], **options: Unpack[_NodeOptions]
 ) -> PolygonNode: ...
 @overload
-def node(
-    url: str,
-    *,
-    chain: Literal["solana"],
-    name: str | None = ...,
-    settings: Settings | None = ...,
-    **options: Unpack[SettingsOptions],
-) -> SolanaNode: ...
+def node(url: str, *, chain: Literal["solana"], **options: Unpack[_NodeOptions]) -> SolanaNode: ...
 @overload
-def node(
-    url: str,
-    *,
-    chain: Literal["tron"],
-    name: str | None = ...,
-    settings: Settings | None = ...,
-    **options: Unpack[SettingsOptions],
-) -> TronNode: ...
+def node(url: str, *, chain: Literal["tron"], **options: Unpack[_NodeOptions]) -> TronNode: ...
 @overload
-def node(
-    url: str,
-    *,
-    chain: Literal["ton"],
-    name: str | None = ...,
-    settings: Settings | None = ...,
-    **options: Unpack[SettingsOptions],
-) -> TonNode: ...
+def node(url: str, *, chain: Literal["ton"], **options: Unpack[_NodeOptions]) -> TonNode: ...
 @overload
-def node(
-    url: str,
-    *,
-    chain: str | Chain | None = ...,
-    name: str | None = ...,
-    settings: Settings | None = ...,
-    **options: Unpack[SettingsOptions],
-) -> Node: ...
+def node(url: str, *, chain: str | Chain | None = ..., **options: Unpack[_NodeOptions]) -> Node: ...
 @takes_settings
 def node(
     url: str,

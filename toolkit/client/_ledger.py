@@ -1,19 +1,11 @@
 """What was spent: the RU ledger, the budget, and the meter that joins them to the pricing table.
 
-Billing follows one model, shared with the sandbox's metering (`toolkit.catalog.BILLING`): an
-attempt that got an answer is billed at the call's price; one sent without an answer (a timeout,
-a dropped connection, a cancel or interrupt while waiting) may have been billed, so it counts
-against the budget and shows in the ledger's `unconfirmed_ru`, apart from the billed `ru`; one
-never sent, or refused by the gateway before any work (a bad key, a stopped node), is free.
-
-The budget is never crossed: before each attempt is sent the meter reserves the attempt's highest
-possible price, and refuses it with `BudgetExceeded` if the reservation does not fit. Reservations
-are taken under a lock, so this holds for threads and concurrent tasks alike, and every
-reservation settles however the attempt ends.
-
-A meter may carry a `SpendingJournal` (a task of a distributed run sets one): told of each
-reservation before the attempt is sent, and able to refuse it, then of its settlement. With none,
-a reservation costs one attribute test more.
+Billing follows one model, shared with the sandbox's metering (`toolkit.catalog.BILLING`; the
+user's account is docs/request-units.md, "What is billed"): answered is billed, sent without an
+answer may have been (`unconfirmed_ru`), never sent is free. Before each attempt the meter reserves
+its highest price under a lock, or refuses it with `BudgetExceeded`, and every reservation
+settles however the attempt ends. A meter may carry a `SpendingJournal` (a task of a distributed
+run sets one), told of each reservation before the attempt is sent, and able to refuse it.
 """
 
 from __future__ import annotations
@@ -37,22 +29,23 @@ from ..catalog import DEFAULT_PRICING, PricingTable
 if TYPE_CHECKING:
     import pandas as pd
 
-LEDGER_COLUMNS = (
-    "time",
-    "node",
-    "method",
-    "params",
-    "ru",
-    "unconfirmed_ru",
-    "latency_s",
-    "status",
-    "retries",
-    "cache_hit",
-    "archive",
-    "note",
-    "recorded_ru",
-    "recorded_unconfirmed_ru",
-)
+# The ledger frame's columns, in order, with their dtypes ("time" is made UTC apart).
+LEDGER_COLUMNS = {
+    "time": None,
+    "node": "string",
+    "method": "string",
+    "params": "string",
+    "ru": "int64",
+    "unconfirmed_ru": "int64",
+    "latency_s": "float64",
+    "status": "string",
+    "retries": "int64",
+    "cache_hit": "bool",
+    "archive": "bool",
+    "note": "string",
+    "recorded_ru": "int64",
+    "recorded_unconfirmed_ru": "int64",
+}
 
 
 class Entry(NamedTuple):
@@ -183,23 +176,7 @@ class Ledger:
         # Never NA, so that grouping by it adds up to `total_ru` (an entry from a journal
         # written before archive was always a bool says None: priced as no archive call).
         frame["archive"] = frame["archive"].eq(True)
-        return frame.astype(
-            {
-                "node": "string",
-                "method": "string",
-                "params": "string",
-                "ru": "int64",
-                "unconfirmed_ru": "int64",
-                "latency_s": "float64",
-                "status": "string",
-                "retries": "int64",
-                "cache_hit": "bool",
-                "archive": "bool",
-                "note": "string",
-                "recorded_ru": "int64",
-                "recorded_unconfirmed_ru": "int64",
-            }
-        )
+        return frame.astype({name: kind for name, kind in LEDGER_COLUMNS.items() if kind})
 
     def summary(self) -> pd.DataFrame:
         """Calls and RU by node and method."""

@@ -19,7 +19,7 @@ from ._http import LazyModule
 from ._node import AsyncNode, Node
 from ._settings import Settings, SettingsOptions, Shared, settings_from, takes_settings
 from ._transport import NO_ANSWER, Advice, bearer
-from ._urls import check_key_in_clear, clean_url
+from ._urls import checked_url
 
 if TYPE_CHECKING:
     import httpx
@@ -100,28 +100,48 @@ def checked_page(page: dict[str, Any], first: int = 0) -> dict[str, Any]:
     return hide_credentials(page)
 
 
-class _Pages:
-    """The pages one listing has read, to refuse a `next` link that would read one again."""
+class _Listing:
+    """One listing of every node: the steps of each page's request in turn (`steps`, None after
+    the last page), following `next` links; a link back to a page already read (a loop) or past
+    `MAX_PAGES` pages is a `MalformedResponse`, never an endless listing."""
 
-    def __init__(self, first: str):
-        self.seen = {_same_page(first)}
+    def __init__(self, core: NodeCore, ordering: str | None):
+        params = {"ordering": ordering} if ordering else {}
+        first = httpx.URL(core.endpoint.join("/" + NODES), params=params)
+        self._core = core
+        self._seen = {_same_page(str(first))}
+        self._read = 0  # records on the pages before: a record is named by its place in all
+        self._next: Any = None
+        call = core.prepare(NODES, (), {"ordering": ordering})
+        self.steps: Any = core.send(call, note=listing_note(1))
 
-    def check(self, link: Any) -> str:
+    def records(self, answer: Any) -> list[dict[str, Any]]:
+        """The records of the page `answer` is, checked (`checked_page`)."""
+        page = checked_page(answer, self._read)
+        self._read += len(page["results"])
+        self._next = page.get("next")
+        return page["results"]
+
+    def next_page(self) -> None:
+        """Move `steps` on to the page after the one read last (None: that was the last)."""
+        link, self.steps = self._next, None
+        if not link:
+            return
         if not isinstance(link, str):
             raise MalformedResponse(f"the node list's next link is not text: {type(link).__name__}")
         page = _same_page(link)
-        if page in self.seen:
+        if page in self._seen:
             raise MalformedResponse(
                 f"the node list's next link points back at a page already read (after "
-                f"{len(self.seen)} pages); stopped, as following it would never end",
+                f"{len(self._seen)} pages); stopped, as following it would never end",
                 method=NODES,
             )
-        if len(self.seen) >= MAX_PAGES:
+        if len(self._seen) >= MAX_PAGES:
             raise MalformedResponse(
                 f"the node list goes on past {MAX_PAGES:,} pages; stopped", method=NODES
             )
-        self.seen.add(page)
-        return link
+        self._seen.add(page)
+        self.steps = self._core.follow(link, NODES, note=listing_note(len(self._seen)))
 
 
 def _same_page(link: str) -> str:
@@ -134,21 +154,6 @@ def _same_page(link: str) -> str:
     return f"{url.scheme}://{url.host}:{url.port}{url.path.rstrip('/')}?{query}"
 
 
-def check_platform_url(url: object, *, allow_insecure_http: bool = False, source: str = "") -> str:
-    """The platform URL to use. The API key is broad: it travels only over HTTPS, or plain HTTP
-    on loopback (the sandbox), or where the user allowed plain HTTP for a private network.
-    `source`: where the URL came from (an environment variable), for an error about it."""
-    cleaned = clean_url(url, param="platform_url", source=source)
-    check_key_in_clear(
-        cleaned,
-        param="platform_url",
-        source=source,
-        allow_insecure_http=allow_insecure_http,
-        keyed=True,
-    )
-    return cleaned
-
-
 def platform_core(
     platform_url: str, api_key: str, shared: Shared, *, sources: Mapping[str, str] | None = None
 ) -> NodeCore:
@@ -156,8 +161,12 @@ def platform_core(
     came from (an environment variable) when not from the caller, for the errors about them."""
     sources = sources or {}
     url_source, key_source = sources.get("platform_url", ""), sources.get("api_key", "")
-    platform_url = check_platform_url(
-        platform_url, allow_insecure_http=shared.settings.allow_insecure_http, source=url_source
+    platform_url = checked_url(
+        platform_url,
+        param="platform_url",
+        source=url_source,
+        allow_insecure_http=shared.settings.allow_insecure_http,
+        keyed=True,  # the API key goes with every request: a Bearer header
     )
     where = f" ({key_source})" if key_source else ""
     if not isinstance(api_key, str) or not api_key.strip():
@@ -203,15 +212,6 @@ class PlatformMethods:
         """
         return self._request(NODES, (), {"ordering": ordering, "page": page}, checked_page)
 
-    def _first_page_steps(self, ordering: str | None) -> Any:
-        """The first page of a listing, its ledger entry noted as one (`listing_note`)."""
-        call = self._core.prepare(NODES, (), {"ordering": ordering})
-        return self._core.send(call, note=listing_note(1))
-
-    def _first_page(self, ordering: str | None) -> str:
-        params = {"ordering": ordering} if ordering else {}
-        return str(httpx.URL(self._core.endpoint.join("/" + NODES), params=params))
-
 
 def listing_note(page: int) -> str:
     """The ledger note of a listing's page: the API has no page size, so listing every node is
@@ -224,18 +224,11 @@ class AsyncPlatform(PlatformMethods, AsyncNode):
 
     async def iter_nodes(self, *, ordering: str | None = None) -> AsyncIterator[dict[str, Any]]:
         """Every node of every page, following `next` until it is null."""
-        pages = _Pages(self._first_page(ordering))
-        page = checked_page(await self._run(self._first_page_steps(ordering)))
-        read = 0
-        while True:
-            for record in page["results"]:
+        listing = _Listing(self._core, ordering)
+        while listing.steps is not None:
+            for record in listing.records(await self._run(listing.steps)):
                 yield record
-            read += len(page["results"])
-            if not page.get("next"):
-                return
-            link = pages.check(page["next"])
-            note = listing_note(len(pages.seen))
-            page = checked_page(await self._run(self._core.follow(link, NODES, note=note)), read)
+            listing.next_page()
 
     async def list_nodes(self, *, ordering: str | None = None) -> list[dict[str, Any]]:
         """Every node of every page, as a list."""
@@ -249,17 +242,10 @@ class Platform(PlatformMethods, Node):
 
     def iter_nodes(self, *, ordering: str | None = None) -> Iterator[dict[str, Any]]:
         """Every node of every page, following `next` until it is null."""
-        pages = _Pages(self._first_page(ordering))
-        page = checked_page(self._run(self._first_page_steps(ordering)))
-        read = 0
-        while True:
-            yield from page["results"]
-            read += len(page["results"])
-            if not page.get("next"):
-                return
-            link = pages.check(page["next"])
-            note = listing_note(len(pages.seen))
-            page = checked_page(self._run(self._core.follow(link, NODES, note=note)), read)
+        listing = _Listing(self._core, ordering)
+        while listing.steps is not None:
+            yield from listing.records(self._run(listing.steps))
+            listing.next_page()
 
     def list_nodes(self, *, ordering: str | None = None) -> list[dict[str, Any]]:
         """Every node of every page, as a list."""

@@ -1,13 +1,10 @@
 """A client-side rate limiter: stay under the gateway's requests-per-second limit instead of
 collecting 429s and waiting them out.
 
-It is a token bucket kept as one number, the time at which the bucket is next empty (the
-"generic cell rate algorithm"). `reserve` never blocks: it books the calls and says how many
-seconds the caller must wait before sending them. The exchange (see `_transport.Exchange`) turns
-that into a `Sleep` step, so one limiter serves the blocking and the async drivers alike, and any
-number of threads and tasks sharing it.
-
-A JSON-RPC batch of N calls reserves N: gateways count the calls in a batch, not the HTTP request.
+A token bucket kept as one number, the time at which it is next empty (the "generic cell rate
+algorithm"). `reserve` never blocks: it says how long to wait, which the exchange turns into a
+`Sleep` step, so one limiter serves both drivers and any number of threads and tasks. A JSON-RPC
+batch of N calls reserves N: gateways count the calls in a batch, not the HTTP request.
 """
 
 from __future__ import annotations

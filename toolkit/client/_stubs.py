@@ -1,18 +1,10 @@
 """The helpers' typed signatures, written from the catalog into `_helpers.pyi`.
 
 At run time one mixin per chain (`_chains.EvmMethods`, ...) serves the blocking and the async
-node alike, and its helpers are made from catalog entries when the module loads. A
-checker sees neither: no annotation can say "an int on `Node`, an awaitable int on `AsyncNode`",
-and a helper set with `setattr` has no static existence. So the signatures a checker sees are
-written out, for both flavours, from the same sources the helpers are made of:
-
-- the parameters: each helper's signature and annotations, which a generated helper has from
-  its catalog entry (`Method.helper_args`, each parameter kind's `Kind.python`);
-- the value: the signature's return annotation, the catalog entry's result kind
-  (`ResultKind.python`) for a generated helper;
-- the docstring: the helper's own, for an editor's hover.
-
-Regenerate after changing the catalog or a helper (tests/client/test_helper_types.py fails until
+node alike, its helpers made from catalog entries when the module loads. A checker sees neither:
+no annotation can say "an int on `Node`, an awaitable int on `AsyncNode`", and a helper set with
+`setattr` has no static existence. So each helper's signature, value and docstring are written
+out for both flavours. Regenerate after changing the catalog or a helper (a test fails until
 then)::
 
     python -m toolkit.client._stubs

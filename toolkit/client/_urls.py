@@ -1,16 +1,10 @@
 """Node and platform addresses as the toolkit accepts them, checked before anything is sent.
 
-A URL is text with a scheme (http or https) and a host. Whitespace at either end is dropped: a
-value read from a file or pasted into an environment variable often ends with a newline or a
-space, which httpx would refuse with a bare `InvalidURL` (a newline) or send percent-encoded (a
-space); whitespace or control characters inside are refused.
-
-A key never leaves in clear: a URL that carries one goes over HTTPS, or plain HTTP only to
-loopback (127.0.0.0/8, ::1, localhost), where nothing is on the path. A node URL carries a key
-when it has a path (the gateway puts the access key there, and the toolkit cannot tell a key from
-a word, so the whole path is treated as secret, as `redact_url` shows it), a ``user:password@``,
-or a query parameter that looks like a key; the platform API always does (its Bearer header).
-`allow_insecure_http=True` lets a trusted private network use plain HTTP anyway, with a warning.
+A URL is text with a scheme (http or https) and a host; whitespace at either end is dropped (a
+value from a file ends with a newline, which httpx would refuse with a bare `InvalidURL`), inside
+it is refused. A URL that carries a key goes over HTTPS, or plain HTTP only to loopback, unless
+`allow_insecure_http`: the rule, and what counts as carrying a key, is in docs/connecting.md,
+"Keys and secrets".
 """
 
 from __future__ import annotations
@@ -116,9 +110,16 @@ def check_key_in_clear(
 
 
 def checked_url(
-    url: object, *, param: str = "url", source: str = "", allow_insecure_http: bool = False
+    url: object,
+    *,
+    param: str = "url",
+    source: str = "",
+    allow_insecure_http: bool = False,
+    keyed: bool | None = None,
 ) -> str:
     """`clean_url`, then `check_key_in_clear`: the URL to use."""
     cleaned = clean_url(url, param=param, source=source)
-    check_key_in_clear(cleaned, param=param, source=source, allow_insecure_http=allow_insecure_http)
+    check_key_in_clear(
+        cleaned, param=param, source=source, allow_insecure_http=allow_insecure_http, keyed=keyed
+    )
     return cleaned

@@ -1,19 +1,10 @@
 """A metered hand-off to web3.py: a `Web3` whose provider sends every call through a toolkit node.
 
-    w3 = toolkit.web3(gw.node("ethereum-mainnet"))
-    token = w3.eth.contract(address, abi=ERC20_ABI)
-    token.functions.balanceOf(holder).call(block_identifier=20_000_000)   # 2 RU, in the ledger
-
-Catalog methods (``eth_call``, ``eth_getBalance``, ``eth_chainId``, ...) go through `Node.call`:
-validated before sending, priced by their RU rule, budgeted, rate-limited, answered from the
-response cache when final, and recorded in the ledger. Any other method web3.py asks for
-(``eth_estimateGas``, ``eth_feeHistory``, ...) goes through `Node.call_raw`: unvalidated, but priced
-by the pricing table's patterns, budgeted and recorded all the same. ``w3.batch_requests()`` sends
-one JSON-RPC batch, both kinds mixed, metered as `Node.batch` meters one (see
-`make_batch_request`). A node's JSON-RPC error is handed back to web3.py as an error response, so
-web3.py raises its own exceptions (``ContractLogicError`` for a revert); toolkit errors (a refused
-input, a budget) propagate as they are. web3.py is an optional dependency
-(``pip install 'node-gateway-toolkit[web3]'``).
+Catalog methods go through `Node.call` (validated, priced, budgeted, cached, in the ledger), any
+other through `Node.call_raw`; ``w3.batch_requests()`` is one JSON-RPC batch, metered as
+`Node.batch` meters one (`make_batch_request`). A node's JSON-RPC error goes back to web3.py as an
+error response, so web3.py raises its own exceptions; toolkit errors propagate as they are. The
+user's guide is docs/web3.md.
 """
 
 from __future__ import annotations

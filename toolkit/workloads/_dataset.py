@@ -1,58 +1,21 @@
 """Workload results as a partitioned Parquet dataset that a later run resumes, and that keeps
-every answer it was paid for.
-
-    work.run(dataset="balances/")        # writes rows as calls finish
-    work.run(dataset="balances/")        # again: sends only the calls without a row (0 RU if none)
-    toolkit.read_dataset("balances/")    # the rows, exactly as the run's frame had them
+every answer it was paid for: the writer (`DatasetWriter`), its lock, and which rows a run
+reuses (`already_done`). What a crash, a full disk or a second run costs is in
+docs/datasets.md; the files themselves are in `_dataset_files`.
 
 Layout (``_``- and ``.``-prefixed names are skipped by pyarrow, DuckDB and Dask):
 
     node=<name>/method=<method>/part-*.parquet   the rows: Hive partitions, values URI-encoded
-    _journal/<writer>.jsonl                      answers not yet in a part file (see below)
+    _journal/<writer>.jsonl                      answers not yet in a part file
     _runs/<run>.json                             each run's provenance
     _quarantine/...                              damaged files, moved aside
     _lock, _lock.owner                           the one writer's lock, and who holds it
-    _compacting.json                             a merge of small files under way (see below)
+    _compacting.json                             the plan of a merge of small files under way
 
-**Durable by the batch.** Each batch of finished calls is appended to the writer's journal as one
-line as soon as it finishes, so a process that dies (kill -9, a dead kernel, out of memory) loses
-only the calls in flight; the journal is fsynced at least every `SYNC_SECONDS` while answers come
-in, which bounds what a power loss can take. Part files are written when a partition has
-`rows_per_file` rows and when the run ends (temporary file, fsync, rename, fsync of the folder),
-then the journal they came from is deleted. The next writer (under the lock) turns what a dead
-run's journal holds into part files before it resumes; `read_dataset` reads journals too.
-`rows_per_file` is thus the size of the files, not the unit of durability. Each run (and each
-resume) leaves at most one file per partition under that size; when a run ends, the small files of
-the partitions it wrote are merged (`compact_dataset` does it for a whole dataset). A merge writes
-its plan first (``_compacting.json``: the files it adds and those it replaces), then the new files,
-then removes the old ones: the next writer finishes or undoes a merge that a crash cut short, so
-no row is ever lost or there twice.
-
-**One writer.** A run holds an OS file lock on the folder (``_lock``, `filelock`) while it writes;
-another run waits for it, saying who holds it, or raises `DatasetBusy` at once. The OS drops the
-lock of a process that died, so a crashed run never blocks the next.
-
-**A disk that cannot take it.** A dataset that cannot be opened for writing (a full disk, a
-read-only folder: its lock, or the rows a dead run's journal holds) is a `DatasetError` naming
-the folder and what to do, raised before anything is sent, with the lock let go. A disk that
-fills during a run: the run warns and sends nothing more, each call not sent a
-`DatasetError` row at 0 RU (see `DatasetWriter.unsendable`).
-
-**Damaged files never stop a user.** A part file, journal line or run record that cannot be read
-(a zero-byte file after a power loss, a torn copy) is moved into ``_quarantine/`` by the next
-writer, with one warning naming it; its calls are sent again. `read_dataset` skips it, warning.
-
-**One call identity.** A row answers a call when the gateway (`Node.gateway`: a digest of the
-node's host and chain, never its key or port), the node's name, the method and the params (the
-frame's ``params`` text) are the same. Rows written through another gateway stay in the dataset
-(its ``gateway`` column tells them apart) and are not reused: the run says so and sends the call.
-
-A call with a row that succeeded is not sent again; a call whose row is a failure is: its row is
-removed before the run, and the run writes its new fate. Calls the budget refused are not written
-(they were never sent), so the next run sends them. A workload may plan the same call twice: it
-then needs two rows. Node and method names of any length work: a folder name past
-`MAX_FOLDER_NAME` bytes is cut and ends in a digest of the whole name, and each file keeps the
-exact names in its metadata.
+Each batch of finished calls is one journal line at once; part files are written when a
+partition has `rows_per_file` rows and when the run ends, then their journal goes. A row that
+failed is removed before the run and its call sent again; calls the budget refused are never
+written. A workload may plan the same call twice: it then needs two rows.
 """
 
 from __future__ import annotations
@@ -229,7 +192,13 @@ class DatasetWriter:
         or raising `DatasetBusy` when this writer does not wait)."""
         said = False
         while not self._take_lock():
-            said = self._waiting(said)
+            assert self._lock is not None
+            busy = self._lock.busy()
+            if not self.wait:
+                raise busy
+            if not said:
+                warn(f"{busy.detail}: waiting for it to finish", RuntimeWarning, stacklevel=3)
+                said = True
             yield
 
     def _take_lock(self) -> bool:
@@ -252,15 +221,6 @@ class DatasetWriter:
             "then run again: the rows it holds are kept",
             path=str(self.root),
         )
-
-    def _waiting(self, said: bool) -> bool:
-        assert self._lock is not None
-        busy = self._lock.busy()
-        if not self.wait:
-            raise busy
-        if not said:
-            warn(f"{busy.detail}: waiting for it to finish", RuntimeWarning, stacklevel=4)
-        return True
 
     def _resume_locked(self) -> pd.DataFrame:
         try:
@@ -342,7 +302,7 @@ class DatasetWriter:
             return groups
         # Rare (a buffer fills part way through a batch): the order of the calls decides.
         fitting: dict[PartitionKey, list[Item]] = {}
-        for key, item in _keyed(groups):
+        for key, item in [(key, item) for key, group in groups.items() for item in group]:
             if room[key] <= 0:
                 break
             room[key] -= 1
@@ -483,11 +443,6 @@ def _by_partition(items: list[Item]) -> dict[PartitionKey, list[Item]]:
 
 _NODE_OF = attrgetter("node")
 _METHOD_OF = attrgetter("call.bound.method")
-
-
-def _keyed(groups: dict[PartitionKey, list[Item]]) -> list[tuple[Any, Item]]:
-    """The calls of `groups` in one list with their keys, a partition's calls in their order."""
-    return [(key, item) for key, group in groups.items() for item in group]
 
 
 def already_done(

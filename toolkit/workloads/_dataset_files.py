@@ -134,15 +134,6 @@ def read_part(file: Path, node: str, method: str) -> tuple[pd.DataFrame, dict[st
     return _with_partitions(frame, about), about
 
 
-def intact(file: Path, node: str, method: str) -> bool:
-    """Whether a part file is there and reads whole."""
-    try:
-        read_part(file, node, method)
-    except Damaged:
-        return False
-    return True
-
-
 def _with_partitions(frame: pd.DataFrame, about: dict[str, Any]) -> pd.DataFrame:
     frame.insert(0, "method", about["method"])
     frame.insert(0, "node", about["node"])
@@ -157,18 +148,12 @@ def empty_rows() -> pd.DataFrame:
 def read_dataset(path: str | PathLike[str], engine: str = "pandas") -> Any:
     """The rows of a dataset that `Workload.run(dataset=path)` wrote.
 
-    ``engine="pandas"`` gives one DataFrame (the columns of a run's frame, exact ints, and
-    ``gateway``: the identity of the gateway each row came through), with the provenance of
-    every run that wrote into the dataset in ``frame.attrs["runs"]``; ``engine="dask"`` a lazy
-    dask DataFrame of one partition per file, each read the same way. Rows that a run which
-    died wrote only to its journal are read too, and a merge of small files that a crash cut
-    short counts its files once. Damaged files are skipped with a warning (the next run into the
-    dataset moves them aside and sends their calls again); with dask, a file whose pages are
-    damaged is found when its partition is computed, and skipped then.
-
-    A run may be writing into the dataset meanwhile (another kernel): with pandas, a read that
-    a writer's files changed under (a part file written, a journal gone, a merge) is done again,
-    so each row is read once; dask's lazy reads are not, so read with it when no run writes.
+    ``engine="pandas"`` gives one DataFrame (a run's frame's columns, and ``gateway``), the
+    provenance of each run that wrote into it in ``frame.attrs["runs"]``; ``engine="dask"`` a
+    lazy dask DataFrame of one partition per file. Rows a dead run left in its journal are read
+    too; damaged files are skipped with a warning. A pandas read that a writing run changed the
+    files under is done again, so each row is read once; dask's lazy reads are not, so read with
+    it when no run writes. See the Datasets guide.
     """
     if engine not in ("pandas", "dask"):
         raise ValidationError(
@@ -192,21 +177,18 @@ def read_dataset(path: str | PathLike[str], engine: str = "pandas") -> Any:
                 stacklevel=2,
             )
         report_damage(root, damaged, move=False)
-        frame.attrs["runs"] = runs(root)
+        frame.attrs["runs"], bad_records = run_records(root)
+        report_damage(root, bad_records, move=False)
         return frame
     import dask
     import dask.dataframe as dd
 
     unreadable: list[Damaged] = []
-    journaled = _journal_frame(root, RowJournal.files(root), unreadable)
-    replaced = _replaced_by_merge(root)
-    pieces: list[Any] = [
-        part
-        for part in part_files(root)
-        if part[0] not in replaced and _readable(part[0], unreadable)
+    pieces = [
+        piece
+        for piece in _pieces(root, unreadable)
+        if not isinstance(piece, tuple) or _readable(piece[0], unreadable)
     ]
-    if len(journaled):
-        pieces.append(journaled)
     report_damage(root, unreadable, move=False)
     # Dask turns object columns into Arrow strings by default; here they hold exact ints and
     # JSON values, as in pandas.
@@ -222,25 +204,28 @@ def _files_now(root: Path) -> tuple[Any, ...]:
     return tuple(RowJournal.files(root)), tuple(parts), (root / PLAN).exists()
 
 
+def _pieces(root: Path, damaged: list[Damaged]) -> list[Any]:
+    """Where every row is once: the part files (as `part_files` gives them) but those a merge
+    cut short replaces, then the journals' rows no part file holds, as one frame. The journals
+    are read first: a journal goes only once its part files are written."""
+    journaled = _journal_frame(root, RowJournal.files(root), damaged)
+    replaced = _replaced_by_merge(root)
+    pieces: list[Any] = [part for part in part_files(root) if part[0] not in replaced]
+    return [*pieces, journaled] if len(journaled) else pieces
+
+
 def _read_rows(root: Path) -> tuple[pd.DataFrame, list[Damaged]]:
-    """Every row once, and the files that could not be read: journals first (a journal goes
-    only once its part files are written); the files a merge cut short replaces are left out."""
+    """Every row once, and the files that could not be read."""
     import pandas as pd
 
     damaged: list[Damaged] = []
-    journaled = _journal_frame(root, RowJournal.files(root), damaged)
-    replaced = _replaced_by_merge(root)
     frames = []
-    for part in part_files(root):
-        if part[0] in replaced:
-            continue
+    for piece in _pieces(root, damaged):
         try:
-            frames.append(read_part(*part)[0])
+            frames.append(read_part(*piece)[0] if isinstance(piece, tuple) else piece)
         except Damaged as damage:
-            if part[0].exists():  # else a writer merged it away meanwhile: read again
+            if piece[0].exists():  # else a writer merged it away meanwhile: read again
                 damaged.append(damage)
-    if len(journaled):
-        frames.append(journaled)
     return (pd.concat(frames, ignore_index=True) if frames else empty_rows()), damaged
 
 
@@ -268,15 +253,9 @@ def _piece(piece: Any) -> pd.DataFrame:
         return empty_rows()
 
 
-def runs(root: Path) -> list[dict[str, Any]]:
-    """The provenance records of the runs that wrote into a dataset, oldest first; a record
-    that cannot be read is left out, with a warning."""
-    records, damaged = run_records(root)
-    report_damage(root, damaged, move=False)
-    return records
-
-
 def run_records(root: Path) -> tuple[list[dict[str, Any]], list[Damaged]]:
+    """The provenance records of the runs that wrote into a dataset, oldest first, and those
+    that cannot be read."""
     records, damaged = [], []
     for file in sorted((root / RUNS).glob("*.json")):
         try:
@@ -429,7 +408,9 @@ def _recover(root: Path, prefix: str, damaged: list[Damaged]) -> None:
         groups, bad = read_journal(file)
         for key, key_groups in groups_by_key(groups).items():
             target = partition_dir(root, *key[1:]) / part_name(file.stem, key[0])
-            if not intact(target, *key[1:]):
+            try:
+                read_part(target, *key[1:])
+            except Damaged:  # not written, or not whole: written (again) from the journal
                 frame = journal_frame(key_groups).drop(columns=[*PARTITIONS, "gateway"])
                 write_part(target, frame, part_about(*key))
         if bad:
@@ -514,10 +495,8 @@ def _replaced_by_merge(root: Path) -> set[Path]:
         plan = json.loads((root / PLAN).read_text())
         adds = [root / name for name in plan["add"]]
         removes = [root / name for name in plan["remove"]]
-    except FileNotFoundError:  # no merge under way
-        return set()
-    except (OSError, ValueError, KeyError, TypeError):  # never whole: written atomically
-        return set()
+    except (OSError, ValueError, KeyError, TypeError):  # no merge under way (a plan is written
+        return set()  # atomically: never torn)
     return set(removes if all(file.exists() for file in adds) else adds)
 
 

@@ -2,53 +2,16 @@
 
 The coordinator (the notebook) resumes the dataset, prices what is left, and splits it into
 partitions. Each partition is one task: a worker opens the same nodes (`NodeSpec`, the only place
-a key travels) on its own meter and runs its calls through the same pipeline as a local run
-(validation, pricing, rate limit, retries, cache), writing its rows into the dataset.
+a key travels) on its own meter and runs its calls through `run_planned`, writing its rows into
+the dataset. What the user is promised (budget, ledger, dead and failed workers, rate, keys) is in
+docs/datasets.md, "When one process is not enough"; how the code keeps it:
 
-- **Budget**: prices are known before sending, so the coordinator reserves on its own meter a
-  slice for each partition (the sum of its calls' highest prices, plus 1 RU per node for a head)
-  before the task is submitted, and the worker's own budget is that slice: the total cannot
-  cross the budget, with no lock shared between machines. When a partition ends, what it spent
-  is settled and the rest of its slice is free for the next ones. A partition that does not get
-  its whole slice waits for running ones to end; if none is running it gets what is left, and
-  the calls it cannot afford end as ``BudgetExceeded`` rows, as in a local run.
-- **Write-ahead**: each attempt at a partition keeps a journal in the dataset
-  (``_spending/<run>-p<n>-<attempt>.wal``, a `WriteAheadJournal`), its meter's `journal`. Before
-  a request or batch goes out, the reservation for it is appended, flushed and fsynced; what it
-  settled at is appended after, and the ledger's entries with the next reservation. A
-  reservation that cannot be written is not sent: the call fails with `DatasetError` at 0 RU.
-  The cost is one fsync per request or JSON-RPC batch, in the event loop's thread (small beside
-  a batch's round trip, felt by calls sent one by one; docs/datasets.md gives measured times).
-  Once the coordinator has recorded a partition, its journals are removed.
-- **A worker that dies** (killed, out of memory): dask runs its task again elsewhere. The new
-  attempt reads the earlier attempts' journals: what they settled, plus every reservation they
-  left unsettled (it may have been sent) as may-have-been-billed, is what the partition spent
-  already, and the attempt's budget is the rest of the slice; it reads the rows its partition
-  wrote and sends only the calls without one. So a retry costs only the calls in flight at the
-  death, counted at their highest price, and the gateway's meter never crosses the budget. If
-  dask gives up on the task, the coordinator reads the journals itself. The rows a dead attempt
-  wrote come back in the run's frame as rows from the dataset (``ru`` 0, ``cache_hit``): what
-  they cost is in the ledger.
-- **Ledger**: a worker returns its ledger entries with its rows, and those of the attempts before
-  it as their journals tell (a dead attempt's unsettled reservations as ``unconfirmed_ru``); the
-  coordinator records them in the gateway's ledger, so that billed <= what the gateway metered
-  <= billed + may-have-been-billed.
-- **A worker that fails** (its disk full, its file size limit, its run raising): the task returns
-  its frame (the rows it could not write too), its reservation settles, no more partitions are
-  sent, and once the running ones end the run raises `WorkerFailed` (a `DatasetError`): its
-  ``frame`` has every answered row, and it says how many calls were answered, not sent (0 RU),
-  or lost with a worker dask gave up on (the rows that worker wrote are in the dataset, their
-  cost in the ledger). No raw `OSError` reaches the notebook.
-- **Stopping** the coordinator (an interrupt) leaves a ``_spending/<run>.stop`` mark that makes
-  the workers' next reservations fail unsent, cancels the tasks, and settles each running
-  partition at what its journals say, unsettled reservations counted whole.
-- **Rate limit**: at most one partition per worker runs at a time, and each gets an equal share
-  of the coordinator's rate, so that together they keep it.
-- **Secrets**: task keys are ``toolkit-<run>-p<n>``; node URLs are in task payloads only.
-
-What the write-ahead cannot cover: a worker cut off from the scheduler but still running (dask
-then runs its task elsewhere while it goes on) spends on beyond what the new attempt saw in its
-journal; a stop mark on shared storage with a slow attribute cache (NFS) is seen late.
+- the coordinator reserves each partition's slice on its own meter before submitting it, and the
+  slice is the worker's budget; a partition that cannot get its whole slice waits for running
+  ones, or, when none runs, gets what is left;
+- each attempt writes ahead into ``_spending/`` (`WriteAheadJournal`); a new attempt, or the
+  coordinator when dask gives up, reads the earlier attempts' journals (`journal_entries`);
+- a stop leaves ``_spending/<run>.stop``, which fails the workers' next reservations unsent.
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """Event scans: an ``eth_getLogs`` range planned in chunks, and chunks split on a node's refusal.
 
-A scan is ordinary planned calls (`Workload.logs`), so it is priced, budgeted, cached, written
-into a dataset and resumed like any other workload. What is its own:
-
-- the range is cut into chunks of at most the plan's ``max_log_blocks`` (the Developer plan's
-  100) or the toolkit's bound (`MAX_LOG_RANGE`), in block order, adjacent, never overlapping;
-- a chunk the node refuses for its range or its result size (`LogRangeRefused`: the client
-  reads the real providers' texts, `client._log_refusals`) is split (`split_range`): at the end
-  of the range the node proposes when it starts the chunk and ends inside it, else in halves.
-  The two parts cover the chunk exactly, so no block is lost and none is asked twice. A
-  one-block chunk cannot be split: it stays a failed row, never a silently empty one.
-
-The splitting itself is part of the run (`_run.run_planned`).
+A scan is ordinary planned calls (`Workload.logs`); what is its own is here: the range cut into
+adjacent chunks in block order (`chunks`), and a refused chunk split in two parts that cover it
+exactly (`split_range`), where the node proposes, else in halves. The splitting itself is part of
+the run (`_run.run_planned`); the user's account is docs/contracts-and-events.md.
 """
 
 from __future__ import annotations

@@ -24,14 +24,8 @@ if TYPE_CHECKING:
 
 
 class PlannedCall(NamedTuple):
-    """One call of a workload: the third of the four call wrappers. It adds to the client's
-    `PreparedCall` (which names its node) the `Node` object that prices and sends it.
-
-    Made by `Workload.add`, `grid` and `each`; read by the workload's `counts`, `estimates`,
-    `preview` and `run` (the cache pass, the dataset's resume), and by the Dask runner, which
-    splits the calls into partitions. A run makes a bulk run's `Item` of each.
-
-    A tuple: a workload of a million calls makes a million of them, and a frozen dataclass
+    """One call of a workload: the client's `PreparedCall` and the `Node` that prices and sends
+    it. A tuple: a workload of a million calls makes a million of them, and a frozen dataclass
     takes longer to make (bench/bench_records.py)."""
 
     node: Node
@@ -149,12 +143,7 @@ def positions_by_node(calls: Sequence[Any]) -> list[Sequence[int]]:
 
 def planned_nodes(calls: list[PlannedCall]) -> list[Node]:
     """The calls' nodes, each once, in the order they first appear."""
-    nodes = list(map(_NODE_OF, calls))
-    # One node, the usual workload: an identity test in C per call. Collecting the nodes in a
-    # dict is a Python step per call, which shows in a cached re-run.
-    if all_same(nodes):
-        return nodes[:1]
-    return list({id(node): node for node in nodes}.values())
+    return [calls[positions[0]].node for positions in positions_by_node(calls)]
 
 
 CACHED = Estimate(0, 0, "answered from the response cache", archive=None)

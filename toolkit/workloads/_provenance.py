@@ -1,15 +1,9 @@
 """A provenance record for the end of a notebook: what was asked of which nodes, at which heights,
 for how many RU, with which toolkit, when. It shows node names only, never URLs or keys.
 
-`provenance(gw)` covers the whole session; ``provenance(gw, entries=...)`` only some of its ledger
-entries (one run's), and `Provenance.caption()` says it in one line, to print under a figure.
-
-Every cent the ledger holds is counted, the way the budget counts it: RU billed for answers, and
-apart from them the RU that may have been billed (sent without an answer: a timeout, a call in
-flight when a run was stopped). The chain heads fetched to price calls (or to judge which answers
-are final) are counted too, and named apart: they are in no run's rows. Calls a stop cancelled
-are counted, whether they had left (sent, maybe billed) or not (free). Runs into a dataset keep
-their own record, with the same counts, next to their rows (`Workload.run`, `read_dataset`).
+It counts as the budget counts: RU billed, and apart from them RU that may have been billed
+(sent without an answer); the chain heads fetched to price calls, named apart (they are in no
+run's rows); and calls a stop cancelled, sent or not.
 """
 
 from __future__ import annotations

@@ -1,23 +1,7 @@
-"""Workloads: a planned set of calls, validated and priced before any of them is sent.
+"""Workloads: a planned set of calls, validated when added and priced before any is sent.
 
-    work = Workload()
-    work.grid(eth, "eth_getBalance", addresses, blocks)        # N addresses x M blocks
-    work.add(tron, "wallet/gettransactioninfobyblocknum", num=66_000_000)
-    preview = work.preview(plan="Developer")                   # RU, money, minimum time
-    preview.frame                                              # calls and RU by method and class
-
-    results = work.run()                                       # or: await work.arun()
-
-Every call is validated when it is added (a bad one raises at once, 0 RU). Pricing an archive-rule
-call needs its chain's head: `preview` fetches each EVM head once (1 RU each, in the ledger) unless
-``fetch_heads=False``, in which case those calls are priced as ranges and the preview says so.
-Calls the response cache already answers are priced at 0 RU (class ``cached``).
-
-`run` sends the calls concurrently, in JSON-RPC batches where the node takes them, with a progress
-bar, and returns one DataFrame with a row per call: its result or its failure (see `_rows`).
-Every run, finished or stopped, leaves that frame in ``work.last_result`` as well: a stopped run
-(the notebook's stop button, Ctrl-C, a cancel of `arun`) keeps every row that finished, marks the
-others ``Interrupted``, and `run` then raises `RunStopped`, a one-line KeyboardInterrupt.
+How a run goes is `_run.run_planned`; its row is `_rows`'; the user's guide is docs/budgets.md,
+"Bulk workloads".
 """
 
 from __future__ import annotations
@@ -28,7 +12,6 @@ import re
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -114,14 +97,10 @@ class Workload:
         blocks: Iterable[object] = ("latest",),
     ) -> Workload:
         """Plan a contract read (one ``eth_call``, as ``eth.read`` makes) for every address, every
-        argument tuple of `args_list` and every block: ``work.reads(eth, token,
-        "balanceOf(address)(uint256)", holders, month_ends)``. An item of `args_list` is the
-        tuple of a call's arguments, or, when not a tuple, its one argument (a list is one
-        array argument).
-
-        Priced like eth_call (archive by block). A bad signature or argument raises
-        `ValidationError` at once and adds none of the calls. Decode the run's frame with
-        ``frames.evm_reads(frame, signature)``: typed columns, one per input and output.
+        argument tuple of `args_list` (an item that is not a tuple is the one argument) and every
+        block: ``work.reads(eth, token, "balanceOf(address)(uint256)", holders, month_ends)``.
+        A bad signature or argument adds none of the calls. Decode the run's frame with
+        ``frames.evm_reads(frame, signature)``; see the Contracts and events guide.
         """
         from ..catalog import abi
 
@@ -152,19 +131,11 @@ class Workload:
         blocks_per_call: int | None = None,
     ) -> Workload:
         """Plan an event scan: ``eth_getLogs`` over `from_block`..`to_block` (both included, any
-        width) in chunks of at most the plan's cap (``PricingTable.plan_name``'s
-        ``max_log_blocks``: the Developer plan's 100), else the toolkit's bound (10,000), or
-        `blocks_per_call` when smaller. Each chunk is one call, priced by its fromBlock.
-
-        `address`: the contract(s); `event`: a signature such as ``"Transfer(address indexed
-        from,address indexed to,uint256 value)"``, a name of `frames.EVM_EVENTS` or an ABI
-        fragment (its topic0 filters the logs); `topics`: the raw topic filter (with `event`,
-        its first position is the event's topic0).
-
-        When `run` meets a chunk the node refuses for its range or result size, it splits that
-        chunk in two (where the node's error suggests, else in halves) and sends both parts;
-        the run's frame then has the parts' rows in place of the refused chunk's, in block
-        order. Decode the logs with ``frames.evm_events(frame, event=...)``.
+        width) in chunks of at most the plan's ``max_log_blocks`` (else 10,000, or
+        `blocks_per_call` when smaller), each one call. `address`: the contract(s); `event`: a
+        signature, a name of `frames.EVM_EVENTS` or an ABI fragment; `topics`: the raw topic
+        filter. `run` splits a chunk the node refuses for its range or result size. Decode the
+        logs with ``frames.evm_events(frame, event=...)``; see the Contracts and events guide.
         """
         from ..catalog import MAX_LOG_RANGE
         from ._logs import chunks
@@ -182,7 +153,9 @@ class Workload:
             query["address"] = address if isinstance(address, str) else list(address)
         wanted = None if topics is None else list(topics)
         if event is not None:
-            topic0 = _event_topic(event)
+            from ..catalog import abi
+
+            topic0 = abi.parsed_event(event).topic0  # by name, signature or ABI fragment
             if wanted and wanted[0] not in (None, topic0):
                 raise ValidationError(
                     "topics[0] names another event than `event`: give one of them",
@@ -265,7 +238,7 @@ class Workload:
     def estimates(
         self, *, fetch_heads: bool = True, cached: set[int] | None = None
     ) -> list[Estimate]:
-        """One estimate per call, in order. Heads are fetched once per node (see module doc)."""
+        """One estimate per call, in order (heads as `preview` fetches them)."""
         return _planned.estimates(self.calls, fetch_heads=fetch_heads, cached=cached)
 
     def cached_calls(self) -> set[int]:
@@ -279,7 +252,12 @@ class Workload:
         fetch_heads: bool = True,
         cached: set[int] | None = None,
     ) -> Preview:
-        """What the workload will cost, in RU and money, and how long it must take at least."""
+        """What the workload will cost, in RU and money, and how long it must take at least.
+
+        Pricing an archive-rule call needs its chain's head: each EVM head is fetched once (1 RU,
+        in the ledger) unless ``fetch_heads=False``, which prices those calls as ranges. Calls
+        the response cache answers already are priced at 0 RU (class ``cached``).
+        """
         return _planned.preview(self.calls, plan=plan, fetch_heads=fetch_heads, cached=cached)
 
     # --- running ---
@@ -298,50 +276,32 @@ class Workload:
     ) -> pd.DataFrame:
         """Send every call and return one DataFrame with a row per call, in order.
 
-        Blocking, and safe inside a running event loop (a notebook): the calls run on the
-        toolkit's background event loop. `concurrency` bounds the requests in flight;
-        JSON-RPC calls go in batches of `batch_size` where the node takes batches (1: never).
-        Columns: node, method, params (JSON text), result (raw JSON), value (typed, like the
-        helpers return: ints for quantities), error (type name) and message for a failed call,
-        ru (billed for the call, retries included), cache_hit. ``frame.attrs["summary"]`` holds
-        the run's counts, RU and time, and ``preview_ru_high``: the high end of the RU the calls
-        were priced at before they were sent (what the budget reserved).
+        Blocking, and safe inside a running event loop (a notebook). `concurrency` bounds the
+        requests in flight; JSON-RPC calls go in batches of `batch_size` where the node takes
+        batches (1: never). Columns: node, method, params (JSON text), result (raw JSON), value
+        (typed, as the helpers return it), error (type name) and message for a failed call, ru,
+        cache_hit. ``frame.attrs["summary"]`` holds the run's counts, RU, time, the chain heads
+        it fetched, and ``preview_ru_high`` (what the budget reserved).
 
-        `progress`: True for a progress bar counting calls (its rate is calls per second since
-        the calls started), False for none, or your own object with ``update(n)`` (and, if it
-        has them, ``reset(total=...)``, called when the calls start, and ``close()``).
+        `progress`: True for a progress bar, False for none, or your own object with
+        ``update(n)`` (and, if it has them, ``reset(total=...)`` and ``close()``).
 
-        Nothing raises for one call: a failed call is a row with its error. When the budget
-        refuses a call, the run stops sending, and that call and every call not yet sent are
-        rows with the error ``BudgetExceeded`` (0 RU), each a ledger entry too;
-        ``summary["budget_refused"]`` counts them (not ``summary["failed"]``), and the run's one
-        warning says it stopped at the budget, how many calls are done and how to finish.
+        Nothing raises for one call: a failed call is a row with its error, and the run warns
+        once. When the budget refuses a call, the run sends nothing more: that call and the rest
+        are ``BudgetExceeded`` rows (0 RU). A stop (the stop button, Ctrl-C) keeps every row
+        that finished in ``work.last_result`` (the others say ``Interrupted``) and raises
+        `RunStopped`. See the guide's "Bulk workloads" (docs/budgets.md).
 
-        With `dataset` (a folder), the rows are also written there as calls finish, as a
-        partitioned Parquet dataset (files of at most `rows_per_file` rows; read it with
-        `toolkit.read_dataset`). Each batch of answers reaches the disk as it finishes, so a
-        run that dies loses only the calls in flight. A run into a folder that holds rows
-        already sends only the calls that have no successful row there: an interrupted run
-        continues where it stopped, and a finished one costs 0 RU. Their rows come from the
-        dataset (``ru`` 0, ``cache_hit`` True; ``summary["from_dataset"]`` counts them, apart from
-        ``summary["cache_hits"]``: the response cache's answers). One run
-        writes into a dataset at a time: another waits for it (`wait_for_dataset`, saying who
-        holds it) or raises `toolkit.DatasetBusy` at once. See the Datasets guide.
-
+        With `dataset` (a folder), the rows are also written there as calls finish (files of at
+        most `rows_per_file` rows; `toolkit.read_dataset` reads them), and a run into a folder
+        that holds rows sends only the calls without a successful row. One run writes into a
+        dataset at a time: another waits (`wait_for_dataset`) or raises `toolkit.DatasetBusy`.
         With `client` (a `dask.distributed.Client`; `dataset` required, on storage every worker
         sees), the calls run on the cluster's workers in partitions of `partition_size` calls,
-        within the budget, rate limit and ledger of this gateway.
+        within this gateway's budget, rate limit and ledger. See the Datasets guide.
 
-        The arguments are checked before anything is sent: a wrong one raises `ValidationError`
-        naming it (0 RU). Calls that failed turn the progress bar red with their count, and the
-        run warns once (a RuntimeWarning counting them by error). The frame is also kept in
-        ``work.last_result``. A stop (the stop button, Ctrl-C) keeps every row that finished:
-        `last_result` holds a row for every call, those that did not finish with the error
-        ``Interrupted`` (0 RU if never sent; one in flight may have been billed, in its
-        ``unconfirmed_ru``), the dataset holds the finished rows, and `RunStopped` is raised
-        with one line saying so. ``summary["interrupted"]`` counts those rows; ``heads``,
-        ``heads_ru`` and ``heads_unconfirmed_ru`` the chain heads the run fetched to price
-        calls (ledger entries in no row).
+        Every argument is checked before anything is sent: a wrong one raises `ValidationError`
+        naming it (0 RU).
         """
         options, partition_size = self._start(
             concurrency, batch_size, progress, dataset, rows_per_file, client, partition_size,
@@ -551,18 +511,13 @@ def _finish(
     frame.attrs["summary"] = {
         **ran.counts,
         "preview_ru_high": ran.priced_high,
-        "seconds": _seconds(started, ledgers),
+        "seconds": GatewayClock.run_seconds(started, _entries_since(ledgers or [])),
     }
     if ran.previous is not None:
         frame.attrs["summary"]["from_dataset"] = ran.reused
     if ledgers is not None:
         frame.attrs["summary"].update(_heads_since(ledgers))
     return frame
-
-
-def _seconds(started: float, ledgers: list[tuple[Ledger, int]] | None) -> float:
-    """How long the run took, on the clock's rule (`GatewayClock.run_seconds`)."""
-    return GatewayClock.run_seconds(started, _entries_since(ledgers or []))
 
 
 def _ledger_marks(calls: list[PlannedCall]) -> list[tuple[Ledger, int]]:
@@ -627,13 +582,6 @@ def _block_number(value: Any, name: str) -> int:
     )
 
 
-def _event_topic(event: Any) -> str:
-    """The topic0 of an event given by name (`frames.EVM_EVENTS`), signature or ABI fragment."""
-    from ..catalog import abi
-
-    return abi.parsed_event(event).topic0
-
-
 def _budget_stop_message(summary: dict[str, Any], dataset: Any) -> str:
     """What a run the budget stopped did, and how to go on (`summary` is the run's)."""
     total, refused = summary["calls"], summary["budget_refused"]
@@ -696,14 +644,9 @@ def _record_run(
     writer.record_run(
         frame.attrs["summary"],
         [{"node": n.name, "chain": n.chain.name, "head": n.last_head} for n in nodes.values()],
-        time=_run_time(calls, ledgers),
+        # On the gateway's clock (`GatewayClock.run_time`); no call: no gateway to ask.
+        time=calls[0].node.meter.clock.run_time(_entries_since(ledgers)) if calls else None,
     )
-
-
-def _run_time(calls: list[PlannedCall], ledgers: list[tuple[Ledger, int]]) -> datetime | None:
-    """When a run happened, on its gateway's clock (`GatewayClock.run_time`); None: no call, so no
-    gateway to ask."""
-    return calls[0].node.meter.clock.run_time(_entries_since(ledgers)) if calls else None
 
 
 def _entries_since(ledgers: list[tuple[Ledger, int]]) -> Iterator[Entry]:
