@@ -48,6 +48,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from .._browser import in_browser
 from .._errors import ValidationError
 from ..catalog import BILLING, CHAINS, BoundCall, Method, Surface
 from . import _jsonrpc as jsonrpc
@@ -178,6 +179,8 @@ def off_the_callers_thread(reply: Callable[[], Reply]) -> Reply:
     numpy 1.x's OpenBLAS (matplotlib's curve extents call it), and the caller's thread is a
     notebook's. Where no thread can start (a browser's Python), in the caller's."""
     global _simulator
+    if in_browser():
+        return reply()
     try:
         if _simulator is None:
             from concurrent.futures import ThreadPoolExecutor

@@ -10,6 +10,7 @@ world from these names and answers the same facts (tests/sandbox check both agre
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -22,6 +23,7 @@ LAMPORTS_PER_SOL = 1_000_000_000
 # LiteSVM's genesis: its first slot, and its first blockhash (SHA-256 of b"genesis").
 GENESIS_SLOT = 435_888_000
 GENESIS_BLOCKHASH = enc.b58encode(hashlib.sha256(b"genesis").digest())
+SLOT_SECONDS = 0.4  # mainnet's target slot time, used when a wall clock drives the slot
 
 WALLET_LAMPORTS = {
     "alice": 100 * LAMPORTS_PER_SOL,
@@ -41,6 +43,26 @@ PROGRAMS = {
     "memo": solana_tx.MEMO_PROGRAM_ID,
     "address_lookup_table": LOOKUP_TABLE_PROGRAM_ID,
 }
+
+
+class SlotClock:
+    """The slot a simulation answers at, the same with LiteSVM as from recordings: one more per
+    call with no `clock` (reproducible answers), else following `clock` (seconds) at 400 ms a
+    slot from `genesis`; never going back."""
+
+    def __init__(self, clock: Callable[[], float] | None, genesis: int = GENESIS_SLOT):
+        self._clock = clock
+        self._start = clock() if clock else 0.0
+        self._genesis = genesis
+        self.slot = genesis
+
+    def advance(self) -> int:
+        if self._clock is None:
+            self.slot += 1
+        else:
+            elapsed = self._clock() - self._start
+            self.slot = max(self.slot, self._genesis + int(elapsed / SLOT_SECONDS))
+        return self.slot
 
 
 def keypair_seed(seed: int, name: str) -> bytes:

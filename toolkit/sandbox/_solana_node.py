@@ -18,7 +18,7 @@ from typing import Any
 from .._browser import in_browser
 from ..catalog import BoundCall
 from ._jsonrpc import INTERNAL_ERROR, RpcError
-from ._solana_demo import demo_facts
+from ._solana_demo import MAX_PROCESSING_AGE, SlotClock, demo_facts
 
 NEEDS_CPYTHON = (
     "live Solana simulation needs a CPython kernel (the sandbox runs it in solders' LiteSVM, "
@@ -35,6 +35,7 @@ class SolanaChain:
         self.seed = seed
         self.clock = clock
         self._world: Any = None
+        self._recorded_slots: SlotClock | None = None  # the slots of answers from recordings
         self._lock = threading.Lock()
 
     def handlers(self) -> dict[str, Callable[[BoundCall, int | None], Any]]:
@@ -55,8 +56,26 @@ class SolanaChain:
             answer = recorded_answer(self.seed, transaction, config)
             if answer is None:
                 raise RpcError(INTERNAL_ERROR, NEEDS_CPYTHON)
-            return answer
+            return self._at_this_slot(answer, config)
         return world.simulate(transaction, config)  # may raise RpcError
+
+    def _at_this_slot(self, answer: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+        """A recorded answer dated as LiteSVM would date it now (`SlotClock`): the slot of the
+        recording was the recording's, not this sandbox's."""
+        with self._lock:
+            if self._recorded_slots is None:
+                self._recorded_slots = SlotClock(self.clock)
+            slot = self._recorded_slots.advance()
+        min_slot = config.get("minContextSlot")
+        if min_slot is not None and min_slot > slot:
+            message = "Minimum context slot has not been reached"
+            raise RpcError(-32016, message, {"contextSlot": slot})
+        value = dict(answer["value"])
+        if value.get("replacementBlockhash"):
+            replaced = {**value["replacementBlockhash"]}
+            replaced["lastValidBlockHeight"] = slot + MAX_PROCESSING_AGE
+            value["replacementBlockhash"] = replaced
+        return {"context": {**answer["context"], "slot": slot}, "value": value}
 
     def _load(self) -> Any:
         """LiteSVM's world, made on first use; None where it cannot run."""

@@ -44,12 +44,12 @@ from ._solana_demo import (
     TOKEN_DECIMALS,
     TOKEN_HOLDINGS,
     WALLET_LAMPORTS,
+    SlotClock,
     demo_facts,
     keypair_seed,
 )
 from ._solana_demo import TOKEN_2022_PROGRAM_ID as _TOKEN_2022
 
-SLOT_SECONDS = 0.4  # mainnet's target slot time, used when a wall clock drives the slot
 RENT_EXEMPT_EPOCH = 2**64 - 1  # the rentEpoch real nodes report for rent-exempt accounts
 
 TOKEN_2022_PROGRAM_ID = Pubkey.from_string(_TOKEN_2022)
@@ -81,9 +81,7 @@ class SolanaWorld:
         # Signatures are checked here, not by LiteSVM, so that a bad one becomes the JSON-RPC
         # error real nodes give (-32003) rather than a transaction error.
         self._svm = LiteSVM().with_sigverify(False)
-        self._clock = clock
-        self._clock_start = clock() if clock else 0.0
-        self._genesis_slot = self._svm.get_clock().slot
+        self._slots = SlotClock(clock, genesis=self._svm.get_clock().slot)
         self._wallets = {name: self._derived_keypair(name) for name in WALLET_LAMPORTS}
         self._mint_authority = self._wallets["alice"].pubkey()
         self.mint = self._derived_keypair("mint").pubkey()
@@ -176,13 +174,8 @@ class SolanaWorld:
         return {"context": {"slot": slot, "apiVersion": API_VERSION}, "value": value}
 
     def _advance_slot(self) -> int:
-        current = self._svm.get_clock().slot
-        if self._clock is None:
-            target = current + 1
-        else:
-            elapsed = self._clock() - self._clock_start
-            target = max(current, self._genesis_slot + int(elapsed / SLOT_SECONDS))
-        if target != current:
+        target = self._slots.advance()
+        if target != self._svm.get_clock().slot:
             self._svm.warp_to_slot(target)
         return target
 
