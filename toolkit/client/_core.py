@@ -25,7 +25,7 @@ from collections.abc import Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import attrgetter, is_
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .._errors import MalformedResponse, ValidationError
 from .._redact import clip
@@ -380,14 +380,22 @@ class NodeCore:
             )
             return sent, None  # a batch's answers are encoded by the cache
 
-        prepared = [item if isinstance(item, PreparedCall) else None for item in items]
+        prepared: Sequence[PreparedCall | None] = (
+            cast("list[PreparedCall]", items)
+            if _all_prepared(items)
+            else list(map(_prepared_or_none, items))
+        )
         return (yield from self.cached.around(prepared, send_rest, check_cache=check_cache))
 
     def _batch_plan(self, items: list[PreparedCall | tuple[str, list[Any]]]) -> Steps:
         """Each call of a batch priced (the head fetched once, when one needs it), their total,
         and what the request carries of each: (method, params, result kind), its receipt and
         its params as the ledger writes them."""
-        prepared = [item for item in items if isinstance(item, PreparedCall)]
+        prepared: Sequence[PreparedCall] = (
+            cast("list[PreparedCall]", items)
+            if _all_prepared(items)
+            else list(filter(None, map(_prepared_or_none, items)))
+        )
         estimates, total = (yield from self.price_batch(prepared)) if prepared else ([], None)
         if len(prepared) == len(items):  # catalog calls only (every `send_batch`)
             bounds = list(map(_BOUND_OF, prepared))
@@ -439,6 +447,15 @@ _WIRE_PARAMS_OF = attrgetter("wire_params")
 _METHOD_OF = attrgetter("bound.method")
 _RECEIPT_OF = attrgetter("receipt")
 _WIRE_JSON_OF = attrgetter("wire_json")
+
+
+def _all_prepared(items: Sequence[Any]) -> bool:
+    """Whether every item is a `PreparedCall` (every `send_batch`): the types read in C."""
+    return list(map(type, items)).count(PreparedCall) == len(items)
+
+
+def _prepared_or_none(item: Any) -> PreparedCall | None:
+    return item if isinstance(item, PreparedCall) else None
 
 
 def _check_raw_call(chain: Chain, method: Any, params: Any) -> None:
