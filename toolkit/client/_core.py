@@ -25,7 +25,7 @@ from collections.abc import Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import attrgetter, is_
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from .._errors import MalformedResponse, ValidationError
 from .._redact import clip
@@ -380,22 +380,14 @@ class NodeCore:
             )
             return sent, None  # a batch's answers are encoded by the cache
 
-        prepared: Sequence[PreparedCall | None] = (
-            cast("list[PreparedCall]", items)
-            if _all_prepared(items)
-            else list(map(_prepared_or_none, items))
-        )
+        prepared = _prepared(items)
         return (yield from self.cached.around(prepared, send_rest, check_cache=check_cache))
 
     def _batch_plan(self, items: list[PreparedCall | tuple[str, list[Any]]]) -> Steps:
         """Each call of a batch priced (the head fetched once, when one needs it), their total,
         and what the request carries of each: (method, params, result kind), its receipt and
         its params as the ledger writes them."""
-        prepared: Sequence[PreparedCall] = (
-            cast("list[PreparedCall]", items)
-            if _all_prepared(items)
-            else list(filter(None, map(_prepared_or_none, items)))
-        )
+        prepared = list(filter(None, _prepared(items)))
         estimates, total = (yield from self.price_batch(prepared)) if prepared else ([], None)
         if len(prepared) == len(items):  # catalog calls only (every `send_batch`)
             bounds = list(map(_BOUND_OF, prepared))
@@ -449,13 +441,12 @@ _RECEIPT_OF = attrgetter("receipt")
 _WIRE_JSON_OF = attrgetter("wire_json")
 
 
-def _all_prepared(items: Sequence[Any]) -> bool:
-    """Whether every item is a `PreparedCall` (every `send_batch`): the types read in C."""
-    return list(map(type, items)).count(PreparedCall) == len(items)
-
-
-def _prepared_or_none(item: Any) -> PreparedCall | None:
-    return item if isinstance(item, PreparedCall) else None
+def _prepared(items: Sequence[Any]) -> list[PreparedCall | None]:
+    """Each item as a `PreparedCall`, None for a call outside the catalog: when every item is
+    one (every `send_batch`), found by reading the types in C, not by a test per call."""
+    if list(map(type, items)).count(PreparedCall) == len(items):
+        return list(items)
+    return [item if isinstance(item, PreparedCall) else None for item in items]
 
 
 def _check_raw_call(chain: Chain, method: Any, params: Any) -> None:
