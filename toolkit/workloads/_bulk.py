@@ -34,7 +34,7 @@ from .._redact import warn
 from ..catalog import Surface
 from ..client import CACHE_HIT, NOT_SENT, PreparedCall
 from ._planned import positions_by_node
-from ._rows import Interrupted, Item, all_same, tally_all
+from ._rows import Interrupted, Item, all_same
 
 if TYPE_CHECKING:
     from ..client import Node
@@ -287,7 +287,8 @@ class BulkRun:
         else:
             failure = None
         finally:
-            tally_all(unit)
+            for item in unit:
+                item.tally()
             verdict = self._batch_verdicts.get(id(node))
             if verdict is not None:
                 verdict.set()

@@ -97,22 +97,6 @@ class Item:
         self.done, self.error = True, error
 
 
-def tally_all(items: Sequence[Item]) -> None:
-    """`Item.tally` for each of `items` (one send's): when none was sent before, each takes its
-    call's receipt as its own, as `tally` does, without a method call per item."""
-    sent = list(map(_CALL_RECEIPT_OF, items))
-    if (
-        all_same(list(map(_RECEIPT_OF, items)))
-        and items[0].receipt is NOT_SENT
-        and not any(map(isinstance, sent, repeat(SharedReceipt)))
-    ):
-        for item, receipt in zip(items, sent, strict=True):
-            item.receipt = receipt
-    else:
-        for item in items:
-            item.tally()
-
-
 # --- results as one DataFrame -------------------------------------------------------------------
 
 
@@ -220,7 +204,6 @@ _METHOD_OF = attrgetter("method")
 _RESULT_OF = attrgetter("result")
 _ERROR_OF = attrgetter("error")
 _RECEIPT_OF = attrgetter("receipt")
-_CALL_RECEIPT_OF = attrgetter("call.receipt")
 _WIRE_JSON_OF = attrgetter("wire_json")
 _RU_OF = attrgetter("ru")
 _UNCONFIRMED_OF = attrgetter("unconfirmed_ru")
