@@ -328,20 +328,22 @@ def evm_rows(url: str, addresses: list[str], blocks: list[int], repeats: int, wo
     sketch_cpu = own_cpu_per_call(sketch, lambda: None, n, max(repeats, 3))
     close_sketch()
     text = table(title, rows, reference=web3_gather)
-    # Three targets were dropped, for the floors printed beside them (see docs/benchmarks.md,
-    # "Targets dropped"): each stays measured, side by side with its floor.
+    # Each target printed beside the least it can be here, measured in the same rounds; the
+    # cached re-run's target was dropped (see docs/benchmarks.md, "Targets dropped").
+    ratio = first.rate / bound.rate
     text += (
         "\n\n| ratio | measured | the least it can be here | target |\n|---|---|---|---|\n"
         f"| fresh {n:,}-call Workload / kept-alive raw one-batch client (rate) | "
-        f"{first.rate / bound.rate:.2f}x | {least.rate / bound.rate:.2f}x (the least run on "
-        "columns) | dropped (was >= 1.0x) |\n"
+        f"{ratio:.2f}x | {least.rate / bound.rate:.2f}x (the least run on "
+        f"columns) | >= 0.9x: {'met' if ratio >= 0.9 else 'not met'} |\n"
         f"| cached re-run / kept-alive raw one-batch client (time) | "
         f"{cached.seconds / rerun_bound.seconds:.2f}x | {rerun_floor / rerun_bound.seconds:.2f}x "
         f"(the grid planned again, {references[GRID_AGAIN].seconds * 1000:.2f} ms, and its frame "
         f"alone, {references[FRAME_ALONE].seconds * 1000:.2f} ms) | dropped (was <= 0.1x) |\n"
         f"| the toolkit's own CPU per fresh call (this process's CPU time, Anvil's not in it; "
         f"best of {max(repeats, 3)}) | {own_cpu * 1e6:.1f} µs | {sketch_cpu * 1e6:.1f} µs (the "
-        "same calls run on columns at the least, `columnar_sketch`) | dropped (was <= 15 µs) |"
+        "same calls run on columns at the least, `columnar_sketch`) | <= 15 µs: "
+        f"{'met' if own_cpu <= 15e-6 else 'not met'} |"
     )
     text += (
         f"\n\nours / lower bound: {first.rate / bound.rate:.2f} "

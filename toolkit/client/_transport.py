@@ -194,7 +194,9 @@ def attempt_fate(outcome: Answer | NoAnswer, pricing: PricingTable | None = None
     return Fate.NOT_SENT if outcome.replayed is not None else fate_of(outcome.status_code)
 
 
-@dataclass(slots=True)  # slots: a bulk run makes one per call
+# No `__init__` of Python (the fields' defaults are the class's): `Receipt()` is made in C, a
+# fraction of the cost of a dataclass's `__init__`, and a bulk run makes one per call.
+@dataclass(init=False)
 class Receipt:
     """What one call cost and how it ended, for callers that report per call."""
 
@@ -229,7 +231,7 @@ class SharedReceipt(Receipt):
         raise AttributeError(f"a shared receipt never changes (set {name}); give the call its own")
 
     def __hash__(self) -> int:  # immutable: a dataclass field may default to it
-        return hash(tuple(getattr(self, name) for name in Receipt.__slots__))
+        return hash(tuple(getattr(self, attribute.name) for attribute in fields(Receipt)))
 
     def __reduce__(self) -> str:
         return self._name  # pickled and copied as itself: there is one of each
@@ -253,8 +255,12 @@ def _with_params(entries: list[Entry], params: tuple[str, ...]) -> list[Entry]:
     one object until then)."""
     if len(params) != len(entries):
         return entries
-    make = Entry._make  # `params` is the last field
-    return [make((*entry[:-1], text)) for entry, text in zip(entries, params, strict=True)]
+    # `params` is the last field: each distinct entry's other fields taken once, and each
+    # call's entry made from them by tuple's own constructor (what `Entry._make` calls).
+    keys = list(map(id, entries))
+    heads = {key: entry[:-1] for key, entry in dict(zip(keys, entries, strict=True)).items()}
+    new = tuple.__new__
+    return [new(Entry, heads[key] + (text,)) for key, text in zip(keys, params, strict=True)]
 
 
 @dataclass(slots=True)  # slots: one per call

@@ -83,6 +83,8 @@ class BulkRun:
             hits = self._hits = set(self._answer_from_cache())
             if len(hits) == len(self.items):  # a re-run: the cache answered every call
                 self._to_send = []
+            elif not hits:  # a first run: every call to send, no pass to pick them
+                self._to_send = list(self.items)
             else:
                 self._to_send = [item for i, item in enumerate(self.items) if i not in hits]
         return self._hits
@@ -108,8 +110,9 @@ class BulkRun:
             await asyncio.gather(*workers, return_exceptions=True)
         if self.stopped is not None:
             self.mark_unfinished()
-        nodes = {id(item.node): item.node for item in to_send}
-        caches = {id(node.cache): node.cache for node in nodes.values()}
+        nodes = list(map(_NODE_OF, to_send))  # one node, the usual run: no pass per call
+        nodes = nodes[:1] if all_same(nodes) else list({id(n): n for n in nodes}.values())
+        caches = {id(node.cache): node.cache for node in nodes}
         for cache in caches.values():
             if cache is not None:
                 cache.flush()  # the run's answers are on disk when it returns
@@ -367,6 +370,7 @@ class BulkRun:
 
 
 _ITEM_METHOD_OF = attrgetter("call.bound.method")
+_NODE_OF = attrgetter("node")
 
 
 # --- progress ---------------------------------------------------------------------------------

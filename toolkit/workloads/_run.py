@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from .._errors import LogRangeRefused
@@ -181,6 +182,8 @@ async def split_refused_chunks(
     turn: `calls`, `done` and the items change in place, in block order.
     Returns the items, the high end of the RU the new calls were priced at, and the stop that
     ended a send of them (None)."""
+    if list(map(_ERROR_OF, items)).count(None) == len(items):  # no call failed: none to split
+        return items, 0, None
     by_position: list[Any] = [None] * len(calls)
     sending = iter(items)
     for position, row in enumerate(done):
@@ -274,3 +277,6 @@ def split_known_refusals(
                 continue
             done[position] = None  # a one-block chunk refused: asked again
         position += 1
+
+
+_ERROR_OF = attrgetter("error")
