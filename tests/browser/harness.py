@@ -13,7 +13,8 @@ and with ``NODE_GATEWAY_BROWSER=1`` set:
 These hold on the thread that armed them (the kernel's main thread, where cells run; the test's
 thread): a browser tab has that thread only, and the process's other threads are the kernel's or
 pytest's own, not the code under test's. Every refusal is also kept in `refused`, so a test can
-see one the code caught and got over (Pyodide's own errors would be caught the same way).
+see one the code caught and got over (a browser tab would not have let it start); modules
+refused are kept in `unfound` (an optional import that is not there is no fault).
 
 What this does not show: that a module Pyodide builds behaves there as on CPython, that the
 page's event loop (a WebLoop) runs callbacks as ipykernel's asyncio loop does, or that a pure
@@ -27,7 +28,9 @@ import importlib.abc
 import importlib.machinery
 import json
 import os
+import re
 import sys
+import sysconfig
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,7 +47,8 @@ UNDER_TEST = {"toolkit"}
 PROCESS_EVENTS = ("subprocess.Popen", "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn")
 PROCESS_EVENTS += ("os.system", "os.exec")
 
-refused: list[str] = []  # what was refused, as "thread: ...", "socket: ...", "module: ..."
+refused: list[str] = []  # each thread, socket or process refused, and the code that asked
+unfound: list[str] = []  # each module refused (a caught optional import is no fault)
 _armed_thread: int | None = None
 
 
@@ -55,11 +59,34 @@ def _here() -> bool:
 # --- the rule for modules ------------------------------------------------------------------------
 
 
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _top_level(distribution: metadata.Distribution) -> set[str]:
+    """The top-level modules `distribution` installed (from its RECORD, else top_level.txt)."""
+    names = set()
+    for file in distribution.files or []:
+        first = file.parts[0]
+        if not first.endswith((".dist-info", ".data", ".pth")) and first not in (
+            "..",
+            "__pycache__",
+        ):
+            names.add(first.partition(".")[0])
+    return names or set((distribution.read_text("top_level.txt") or "").split())
+
+
 @cache
 def pyodide_names() -> frozenset[str]:
-    """The top-level names Pyodide 314 can import: its packages' and its stdlib zip's."""
+    """The top-level names Pyodide 314 can import: its packages' (as its lock file names them,
+    and all that the same distributions installed here bring: cffi's `_cffi_backend`), and its
+    stdlib zip's."""
     data = json.loads(PYODIDE_PACKAGES.read_text())
     names = {name for package in data["packages"].values() for name in package["imports"]}
+    built = {_normalized(name) for name in data["packages"]}
+    for distribution in metadata.distributions():
+        if _normalized(distribution.metadata["Name"] or "") in built:
+            names |= _top_level(distribution)
     return frozenset(names | set(data["stdlib_zip_top_level"]))
 
 
@@ -70,17 +97,8 @@ def pure_names() -> frozenset[str]:
     names = set(UNDER_TEST)
     for distribution in metadata.distributions():
         files = distribution.files or []
-        if any(str(file).endswith(COMPILED_SUFFIXES) for file in files):
-            continue
-        top_level = distribution.read_text("top_level.txt")
-        if top_level:
-            names |= set(top_level.split())
-            continue
-        for file in files:
-            first = file.parts[0]
-            if first.endswith((".dist-info", ".data")) or first in ("..", "__pycache__"):
-                continue
-            names.add(first.removesuffix(".py"))
+        if not any(str(file).endswith(COMPILED_SUFFIXES) for file in files):
+            names |= _top_level(distribution)
     return frozenset(names)
 
 
@@ -112,8 +130,8 @@ class _Refusing(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):  # type: ignore[no-untyped-def]
         top = name.partition(".")[0]
         if not importable(top, self.before):
-            if top not in {line.removeprefix("module: ") for line in refused}:
-                refused.append(f"module: {top}")
+            if top not in unfound:
+                unfound.append(top)
             return None
         find = getattr(self.finder, "find_spec", None)
         return None if find is None else find(name, path, target)
@@ -128,7 +146,7 @@ class _Refusing(importlib.abc.MetaPathFinder):
 def _refusing_start(original):  # type: ignore[no-untyped-def]
     def start(*args, **kwargs):  # type: ignore[no-untyped-def]
         if _here():
-            refused.append(f"thread: {getattr(args[0], '__qualname__', args[0])!r}")
+            refused.append(f"thread, from {_asker()}")
             raise RuntimeError("can't start new thread")
         return original(*args, **kwargs)
 
@@ -140,11 +158,22 @@ def _audit(event: str, args: tuple) -> None:
     if not _here():
         return
     if event == "socket.__new__":
-        refused.append(f"socket: {args[1:]!r}")
+        refused.append(f"socket, from {_asker()}")
         raise OSError(errno.ENOSYS, "a browser tab opens no socket (browser-like harness)")
     if event.startswith(PROCESS_EVENTS):
-        refused.append(f"process: {event}")
+        refused.append(f"process ({event}), from {_asker()}")
         raise OSError(errno.ENOSYS, "a browser tab starts no process (browser-like harness)")
+
+
+_STDLIB = (sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"], __file__, "<")
+
+
+def _asker() -> str:
+    """The innermost frame outside the standard library and this file: who asked."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_STDLIB):
+        frame = frame.f_back
+    return "?" if frame is None else f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
 _hooked = False
@@ -166,6 +195,7 @@ def arm() -> None:
     before = frozenset(name.partition(".")[0] for name in sys.modules)
     sys.meta_path[:] = [_Refusing(finder, before) for finder in sys.meta_path]
     refused.clear()
+    unfound.clear()
     _armed_thread = threading.get_ident()
 
 
@@ -182,7 +212,7 @@ def disarm() -> None:
 
 @contextmanager
 def armed() -> Iterator[list[str]]:
-    """The limits on this thread for the block; yields `refused`. Modules already imported stay
+    """The limits on this thread for the block; yields `refused` (`unfound` lists modules). Modules already imported stay
     (a test process has imported much): only new imports are checked."""
     saved = os.environ.get("NODE_GATEWAY_BROWSER")
     arm()
@@ -196,12 +226,13 @@ def armed() -> Iterator[list[str]]:
 
 # --- in a kernel ---------------------------------------------------------------------------------
 
-REFUSED_FILE = "NODE_GATEWAY_HARNESS_REFUSED"  # where a kernel writes `refused` after each cell
+REFUSED_FILE = "NODE_GATEWAY_HARNESS_REFUSED"  # where a kernel writes what it refused
 
 
 def kernel_startup() -> None:
     """Arm at the first cell's start (the kernel is up by then), from an IPython startup file;
-    after each cell, write `refused` to the file named by ``$NODE_GATEWAY_HARNESS_REFUSED``."""
+    after each cell, write `refused` and `unfound` to the file named by
+    ``$NODE_GATEWAY_HARNESS_REFUSED``."""
     from IPython import get_ipython
 
     shell = get_ipython()
@@ -213,7 +244,8 @@ def kernel_startup() -> None:
 
     def after_cell(*_: object) -> None:
         if os.environ.get(REFUSED_FILE):
-            Path(os.environ[REFUSED_FILE]).write_text(json.dumps(refused))
+            answer = {"refused": refused, "unfound": unfound}
+            Path(os.environ[REFUSED_FILE]).write_text(json.dumps(answer))
 
     shell.events.register("pre_run_cell", first_cell)
     shell.events.register("post_run_cell", after_cell)

@@ -18,6 +18,7 @@ real I/O raises `NeedsCPython`, which says to await the async form instead.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import threading
 import time
 from collections.abc import Coroutine
@@ -139,10 +140,8 @@ class HereLoop(asyncio.BaseEventLoop):
             # Calls in flight settle (budget reservations, ledger entries marked cancelled)
             # before the caller sees the error, as after an interrupt on the thread path.
             task.cancel()
-            try:
+            with contextlib.suppress(BaseException):
                 self.run_until_complete(task)
-            except BaseException:
-                pass
             raise
         finally:
             self.outer = None
