@@ -14,7 +14,10 @@ These hold on the thread that armed them (the kernel's main thread, where cells 
 thread): a browser tab has that thread only, and the process's other threads are the kernel's or
 pytest's own, not the code under test's. Every refusal is also kept in `refused`, so a test can
 see one the code caught and got over (a browser tab would not have let it start); modules
-refused are kept in `unfound` (an optional import that is not there is no fault).
+refused are kept in `unfound` (an optional import that is not there is no fault), and processes
+in `processes`: on CPython, libraries probe the system with one (pycryptodome looks for libgmp
+through ``ctypes.util.find_library``, which runs ``ldconfig -p``), get the error a browser tab
+gives, and go on.
 
 What this does not show: that a module Pyodide builds behaves there as on CPython, that the
 page's event loop (a WebLoop) runs callbacks as ipykernel's asyncio loop does, or that a pure
@@ -47,7 +50,8 @@ UNDER_TEST = {"toolkit"}
 PROCESS_EVENTS = ("subprocess.Popen", "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn")
 PROCESS_EVENTS += ("os.system", "os.exec")
 
-refused: list[str] = []  # each thread, socket or process refused, and the code that asked
+refused: list[str] = []  # each thread or socket refused, and the code that asked
+processes: list[str] = []  # each process refused, apart: see the module's docstring
 unfound: list[str] = []  # each module refused (a caught optional import is no fault)
 _armed_thread: int | None = None
 
@@ -161,7 +165,7 @@ def _audit(event: str, args: tuple) -> None:
         refused.append(f"socket, from {_asker()}")
         raise OSError(errno.ENOSYS, "a browser tab opens no socket (browser-like harness)")
     if event.startswith(PROCESS_EVENTS):
-        refused.append(f"process ({event}), from {_asker()}")
+        processes.append(f"{event}, from {_asker()}")
         raise OSError(errno.ENOSYS, "a browser tab starts no process (browser-like harness)")
 
 
@@ -195,6 +199,7 @@ def arm() -> None:
     before = frozenset(name.partition(".")[0] for name in sys.modules)
     sys.meta_path[:] = [_Refusing(finder, before) for finder in sys.meta_path]
     refused.clear()
+    processes.clear()
     unfound.clear()
     _armed_thread = threading.get_ident()
 
@@ -212,8 +217,9 @@ def disarm() -> None:
 
 @contextmanager
 def armed() -> Iterator[list[str]]:
-    """The limits on this thread for the block; yields `refused` (`unfound` lists modules). Modules already imported stay
-    (a test process has imported much): only new imports are checked."""
+    """The limits on this thread for the block; yields `refused` (see `processes` and
+    `unfound` for the rest). Modules already imported stay (a test process has imported much):
+    only new imports are checked."""
     saved = os.environ.get("NODE_GATEWAY_BROWSER")
     arm()
     try:
@@ -231,7 +237,7 @@ REFUSED_FILE = "NODE_GATEWAY_HARNESS_REFUSED"  # where a kernel writes what it r
 
 def kernel_startup() -> None:
     """Arm at the first cell's start (the kernel is up by then), from an IPython startup file;
-    after each cell, write `refused` and `unfound` to the file named by
+    after each cell, write `refused`, `processes` and `unfound` to the file named by
     ``$NODE_GATEWAY_HARNESS_REFUSED``."""
     from IPython import get_ipython
 
@@ -244,7 +250,7 @@ def kernel_startup() -> None:
 
     def after_cell(*_: object) -> None:
         if os.environ.get(REFUSED_FILE):
-            answer = {"refused": refused, "unfound": unfound}
+            answer = {"refused": refused, "processes": processes, "unfound": unfound}
             Path(os.environ[REFUSED_FILE]).write_text(json.dumps(answer))
 
     shell.events.register("pre_run_cell", first_cell)

@@ -132,8 +132,9 @@ def execute(
     ``NODE_GATEWAY_TAPE`` set to the folder (the kernel learns its notebook's name from
     ``JPY_SESSION_NAME``). With `browser`, in a browser-like kernel (tests/browser/harness.py:
     no new thread, socket or process, no module without a Pyodide build, the browser path);
-    the threads, sockets and processes it refused (even where the code got over it) are in
-    ``metadata["browser_refused"]``, the modules in ``metadata["browser_unfound"]``."""
+    the threads and sockets it refused (even where the code got over it) are in
+    ``metadata["browser_refused"]``, the processes and modules in ``browser_processes`` and
+    ``browser_unfound``."""
     notebook = nbformat.read(path, as_version=4)
     notebook.cells.extend(nbformat.v4.new_code_cell(source) for source in extra_cells)
     tape = {}
@@ -163,10 +164,10 @@ def execute(
                 os.environ[name] = value
     if folder is not None:
         refused = folder / "refused.json"
-        never = {"refused": ["(the harness never ran)"], "unfound": []}
+        never = {"refused": ["(the harness never ran)"], "processes": [], "unfound": []}
         answer = json.loads(refused.read_text()) if refused.exists() else never
-        notebook.metadata["browser_refused"] = answer["refused"]
-        notebook.metadata["browser_unfound"] = answer["unfound"]
+        for kind, what in answer.items():
+            notebook.metadata[f"browser_{kind}"] = what
         shutil.rmtree(folder, ignore_errors=True)
     return notebook
 

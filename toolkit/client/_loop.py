@@ -18,18 +18,17 @@ real I/O raises `NeedsCPython`, which says to await the async form instead.
 from __future__ import annotations
 
 import atexit
-import contextlib
 import threading
-import time
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._browser import in_browser
-from .._errors import NeedsCPython
 from ._http import LazyModule
 
 if TYPE_CHECKING:
     import asyncio
+
+    from ._here import HereLoop
 else:
     asyncio = LazyModule("asyncio", globals())  # imported on first use: see `_http.LazyModule`
 
@@ -94,66 +93,14 @@ def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
         raise
 
 
-WAITS_FOR_IO = (
-    "a blocking call cannot wait for the network in a browser tab, whose event loop is the "
-    "page's and must not be blocked; await the async form instead "
-    "(`frame = await work.arun()` for `work.run()`)"
-)
-
-
-class _NothingToWaitFor:
-    """The selector of `HereLoop`, which watches no file: a wait for a timer sleeps until it is
-    due; a wait with nothing scheduled could only end by another loop's or thread's doing."""
-
-    def select(self, timeout: float | None) -> list:
-        if timeout is None:
-            raise NeedsCPython(WAITS_FOR_IO)
-        if timeout > 0:
-            time.sleep(timeout)
-        return []
-
-
-class HereLoop(asyncio.BaseEventLoop):
-    """An event loop with no selector, no self-pipe and no thread: it runs ready callbacks and
-    timers. (A selector loop needs a socket pair, which a browser's Python cannot open.)"""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._selector = _NothingToWaitFor()
-        self.outer: asyncio.AbstractEventLoop | None = None  # the loop standing aside
-
-    def _process_events(self, event_list: list) -> None:
-        pass
-
-    def _write_to_self(self) -> None:
-        pass  # no thread can call in: nothing to wake
-
-    def run_inside(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        """Run `coroutine` to completion now, even from a callback of a running loop (a
-        kernel's): that loop stands aside as this thread's running loop until it is done."""
-        outer = self.outer = asyncio.events._get_running_loop()
-        asyncio.events._set_running_loop(None)
-        task = self.create_task(coroutine)
-        try:
-            return self.run_until_complete(task)
-        except BaseException:
-            # Calls in flight settle (budget reservations, ledger entries marked cancelled)
-            # before the caller sees the error, as after an interrupt on the thread path.
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                self.run_until_complete(task)
-            raise
-        finally:
-            self.outer = None
-            asyncio.events._set_running_loop(outer)
-
-
-_here: HereLoop | None = None
+_here: HereLoop | None = None  # made on first use, as the background loop
 
 
 def run_here(coroutine: Coroutine[Any, Any, T]) -> T:
     """Run `coroutine` to completion in the caller's thread, on the one `HereLoop` of the
     process (kept, as the background loop is, for what the coroutines bind to it)."""
+    from ._here import HereLoop
+
     global _here
     if _here is None or _here.is_closed():
         _here = HereLoop()
@@ -169,7 +116,11 @@ def run_here(coroutine: Coroutine[Any, Any, T]) -> T:
 def lasting_loop() -> asyncio.AbstractEventLoop | None:
     """The event loop that goes on running once the current call returns, for work to do
     later in this thread: the running loop, or the one standing aside for `run_here`."""
-    running = asyncio.events._get_running_loop()
+    from asyncio.events import _get_running_loop
+
+    from ._here import HereLoop
+
+    running = _get_running_loop()
     return running.outer if isinstance(running, HereLoop) else running
 
 
