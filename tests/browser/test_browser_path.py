@@ -138,3 +138,47 @@ def test_the_ledger_view_redraws_on_the_pages_loop_and_at_once_with_none(browser
     gw.node("ethereum-mainnet").block_number()  # no running loop to wait on: drawn now
     assert "21 calls" in view.totals.value
     assert browser_like == []
+
+
+def test_a_run_into_a_dataset_with_a_response_cache_and_a_rate_limit(
+    browser_like, page_loop, tmp_path
+):
+    gw = toolkit.connect(cache=tmp_path / "answers.sqlite", rate_limit=1000)
+    work = balances(gw)
+
+    async def cell():
+        return work.run(dataset=tmp_path / "balances", progress=False)
+
+    frame = page_loop.run_until_complete(cell())
+    stored = toolkit.read_dataset(tmp_path / "balances")
+    assert len(stored) == len(frame) == 20 and stored["error"].isna().all()
+    assert browser_like == []
+
+
+class StopButton:
+    """A progress bar whose second update is the stop button pressed (Pyodide raises
+    KeyboardInterrupt in the running code, as CPython does on SIGINT)."""
+
+    def __init__(self):
+        self.updates = 0
+
+    def update(self, n):
+        self.updates += 1
+        if self.updates == 2:
+            raise KeyboardInterrupt
+
+
+def test_the_stop_button_keeps_the_finished_rows_and_the_next_run_is_whole(browser_like, page_loop):
+    gw = toolkit.connect()
+    work = balances(gw)
+
+    async def cell():
+        with pytest.raises(toolkit.RunStopped) as stopped:
+            work.run(progress=StopButton(), concurrency=1, batch_size=1)
+        return stopped.value.result, work.run(progress=False)
+
+    kept, again = page_loop.run_until_complete(cell())
+    assert len(kept) == 20 and 0 < kept["error"].notna().sum() < 20
+    assert set(kept["error"].dropna()) == {"Interrupted"}
+    assert len(again) == 20 and again["error"].isna().all()
+    assert browser_like == []

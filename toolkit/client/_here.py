@@ -62,9 +62,12 @@ class HereLoop(asyncio.BaseEventLoop):
         except BaseException:
             # Calls in flight settle (budget reservations, ledger entries marked cancelled)
             # before the caller sees the error, as after an interrupt on the thread path.
-            task.cancel()
+            # An interrupt may come out of any task: each of this loop's is cancelled.
+            pending = [task, *(other for other in asyncio.all_tasks(self) if other is not task)]
+            for each in pending:
+                each.cancel()
             with contextlib.suppress(BaseException):
-                self.run_until_complete(task)
+                self.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
             raise
         finally:
             self.outer = None
