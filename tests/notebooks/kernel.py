@@ -172,6 +172,13 @@ def execute(
     return notebook
 
 
+def differs_in_a_browser(cell: dict) -> bool:
+    """Whether a cell asks ``toolkit.in_browser()``, and so shows something else on the browser
+    path by design (notebook 09 skips its Dask cells there, with a printed reason): the tests
+    that compare a CPython run with a browser-like one leave it out, not the cells after it."""
+    return "in_browser()" in cell.get("source", "")
+
+
 def errors_of(notebook: nbformat.NotebookNode) -> list[dict]:
     """The error outputs of a run notebook (none, when every cell ran)."""
     return [
