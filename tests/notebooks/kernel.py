@@ -174,9 +174,18 @@ def execute(
 
 def differs_in_a_browser(cell: dict) -> bool:
     """Whether a cell asks ``toolkit.in_browser()``, and so shows something else on the browser
-    path by design (notebook 09 skips its Dask cells there, with a printed reason): the tests
-    that compare a CPython run with a browser-like one leave it out, not the cells after it."""
+    path by design (notebook 09 skips its Dask cells there, with a printed reason)."""
     return "in_browser()" in cell.get("source", "")
+
+
+def same_on_both_paths(cpython: list, browser: list) -> Iterable[tuple[dict, dict]]:
+    """The pairs of cells a CPython run and a browser-like run of a notebook must show alike:
+    those before the first cell that `differs_in_a_browser` (what it skipped there, a cluster's
+    run, shows in later cells: the ledger's totals, the provenance)."""
+    for before, after in zip(cpython, browser, strict=False):
+        if differs_in_a_browser(before):
+            return
+        yield before, after
 
 
 def errors_of(notebook: nbformat.NotebookNode) -> list[dict]:
