@@ -182,3 +182,16 @@ def test_the_stop_button_keeps_the_finished_rows_and_the_next_run_is_whole(brows
     assert set(kept["error"].dropna()) == {"Interrupted"}
     assert len(again) == 20 and again["error"].isna().all()
     assert browser_like == []
+
+
+def test_run_sync_inside_a_coroutine_it_runs_says_to_await(browser_like):
+    async def inner():
+        return 1
+
+    async def outer():
+        with pytest.raises(RuntimeError, match="await the async API"):
+            run_sync(inner())
+        return 2
+
+    assert run_sync(outer()) == 2
+    assert browser_like == []
