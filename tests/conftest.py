@@ -208,16 +208,17 @@ def executed():
 @pytest.fixture(scope="session")
 def executed_again():
     """`executed_again(path)`: the notebook's second run this session, against a new sandbox,
-    followed by its cells in `AFTER_RUN_ALL` (tests/notebooks/kernel.py); shared by the test
-    that compares it with the first run and the tests that read what those cells show (do not
-    change it)."""
+    in a browser-like kernel (the browser path: tests/browser/harness.py), followed by its cells
+    in `AFTER_RUN_ALL` (tests/notebooks/kernel.py); shared by the test that compares it with the
+    first run and the tests that read what those cells show (do not change it)."""
     from tests.notebooks.kernel import AFTER_RUN_ALL, execute
 
     runs = {}
 
     def get(path):
         if path not in runs:
-            runs[path] = execute(path, extra_cells=AFTER_RUN_ALL.get(path.name, ()))
+            extra = AFTER_RUN_ALL.get(path.name, ())
+            runs[path] = execute(path, extra_cells=extra, browser=True)
         return runs[path]
 
     return get

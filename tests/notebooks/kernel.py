@@ -8,6 +8,7 @@ import functools
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterable
@@ -91,13 +92,49 @@ AFTER_RUN_ALL = {
 }
 
 
+# An IPython startup file that makes a kernel browser-like (tests/browser/harness.py) from its
+# first cell on; it names the harness by path, since the kernel's Python need not see `tests`.
+BROWSER_LIKE_STARTUP = """
+def _browser_like():
+    import importlib.util, sys
+    spec = importlib.util.spec_from_file_location("browser_harness", {harness!r})
+    harness = sys.modules["browser_harness"] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(harness)
+    harness.kernel_startup()
+_browser_like()
+del _browser_like
+"""
+
+
+def browser_like_environment(folder: Path) -> dict[str, str]:
+    """The environment of a browser-like kernel (`execute(browser=True)`), its IPython folder
+    and the file its refusals go to made in `folder`."""
+    startup = folder / "ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True)
+    harness = ROOT / "tests" / "browser" / "harness.py"
+    (startup / "00-browser-like.py").write_text(BROWSER_LIKE_STARTUP.format(harness=str(harness)))
+    return {
+        "IPYTHONDIR": str(folder / "ipython"),
+        "NODE_GATEWAY_BROWSER": "1",
+        "NODE_GATEWAY_HARNESS_REFUSED": str(folder / "refused.json"),
+    }
+
+
 def execute(
-    path: Path, *, extra_cells: Iterable[str] = (), tape_mode: str | None = None
+    path: Path,
+    *,
+    extra_cells: Iterable[str] = (),
+    tape_mode: str | None = None,
+    browser: bool = False,
 ) -> nbformat.NotebookNode:
     """The notebook at `path`, run top to bottom (then `extra_cells`), its outputs in memory;
     with `tape_mode`, recording its tape in `TAPES` or replaying it, as Jupyter would with
     ``NODE_GATEWAY_TAPE`` set to the folder (the kernel learns its notebook's name from
-    ``JPY_SESSION_NAME``)."""
+    ``JPY_SESSION_NAME``). With `browser`, in a browser-like kernel (tests/browser/harness.py:
+    no new thread, socket or process, no module without a Pyodide build, the browser path);
+    the threads and sockets it refused (even where the code got over it) are in
+    ``metadata["browser_refused"]``, the processes and modules in ``browser_processes`` and
+    ``browser_unfound``."""
     notebook = nbformat.read(path, as_version=4)
     notebook.cells.extend(nbformat.v4.new_code_cell(source) for source in extra_cells)
     tape = {}
@@ -107,6 +144,9 @@ def execute(
             "NODE_GATEWAY_TAPE_MODE": tape_mode,
             "JPY_SESSION_NAME": str(path),
         }
+    folder = Path(tempfile.mkdtemp(prefix="browser-like-")) if browser else None
+    if folder is not None:
+        tape.update(browser_like_environment(folder))
     saved = {name: os.environ.get(name) for name in tape}
     os.environ.update(tape)  # the kernel starts with this process's environment
     try:
@@ -122,7 +162,30 @@ def execute(
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+    if folder is not None:
+        refused = folder / "refused.json"
+        never = {"refused": ["(the harness never ran)"], "processes": [], "unfound": []}
+        answer = json.loads(refused.read_text()) if refused.exists() else never
+        for kind, what in answer.items():
+            notebook.metadata[f"browser_{kind}"] = what
+        shutil.rmtree(folder, ignore_errors=True)
     return notebook
+
+
+def differs_in_a_browser(cell: dict) -> bool:
+    """Whether a cell asks ``toolkit.in_browser()``, and so shows something else on the browser
+    path by design (notebook 09 skips its Dask cells there, with a printed reason)."""
+    return "in_browser()" in cell.get("source", "")
+
+
+def same_on_both_paths(cpython: list, browser: list) -> Iterable[tuple[dict, dict]]:
+    """The pairs of cells a CPython run and a browser-like run of a notebook must show alike:
+    those before the first cell that `differs_in_a_browser` (what it skipped there, a cluster's
+    run, shows in later cells: the ledger's totals, the provenance)."""
+    for before, after in zip(cpython, browser, strict=False):
+        if differs_in_a_browser(before):
+            return
+        yield before, after
 
 
 def errors_of(notebook: nbformat.NotebookNode) -> list[dict]:

@@ -16,6 +16,7 @@ from tests.notebooks.kernel import (
     WIDGET_VIEW,
     difference,
     errors_of,
+    same_on_both_paths,
     shown,
 )
 from toolkit.sandbox import World
@@ -90,14 +91,18 @@ def test_notebook_shows_the_same_on_a_second_run_against_the_sandbox(
     """Run All twice, against a new embedded sandbox each time: the same outputs, byte for byte
     (after ipywidgets' model ids, new in every kernel). The sandbox's heads move with the
     requests it serves and the ledger keeps its time, so neither the machine's speed nor the
-    wall clock shows. (The second run goes on with the cells other tests read the notebook's
-    state with, `AFTER_RUN_ALL`: every cell of the notebook has run before them.)"""
+    wall clock shows. The second run is in a browser-like kernel (tests/browser/harness.py):
+    the browser path shows what CPython's does (up to a cell that asks `in_browser()`), and
+    starts no thread and opens no socket, not even one it would get over. (It goes on with the
+    cells other tests read the notebook's state with, `AFTER_RUN_ALL`: every cell of the
+    notebook has run before them.)"""
     first = executed(path)
     again = executed_again(path)
     assert not errors_of(again)
+    assert again.metadata["browser_refused"] == [], "refused in the browser-like kernel"
     after_run_all = AFTER_RUN_ALL.get(path.name, [])
     assert [cell.source for cell in again.cells[len(first.cells) :]] == after_run_all
-    for before, after in zip(first.cells, again.cells[: len(first.cells)], strict=True):
+    for before, after in same_on_both_paths(first.cells, again.cells):
         assert shown(before) == shown(after), difference(before, after)
 
 

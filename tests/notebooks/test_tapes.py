@@ -18,6 +18,7 @@ from tests.notebooks.kernel import (
     difference,
     errors_of,
     execute,
+    same_on_both_paths,
     shown,
 )
 from toolkit.sandbox import World
@@ -61,9 +62,14 @@ def test_notebook_replays_from_its_tape_with_no_gateway_and_shows_the_same_twice
     # One stdout stream, which the kernel may send in more than one message (`shown`).
     (last,) = json.loads(shown(notebook.cells[-1]))
     assert (last["name"], last["text"][:9]) == ("stdout", "replayed "), last
-    # Run again, it shows the same: times are the tape's, ids and tables stable.
-    again = execute(path, tape_mode="replay")
-    for first, second in zip(notebook.cells, again.cells, strict=False):
+    # Run again, it shows the same: times are the tape's, ids and tables stable; and run again
+    # in a browser-like kernel (tests/browser/harness.py), the browser path shows what
+    # CPython's does (up to a cell that asks `in_browser()`) and starts nothing a browser tab
+    # refuses.
+    again = execute(path, tape_mode="replay", browser=True)
+    assert not errors_of(again)
+    assert again.metadata["browser_refused"] == [], "refused in the browser-like kernel"
+    for first, second in same_on_both_paths(notebook.cells, again.cells):
         assert shown(first) == shown(second), difference(first, second)
     # What the committed notebook shows is what its tape gives (this run made on this machine,
     # the committed outputs maybe on another: `shown(committed=True)` says what may differ).

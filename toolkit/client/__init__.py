@@ -26,7 +26,7 @@ from ._gateway import ENV_NODE_PREFIX, Gateway, connect, env_name, node, open_no
 from ._identity import CallKey, canonical_params
 from ._ledger import Budget, Entry, GatewayClock, Ledger, Meter
 from ._log_refusals import log_range_refusal
-from ._loop import run_sync
+from ._loop import lasting_loop, run_sync
 from ._node import AsyncNode, Node
 from ._planning import CACHE_HEAD_NOTE, HEAD_NOTE
 from ._platform import AsyncPlatform, Platform, platform
@@ -79,6 +79,7 @@ __all__ = [
     "canonical_params",
     "connect",
     "env_name",
+    "lasting_loop",
     "log_range_refusal",
     "node",
     "open_nodes",

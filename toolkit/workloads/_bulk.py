@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
+from .._browser import in_browser
 from .._errors import BatchRefused, BudgetExceeded, GatewayError, ValidationError
 from .._redact import warn
 from ..catalog import Surface
@@ -389,6 +390,8 @@ def progress_bar(total: int, progress: Any, description: str) -> Any:
     if progress is True:
         from tqdm.auto import tqdm
 
+        if in_browser():
+            tqdm.monitor_interval = 0  # its monitor is a thread, which a browser tab cannot start
         return tqdm(total=total, unit="call", desc=description, dynamic_ncols=True, smoothing=0)
     check_progress(progress)
     if progress is False or progress is None:
