@@ -170,10 +170,10 @@ TEST_WORKERS ?= 2
 SUBSET_VENVS = $(if $(OTHER_PYTHON),$(OTHER_VENV)/.installed) \
 	$(if $(FLOORS_PYTHON),$(FLOORS_VENV)/.installed)
 
-test: $(VENV)/.dev-installed $(LAB_VENV)/.installed anvil pyright browser lint typecheck docs
+test: $(VENV)/.dev-installed $(LAB_VENV)/.installed anvil pyright browser
+	@$(MAKE) --no-print-directory -j3 -Otarget lint typecheck docs $(SUBSET_VENVS)
 	NODE_GATEWAY_NOTEBOOK_PYTHON=$(CURDIR)/$(LAB_VENV)/bin/python \
 		$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15
-	$(if $(strip $(SUBSET_VENVS)),@$(MAKE) --no-print-directory $(SUBSET_VENVS))
 	@$(MAKE) --no-print-directory -j2 -Otarget test-other-python test-floors
 
 # On the other Python: the sync/async kernel tests (both nest-asyncio packages), proxies and

@@ -21,6 +21,36 @@ from toolkit.sandbox import Sandbox
 settings.register_profile("toolkit", deadline=None)
 settings.load_profile("toolkit")
 
+
+# --- property tests' example counts in the subsets ----------------------------------------------
+# The property tests search their inputs in full once, in the main run on the default Python.
+# The subsets of `make test` (another Python, the declared floors) ask a narrower question: does
+# this code run on that interpreter or on those versions? A few examples answer it, so they pass
+# `--examples-at-most` and every property test is cut to that many (never raised).
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--examples-at-most",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run each Hypothesis test with at most N examples (make test's subsets)",
+    )
+
+
+def cap_examples(item: pytest.Item, most: int) -> None:
+    """Lower `item`'s Hypothesis example count to `most`, if it is a Hypothesis test. The
+    settings a test was decorated with are read when it runs, from the attribute `@settings`
+    writes (a test decorated twice is an error, so they cannot be applied again)."""
+    test = getattr(item, "obj", None)
+    own = getattr(test, "_hypothesis_internal_use_settings", None)
+    if own is None or not hasattr(test, "hypothesis"):
+        return
+    if own.max_examples > most:
+        test._hypothesis_internal_use_settings = settings(own, max_examples=most)
+
+
 ROOT = Path(__file__).resolve().parents[1]
 _TREE_KEY = pytest.StashKey[dict]()
 FAST_RETRY = toolkit.RetryPolicy(attempts=4, backoff_s=0.005, backoff_max_s=0.02)
@@ -145,6 +175,12 @@ def xdist_group_of(item: pytest.Item) -> str | None:
 
 @pytest.hookimpl(wrapper=True)  # marks before xdist reads them, ids checked after
 def pytest_collection_modifyitems(config, items):
+    most = config.getoption("examples_at_most")
+    if most is not None:
+        if most < 1:
+            raise pytest.UsageError(f"--examples-at-most must be 1 or more, not {most}")
+        for item in items:
+            cap_examples(item, most)
     if not config.pluginmanager.hasplugin("xdist"):  # the subsets' venvs have no xdist
         return (yield)
     for item in items:
