@@ -142,14 +142,20 @@ docs: $(VENV)/.dev-installed
 	$(VENV)/bin/mkdocs build --strict --quiet
 
 # Why `make test` is laid out as it is:
+# - First the checks that need no test run, side by side (-j3): ruff, mypy and the docs'
+#   build are one process each, and the subsets' venvs are mostly uv copying from its cache,
+#   so together they take about the time of the longest (mypy) instead of their sum; -Otarget
+#   prints each one's output whole once it ends. The subsets' venvs are made here, before the
+#   main run, since its tree check (tests/conftest.py) would see a venv appear during it.
 # - The whole suite runs in TEST_WORKERS processes (pytest-xdist): much of its
 #   time is spent waiting on other processes (notebook kernels, JupyterLab, Chromium, Voila,
 #   the benchmark script) or on sleeps, so a second worker keeps the second core busy.
 #   `--dist loadgroup` keeps some tests on one worker, in order (tests/conftest.py groups
-#   them): the notebook and kernel tests are one group ("kernels", 4 to 7 minutes), the
-#   JupyterLab and Voila tests in Chromium another ("browser", 2 to 3), each run one test at a
-#   time as in a serial run, the two side by side; a module with a module-scoped fixture
-#   builds it once. Any other test goes to whichever worker is free, the long ones (the
+#   them): the tests that read the notebooks' session runs are one group ("kernels"), the
+#   JupyterLab and Voila tests in Chromium another ("browser", 2 to 3 minutes), each run one
+#   test at a time as in a serial run, the two side by side; the other tests with kernels of
+#   their own (tapes' replays, reports) are a group per module, and a module with a
+#   module-scoped fixture builds it once. Any other test goes to whichever worker is free, the long ones (the
 #   benchmarks' smoke run, the type checkers) first, so the two workers end within a minute
 #   of each other: 7 minutes on this 2-core machine alone (the whole CI from a fresh clone,
 #   9 to 10), 11 with other heavy work on it (18 with the one "kernels" group of old and no
@@ -163,9 +169,9 @@ docs: $(VENV)/.dev-installed
 #   the whole process while it writes (fixed: the widgets write their tables themselves). The
 #   test prints a line diff when a second run differs.
 # - Then the two subsets (the other Python, the floors) run side by side: each is one process,
-#   and there are two cores. Both venvs are installed before either starts, since the tree
-#   check of either run (tests/conftest.py) would see the other's venv appear; -Otarget prints
-#   each run's output whole once it ends.
+#   and there are two cores. Both venvs were installed before the main run (the tree check of
+#   either subset would see the other's venv appear too); -Otarget prints each run's output
+#   whole once it ends.
 TEST_WORKERS ?= 2
 SUBSET_VENVS = $(if $(OTHER_PYTHON),$(OTHER_VENV)/.installed) \
 	$(if $(FLOORS_PYTHON),$(FLOORS_VENV)/.installed)

@@ -136,21 +136,25 @@ def pytest_sessionfinish(session, exitstatus):
 # Each xdist worker is a process of its own, with its own session and module fixtures. Under
 # `--dist loadgroup` the tests of one group run on one worker, one after another, in collection
 # order; every other test goes to whichever worker is free.
-# - The tests that run notebooks in real kernels (the `notebooks` mark) are one group,
-#   "kernels", and those that drive JupyterLab or Voila in Chromium (the `browser` mark) another,
-#   "browser": within each, one test at a time, as in a serial run. This keeps each notebook's
-#   session runs (`executed`, `executed_again`) to one per run, and the browser module's one
-#   JupyterLab and page in order. The two groups may run side by side: what the notebooks show
-#   no longer depends on the machine keeping up (stream chunks are joined before comparing,
-#   heads age by requests, not wall time; notebook 06's second-run difference was pandas'
-#   process-wide display option, fixed), and the dashboard's 10 s holds beside a notebook
-#   kernel as beside the in-process tests it used to run next to. A second run that differs
-#   prints its line diff.
+# - The tests that read a notebook's session runs (`executed`, `executed_again`) are one group,
+#   "kernels": each notebook's runs are made once per run, on one worker, one test at a time.
+#   Those that drive JupyterLab or Voila in Chromium (the `browser` mark) are another,
+#   "browser", which keeps the browser module's one JupyterLab and page in order. Any other
+#   test with real kernels of its own (the `notebooks` mark: the tapes' replays, the reports'
+#   runs, the sync API in a running kernel) is grouped by its module, so that these modules
+#   go to whichever worker is free instead of queueing behind the session runs on one worker
+#   (as one "kernels" group they were its longest part, and the other worker ended minutes
+#   earlier). With two workers at most two tests run at once whatever the groups, as before:
+#   what the notebooks show no longer depends on the machine keeping up (stream chunks are
+#   joined before comparing, heads age by requests, not wall time; notebook 06's second-run
+#   difference was pandas' process-wide display option, fixed), and the dashboard's 10 s holds
+#   beside a notebook kernel as beside the in-process tests it used to run next to. A second
+#   run that differs prints its line diff.
 # - A module with a module-scoped fixture is a group of its own: the fixture is built once (a
 #   build, a Dask cluster, Anvil's node), and its tests keep their order.
 # - xdist hands out the groups first, the most tests first ("kernels" to one worker, then the
 #   module groups and "browser" to the other), then the other tests in collection order. The
-#   long tests of no group (the benchmarks' smoke run, one to three minutes, and the type
+#   long tests of no group (the benchmarks' smoke run, about a minute, and the type
 #   checkers) are moved to the front of those, so that a worker starts them early rather than
 #   ending the run on one of them while the other worker sits idle.
 LONG_ONES_FIRST = ("tests/test_bench.py", "tests/test_types.py")
@@ -160,16 +164,17 @@ def xdist_group_of(item: pytest.Item) -> str | None:
     """The xdist group `item` must share a worker with, or None."""
     if item.get_closest_marker("browser"):
         return "browser"
-    if item.get_closest_marker("notebooks"):
-        return "kernels"
+    module = item.nodeid.split("::", 1)[0]
     info = getattr(item, "_fixtureinfo", None)
+    if info is not None and {"executed", "executed_again"} & set(info.names_closure):
+        return "kernels"
+    if item.get_closest_marker("notebooks"):
+        return module
     if info is None:
         return None
-    if {"executed", "executed_again"} & set(info.names_closure):
-        return "kernels"
     for definitions in info.name2fixturedefs.values():
         if any(definition.scope == "module" for definition in definitions):
-            return item.nodeid.split("::", 1)[0]
+            return module
     return None
 
 
