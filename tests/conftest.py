@@ -142,9 +142,8 @@ def pytest_sessionfinish(session, exitstatus):
 #   "browser", which keeps the browser module's one JupyterLab and page in order. Any other
 #   test with real kernels of its own (the `notebooks` mark: the tapes' replays, the reports'
 #   runs, the sync API in a running kernel) is grouped by its module, so that these modules
-#   go to whichever worker is free instead of queueing behind the session runs on one worker
-#   (as one "kernels" group they were its longest part, and the other worker ended minutes
-#   earlier). With two workers at most two tests run at once whatever the groups, as before:
+#   go to whichever worker is free instead of all queueing on the one worker that makes the
+#   session runs. With two workers at most two tests run at once whatever the groups, as before:
 #   what the notebooks show no longer depends on the machine keeping up (stream chunks are
 #   joined before comparing, heads age by requests, not wall time; notebook 06's second-run
 #   difference was pandas' process-wide display option, fixed), and the dashboard's 10 s holds
