@@ -179,14 +179,20 @@ docs: $(VENV)/.dev-installed
 	$(VENV)/bin/mkdocs build --strict --quiet
 
 # Why `make test` is laid out as it is:
+# - First the checks that need no test run, side by side (-j3): ruff, mypy and the docs'
+#   build are one process each, and the subsets' venvs are mostly uv copying from its cache,
+#   so together they take about the time of the longest (mypy) instead of their sum; -Otarget
+#   prints each one's output whole once it ends. The subsets' venvs are made here, before the
+#   main run, since its tree check (tests/conftest.py) would see a venv appear during it.
 # - The whole suite runs in TEST_WORKERS processes (pytest-xdist): much of its
 #   time is spent waiting on other processes (notebook kernels, JupyterLab, Chromium, Voila,
 #   the benchmark script) or on sleeps, so a second worker keeps the second core busy.
 #   `--dist loadgroup` keeps some tests on one worker, in order (tests/conftest.py groups
-#   them): the notebook and kernel tests are one group ("kernels", 4 to 7 minutes), the
-#   JupyterLab and Voila tests in Chromium another ("browser", 2 to 3), each run one test at a
-#   time as in a serial run, the two side by side; a module with a module-scoped fixture
-#   builds it once. Any other test goes to whichever worker is free, the long ones (the
+#   them): the tests that read the notebooks' session runs are one group ("kernels"), the
+#   JupyterLab and Voila tests in Chromium another ("browser", 2 to 3 minutes), each run one
+#   test at a time as in a serial run, the two side by side; the other tests with kernels of
+#   their own (tapes' replays, reports) are a group per module, and a module with a
+#   module-scoped fixture builds it once. Any other test goes to whichever worker is free, the long ones (the
 #   benchmarks' smoke run, the type checkers) first, so the two workers end within a minute
 #   of each other: 7 minutes on this 2-core machine alone (the whole CI from a fresh clone,
 #   9 to 10), 11 with other heavy work on it (18 with the one "kernels" group of old and no
@@ -200,29 +206,35 @@ docs: $(VENV)/.dev-installed
 #   the whole process while it writes (fixed: the widgets write their tables themselves). The
 #   test prints a line diff when a second run differs.
 # - Then the two subsets (the other Python, the floors) run side by side: each is one process,
-#   and there are two cores. Both venvs are installed before either starts, since the tree
-#   check of either run (tests/conftest.py) would see the other's venv appear; -Otarget prints
-#   each run's output whole once it ends.
+#   and there are two cores. Both venvs were installed before the main run (the tree check of
+#   either subset would see the other's venv appear too); -Otarget prints each run's output
+#   whole once it ends.
 TEST_WORKERS ?= 2
 SUBSET_VENVS = $(if $(OTHER_PYTHON),$(OTHER_VENV)/.installed) \
 	$(if $(FLOORS_PYTHON),$(FLOORS_VENV)/.installed)
 
-test: $(VENV)/.dev-installed $(LAB_VENV)/.installed anvil pyright browser lint typecheck docs
+test: $(VENV)/.dev-installed $(LAB_VENV)/.installed anvil pyright browser
+	@$(MAKE) --no-print-directory -j3 -Otarget lint typecheck docs $(SUBSET_VENVS)
 	NODE_GATEWAY_NOTEBOOK_PYTHON=$(CURDIR)/$(LAB_VENV)/bin/python \
 		$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15
-	$(if $(strip $(SUBSET_VENVS)),@$(MAKE) --no-print-directory $(SUBSET_VENVS))
 	@$(MAKE) --no-print-directory -j2 -Otarget test-other-python test-floors
 
 # On the other Python: the sync/async kernel tests (both nest-asyncio packages), proxies and
-# TLS, the sandbox, pricing and frames; the property tests run on the default Python only.
+# TLS, the sandbox, pricing and frames. The property tests search their inputs in full on the
+# default Python only: here the *_properties.py modules are left out and every other
+# Hypothesis test runs a few examples (SUBSET_EXAMPLES), enough to show that its code runs on
+# this interpreter or on these versions; at their full counts they were half of each subset's
+# time (the sandbox's batch paths alone, 300 examples each, a third of the floors').
+SUBSET_EXAMPLES := 10
+SUBSET_PYTEST = -m pytest -q -p no:cacheprovider --ignore-glob='*_properties.py' \
+	--examples-at-most=$(SUBSET_EXAMPLES)
 OTHER_TESTS := tests/client/test_in_a_running_kernel.py tests/client/test_environment.py \
 	tests/client/test_ru.py tests/sandbox tests/catalog tests/frames
 
 test-other-python:
 	@if [ -z "$(OTHER_PYTHON)" ]; then echo "no other Python 3.12+ found: the subset is skipped"; \
 	else $(MAKE) --no-print-directory $(OTHER_VENV)/.installed && \
-		$(OTHER_VENV)/bin/python -m pytest -q -p no:cacheprovider \
-			--ignore-glob='*_properties.py' $(OTHER_TESTS); fi
+		$(OTHER_VENV)/bin/python $(SUBSET_PYTEST) $(OTHER_TESTS); fi
 
 $(OTHER_VENV)/.installed: pyproject.toml | $(UV)
 	@echo "the fast subset on $$($(OTHER_PYTHON) --version)"
@@ -244,8 +256,7 @@ FLOORS_TESTS := tests/frames tests/plots tests/catalog tests/sandbox tests/clien
 test-floors:
 	@if [ -z "$(FLOORS_PYTHON)" ]; then echo "no Python 3.11 found: the floors are not tested"; \
 	else $(MAKE) --no-print-directory $(FLOORS_VENV)/.installed && \
-		$(FLOORS_VENV)/bin/python -m pytest -q -p no:cacheprovider \
-			--ignore-glob='*_properties.py' $(FLOORS_TESTS); fi
+		$(FLOORS_VENV)/bin/python $(SUBSET_PYTEST) $(FLOORS_TESTS); fi
 
 $(FLOORS_VENV)/.installed: pyproject.toml .ci/floor_pins.py | $(VENV)/.dev-installed
 	@echo "the declared floors on $$($(FLOORS_PYTHON) --version)"

@@ -21,6 +21,36 @@ from toolkit.sandbox import Sandbox
 settings.register_profile("toolkit", deadline=None)
 settings.load_profile("toolkit")
 
+
+# --- property tests' example counts in the subsets ----------------------------------------------
+# The property tests search their inputs in full once, in the main run on the default Python.
+# The subsets of `make test` (another Python, the declared floors) ask a narrower question: does
+# this code run on that interpreter or on those versions? A few examples answer it, so they pass
+# `--examples-at-most` and every property test is cut to that many (never raised).
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--examples-at-most",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run each Hypothesis test with at most N examples (make test's subsets)",
+    )
+
+
+def cap_examples(item: pytest.Item, most: int) -> None:
+    """Lower `item`'s Hypothesis example count to `most`, if it is a Hypothesis test. The
+    settings a test was decorated with are read when it runs, from the attribute `@settings`
+    writes (a test decorated twice is an error, so they cannot be applied again)."""
+    test = getattr(item, "obj", None)
+    own = getattr(test, "_hypothesis_internal_use_settings", None)
+    if own is None or not hasattr(test, "hypothesis"):
+        return
+    if own.max_examples > most:
+        test._hypothesis_internal_use_settings = settings(own, max_examples=most)
+
+
 ROOT = Path(__file__).resolve().parents[1]
 _TREE_KEY = pytest.StashKey[dict]()
 FAST_RETRY = toolkit.RetryPolicy(attempts=4, backoff_s=0.005, backoff_max_s=0.02)
@@ -106,21 +136,24 @@ def pytest_sessionfinish(session, exitstatus):
 # Each xdist worker is a process of its own, with its own session and module fixtures. Under
 # `--dist loadgroup` the tests of one group run on one worker, one after another, in collection
 # order; every other test goes to whichever worker is free.
-# - The tests that run notebooks in real kernels (the `notebooks` mark) are one group,
-#   "kernels", and those that drive JupyterLab or Voila in Chromium (the `browser` mark) another,
-#   "browser": within each, one test at a time, as in a serial run. This keeps each notebook's
-#   session runs (`executed`, `executed_again`) to one per run, and the browser module's one
-#   JupyterLab and page in order. The two groups may run side by side: what the notebooks show
-#   no longer depends on the machine keeping up (stream chunks are joined before comparing,
-#   heads age by requests, not wall time; notebook 06's second-run difference was pandas'
-#   process-wide display option, fixed), and the dashboard's 10 s holds beside a notebook
-#   kernel as beside the in-process tests it used to run next to. A second run that differs
-#   prints its line diff.
+# - The tests that read a notebook's session runs (`executed`, `executed_again`) are one group,
+#   "kernels": each notebook's runs are made once per run, on one worker, one test at a time.
+#   Those that drive JupyterLab or Voila in Chromium (the `browser` mark) are another,
+#   "browser", which keeps the browser module's one JupyterLab and page in order. Any other
+#   test with real kernels of its own (the `notebooks` mark: the tapes' replays, the reports'
+#   runs, the sync API in a running kernel) is grouped by its module, so that these modules
+#   go to whichever worker is free instead of all queueing on the one worker that makes the
+#   session runs. With two workers at most two tests run at once whatever the groups, as before:
+#   what the notebooks show no longer depends on the machine keeping up (stream chunks are
+#   joined before comparing, heads age by requests, not wall time; notebook 06's second-run
+#   difference was pandas' process-wide display option, fixed), and the dashboard's 10 s holds
+#   beside a notebook kernel as beside the in-process tests it used to run next to. A second
+#   run that differs prints its line diff.
 # - A module with a module-scoped fixture is a group of its own: the fixture is built once (a
 #   build, a Dask cluster, Anvil's node), and its tests keep their order.
 # - xdist hands out the groups first, the most tests first ("kernels" to one worker, then the
 #   module groups and "browser" to the other), then the other tests in collection order. The
-#   long tests of no group (the benchmarks' smoke run, one to three minutes, and the type
+#   long tests of no group (the benchmarks' smoke run, about a minute, and the type
 #   checkers) are moved to the front of those, so that a worker starts them early rather than
 #   ending the run on one of them while the other worker sits idle.
 LONG_ONES_FIRST = ("tests/test_bench.py", "tests/test_types.py")
@@ -130,21 +163,28 @@ def xdist_group_of(item: pytest.Item) -> str | None:
     """The xdist group `item` must share a worker with, or None."""
     if item.get_closest_marker("browser"):
         return "browser"
-    if item.get_closest_marker("notebooks"):
-        return "kernels"
+    module = item.nodeid.split("::", 1)[0]
     info = getattr(item, "_fixtureinfo", None)
+    if info is not None and {"executed", "executed_again"} & set(info.names_closure):
+        return "kernels"
+    if item.get_closest_marker("notebooks"):
+        return module
     if info is None:
         return None
-    if {"executed", "executed_again"} & set(info.names_closure):
-        return "kernels"
     for definitions in info.name2fixturedefs.values():
         if any(definition.scope == "module" for definition in definitions):
-            return item.nodeid.split("::", 1)[0]
+            return module
     return None
 
 
 @pytest.hookimpl(wrapper=True)  # marks before xdist reads them, ids checked after
 def pytest_collection_modifyitems(config, items):
+    most = config.getoption("examples_at_most")
+    if most is not None:
+        if most < 1:
+            raise pytest.UsageError(f"--examples-at-most must be 1 or more, not {most}")
+        for item in items:
+            cap_examples(item, most)
     if not config.pluginmanager.hasplugin("xdist"):  # the subsets' venvs have no xdist
         return (yield)
     for item in items:
