@@ -69,3 +69,19 @@ def test_a_tape_replays_the_call_however_it_is_spelt(tmp_path, monkeypatch):
     assert replay.node("ethereum-mainnet").get_balance(LOWER, block) == paid
     replay.close()
     assert json.loads(lines[0])  # the header, untouched
+
+
+def test_a_dataset_tells_tons_json_rpc_inner_methods_apart(make_gateway, sandbox, tmp_path):
+    # The inner method travels beside the params: a dataset that matched rows by their params
+    # alone answered detectAddress with unpackAddress's row, at 0 RU.
+    ton = make_gateway().node("ton-mainnet")
+    address = {"address": DEMO.ton.jettons[0].address}
+    answers = {}
+    for inner in ("unpackAddress", "detectAddress"):
+        work = Workload().add(ton, "api/v2/jsonRPC", inner, address)
+        frame = work.run(progress=False, dataset=tmp_path / "ds")
+        assert frame["error"].isna().all() and frame["ru"].iloc[0] > 0
+        assert json.loads(frame["params"].iloc[0]) == {"method": inner, "params": address}
+        answers[inner] = frame["result"].iloc[0]
+    assert answers["unpackAddress"] != answers["detectAddress"]
+    assert len(toolkit.read_dataset(tmp_path / "ds")) == 2

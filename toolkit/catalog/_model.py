@@ -167,7 +167,7 @@ class BoundCall:
 
     @_once
     def wire_json(self) -> str:
-        """`wire_params` as compact JSON text (a workload frame's ``params`` column)."""
+        """`wire_params` as compact JSON text (see `params_json` for what frames show)."""
         params = self.wire_params
         if type(params) is not list:
             return COMPACT_JSON.encode(params)
@@ -183,6 +183,15 @@ class BoundCall:
             else:
                 return COMPACT_JSON.encode(params)
         return "[" + ",".join(parts) + "]"
+
+    @_once
+    def params_json(self) -> str:
+        """The call's params as a workload frame's ``params`` column and the ledger show them:
+        `wire_json`, and for TON's jsonRPC its inner method beside its params (sent in the
+        envelope, it is what tells two such calls apart, as in `key_params`)."""
+        if self.method.surface is Surface.JSONRPC_NAMED:
+            return COMPACT_JSON.encode({"method": self.rpc_method, "params": self.wire_params})
+        return self.wire_json
 
     @_once
     def wire_params(self) -> list[Any] | dict[str, Any]:
@@ -446,13 +455,13 @@ class Method:
             wire.append(value)
             texts.append(known[2])
         bound = _new_object(BoundCall)
-        # What `BoundCall.__init__` sets, and what `wire_params` and `wire_json` would work
-        # out, set as they would store them.
+        # What `BoundCall.__init__` sets, and what `wire_params`, `wire_json` and `params_json`
+        # would work out, set as they would store them.
         fields = bound.__dict__
         fields["method"] = self
         fields["arguments"] = arguments
         fields["wire_params"] = wire
-        fields["wire_json"] = "[" + ",".join(texts) + "]"
+        fields["wire_json"] = fields["params_json"] = "[" + ",".join(texts) + "]"
         return bound
 
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> BoundCall:

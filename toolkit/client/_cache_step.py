@@ -171,7 +171,7 @@ class CacheStep:
             ]
             for name in set(map(_METHOD_NAME_OF, calls))
         }
-        params = map(_WIRE_JSON_OF, map(_BOUND_OF, calls))
+        params = map(_PARAMS_JSON_OF, map(_BOUND_OF, calls))
         if len(heads) == 1:
             head = next(iter(heads.values()))
             recorded = [make((*head, text)) for text in params]
@@ -198,7 +198,7 @@ class CacheStep:
 
 
 _BOUND_OF = attrgetter("bound")
-_WIRE_JSON_OF = attrgetter("wire_json")
+_PARAMS_JSON_OF = attrgetter("params_json")
 _METHOD_NAME_OF = attrgetter("bound.method.name")
 _SECOND: Callable[[Any], Any] = itemgetter(1)
 _KEY_OF = attrgetter("key")

@@ -250,7 +250,7 @@ class NodeCore:
             estimate=estimate,
             receipt=call.receipt,
             note=note,
-            params=(call.bound.wire_json,),
+            params=(call.bound.params_json,),
         )
         result = yield from exchange.run()
         source = self.chain.head
@@ -428,7 +428,9 @@ class NodeCore:
         self.meter.ledger.record_many(
             [
                 Entry(now, label, call.method, 0, 0.0, status, note=note, params=wire)
-                for call, wire in zip(calls, map(_WIRE_JSON_OF, map(_BOUND_OF, calls)), strict=True)
+                for call, wire in zip(
+                    calls, map(_PARAMS_JSON_OF, map(_BOUND_OF, calls)), strict=True
+                )
             ]
         )
 
@@ -439,6 +441,7 @@ _WIRE_PARAMS_OF = attrgetter("wire_params")
 _METHOD_OF = attrgetter("bound.method")
 _RECEIPT_OF = attrgetter("receipt")
 _WIRE_JSON_OF = attrgetter("wire_json")
+_PARAMS_JSON_OF = attrgetter("params_json")
 
 
 def _prepared(items: Sequence[Any]) -> list[PreparedCall | None]:

@@ -102,7 +102,7 @@ class Item:
 
 def params_text(call: PreparedCall) -> str:
     """A call's parameters as the frame's ``params`` column shows them (compact JSON)."""
-    return call.bound.wire_json
+    return call.bound.params_json
 
 
 def failed_rows(calls: Iterable[tuple[Node, PreparedCall]], error: BaseException) -> pd.DataFrame:
@@ -131,7 +131,7 @@ def results_frame(items: Sequence[Item]) -> pd.DataFrame:
     return _frame(
         _attribute_strings(list(map(_NODE_OF, items)), "name"),
         _attribute_strings(methods, "name"),
-        _strings(list(map(_WIRE_JSON_OF, bounds))),
+        _strings(list(map(_PARAMS_JSON_OF, bounds))),
         results,
         _values(methods, results, failures, failed),
         [_error_name(e) for e in failures] if failed else None,
@@ -204,7 +204,7 @@ _METHOD_OF = attrgetter("method")
 _RESULT_OF = attrgetter("result")
 _ERROR_OF = attrgetter("error")
 _RECEIPT_OF = attrgetter("receipt")
-_WIRE_JSON_OF = attrgetter("wire_json")
+_PARAMS_JSON_OF = attrgetter("params_json")
 _RU_OF = attrgetter("ru")
 _UNCONFIRMED_OF = attrgetter("unconfirmed_ru")
 _CACHE_HIT_OF = attrgetter("cache_hit")
@@ -375,7 +375,7 @@ def journal_group(key: PartitionKey, items: list[Item]) -> list[Any]:
     ]
 
 
-_PARAMS_OF = attrgetter("call.bound.wire_json")
+_PARAMS_OF = attrgetter("call.bound.params_json")
 _RECEIPT_RU_OF = attrgetter("receipt.ru")
 _RECEIPT_UNCONFIRMED_OF = attrgetter("receipt.unconfirmed_ru")
 _RECEIPT_CACHE_HIT_OF = attrgetter("receipt.cache_hit")
