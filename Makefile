@@ -160,12 +160,12 @@ browser:
 	else echo "chromium missing and not root: the browser test will be skipped"; fi
 
 lint: $(VENV)/.dev-installed
-	$(VENV)/bin/ruff check toolkit tests bench
-	$(VENV)/bin/ruff format --check toolkit tests bench
+	$(VENV)/bin/ruff check toolkit tests bench lite
+	$(VENV)/bin/ruff format --check toolkit tests bench lite
 
 format: $(VENV)/.dev-installed
-	$(VENV)/bin/ruff check --fix toolkit tests bench
-	$(VENV)/bin/ruff format toolkit tests bench
+	$(VENV)/bin/ruff check --fix toolkit tests bench lite
+	$(VENV)/bin/ruff format toolkit tests bench lite
 
 # mypy on the package, with the settings in pyproject.toml ([tool.mypy]); the README's examples
 # are checked by tests/test_types.py. After a catalog change, regenerate the helpers' typed
@@ -276,4 +276,4 @@ bench: $(VENV)/.bench-installed anvil
 	$(PY) bench/run_all.py $(if $(QUICK),--quick)
 
 clean:
-	rm -rf $(VENV) $(LAB_VENV) $(OTHER_VENV) $(FLOORS_VENV) $(TOOLS) .pytest_cache .ruff_cache site
+	rm -rf $(VENV) $(LAB_VENV) $(OTHER_VENV) $(FLOORS_VENV) $(TOOLS) .pytest_cache .ruff_cache site lite/_output
