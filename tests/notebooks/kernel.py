@@ -106,9 +106,21 @@ del _browser_like
 """
 
 
+@functools.cache
+def _matplotlib_font_cache() -> None:
+    """matplotlib builds its font cache at its first import in an environment, with a timer
+    thread to say it takes a while (a fresh CI machine): matplotlib's first run, not the
+    toolkit's, so it is done before a browser-like kernel judges the toolkit's threads."""
+    import subprocess
+
+    python = NOTEBOOK_PYTHON or sys.executable
+    subprocess.run([python, "-c", "import matplotlib.font_manager"], check=True, timeout=300)
+
+
 def browser_like_environment(folder: Path) -> dict[str, str]:
     """The environment of a browser-like kernel (`execute(browser=True)`), its IPython folder
     and the file its refusals go to made in `folder`."""
+    _matplotlib_font_cache()
     startup = folder / "ipython" / "profile_default" / "startup"
     startup.mkdir(parents=True)
     harness = ROOT / "tests" / "browser" / "harness.py"
