@@ -6,6 +6,7 @@ import sys
 import threading
 
 import toolkit
+from toolkit.client._loop import run_sync
 
 assert sys.platform == "emscripten", sys.platform
 assert toolkit.client is not None
@@ -46,6 +47,9 @@ print(
             "threads": threads,
             "seen": seen,
             "async_block_number": await eth.aio.block_number(),  # noqa: F704 (top-level await)
+            # A blocking call inside Pyodide's running WebLoop, as `Workload.run` makes one:
+            # run in this thread on `HereLoop`, the WebLoop standing aside meanwhile.
+            "here_block_number": run_sync(eth.aio.block_number()),
             "refused": refused,
             "missed": missed,
             "ledger": [[e.method, e.ru, e.recorded_ru, e.replayed, e.sent] for e in entries],

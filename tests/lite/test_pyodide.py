@@ -106,6 +106,7 @@ def test_the_pure_layers_replay_a_tape_in_the_real_pyodide_core(lite_site, pyodi
     assert seen["threads"].startswith("refused")  # no thread could have started on the path
     assert seen["seen"] == recorded
     assert seen["async_block_number"] == head
+    assert seen["here_block_number"] == head
     assert seen["refused"] == "ValidationError"
     assert seen["missed"] == "TapeMiss"
     methods = [row[0] for row in seen["ledger"]]

@@ -55,6 +55,9 @@ class HereLoop(asyncio.BaseEventLoop):
         from asyncio.events import _get_running_loop, _set_running_loop
 
         outer = self.outer = _get_running_loop()
+        # From 3.14 a thread has one current task, not one a loop: the cell's task running on
+        # the outer loop stands aside too, or this loop's tasks could not be entered.
+        outer_task = _stand_aside(outer)
         _set_running_loop(None)
         task = self.create_task(coroutine)
         try:
@@ -72,3 +75,24 @@ class HereLoop(asyncio.BaseEventLoop):
         finally:
             self.outer = None
             _set_running_loop(outer)
+            if outer_task is not None:
+                _swap_current_task(outer, outer_task)
+
+
+def _swap_current_task(loop: asyncio.AbstractEventLoop, task: Any) -> Any:
+    from asyncio import tasks
+
+    return tasks._swap_current_task(loop, task)  # asyncio's, for eager tasks (3.12 on)
+
+
+def _stand_aside(outer: asyncio.AbstractEventLoop | None) -> Any:
+    """The task running on `outer` in this thread, made not current (None: there is none, or
+    the Python keeps one current task a loop, as 3.11 does, and nothing need stand aside)."""
+    from asyncio import tasks
+
+    if outer is None or not hasattr(tasks, "_swap_current_task"):
+        return None
+    current = asyncio.current_task(outer)
+    if current is not None:
+        _swap_current_task(outer, None)
+    return current
