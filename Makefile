@@ -222,10 +222,11 @@ test: $(VENV)/.dev-installed $(LAB_VENV)/.installed anvil pyright browser
 # On the other Python: the sync/async kernel tests (both nest-asyncio packages), proxies and
 # TLS, the sandbox, pricing, frames, and the browser path (asyncio keeps one current task a
 # thread from 3.14, a loop before: HereLoop must hold on both). The property tests search
-# their inputs in full on the default Python only: here the *_properties.py modules are left out and every other
-# Hypothesis test runs a few examples (SUBSET_EXAMPLES), enough to show that its code runs on
-# this interpreter or on these versions; at their full counts they were half of each subset's
-# time (the sandbox's batch paths alone, 300 examples each, a third of the floors').
+# their inputs in full on the default Python only: here the *_properties.py modules are left
+# out and every other Hypothesis test runs a few examples (SUBSET_EXAMPLES), enough to show
+# that its code runs on this interpreter or on these versions; at their full counts they were
+# half of each subset's time (the sandbox's batch paths alone, 300 examples each, a third of
+# the floors').
 SUBSET_EXAMPLES := 10
 SUBSET_PYTEST = -m pytest -q -p no:cacheprovider --ignore-glob='*_properties.py' \
 	--examples-at-most=$(SUBSET_EXAMPLES)
