@@ -17,7 +17,8 @@ T = TypeVar("T")
 WAITS_FOR_IO = (
     "a blocking call cannot wait for the network in a browser tab, whose event loop is the "
     "page's and must not be blocked; await the async form instead "
-    "(`frame = await work.arun()` for `work.run()`)"
+    "(`frame = await work.arun()` for `work.run()`). A real gateway needs a CPython kernel: "
+    "in a tab the toolkit reaches the in-process sandbox and tapes (see docs/classroom.md)"
 )
 
 
