@@ -76,14 +76,15 @@ class HereLoop(asyncio.BaseEventLoop):
         finally:
             self.outer = None
             _set_running_loop(outer)
-            if outer_task is not None:
+            if outer is not None and outer_task is not None:
                 _swap_current_task(outer, outer_task)
 
 
 def _swap_current_task(loop: asyncio.AbstractEventLoop, task: Any) -> Any:
     from asyncio import tasks
 
-    return tasks._swap_current_task(loop, task)  # asyncio's, for eager tasks (3.12 on)
+    # asyncio's own, for eager tasks (3.12 on; `_stand_aside` asks first)
+    return tasks._swap_current_task(loop, task)  # type: ignore[attr-defined,unused-ignore]
 
 
 def _stand_aside(outer: asyncio.AbstractEventLoop | None) -> Any:
