@@ -56,6 +56,15 @@ def test_the_harness_refuses_what_a_browser_tab_cannot_do(browser_like):
     assert harness.processes[0].startswith("subprocess.Popen, from ")
 
 
+def test_connect_reaches_the_sandbox_in_process_even_once_it_is_served_for_another():
+    from toolkit.sandbox import shared_sandbox
+
+    shared_sandbox()  # served on loopback, as a Dask worker's need does (another test's, say)
+    with harness.armed() as refused:
+        assert toolkit.connect().node("ethereum-mainnet").block_number() > 0
+    assert refused == []  # no socket: before, connect() took the served URLs
+
+
 def test_sync_calls_on_the_in_process_sandbox_in_and_out_of_a_running_loop(browser_like, page_loop):
     eth = toolkit.connect().node("ethereum-mainnet")
     assert eth.block_number() > 0

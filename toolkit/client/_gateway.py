@@ -566,7 +566,7 @@ def connect(
         from ..sandbox import shared_sandbox
 
         running = shared_sandbox(serve=False)  # reached in process: no socket, no thread
-        info = running.info
+        info = running.in_process_info
         return Gateway(
             info["platform_url"],
             info["api_key"],

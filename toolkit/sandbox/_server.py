@@ -186,10 +186,21 @@ class Sandbox:
     @property
     def info(self) -> dict[str, Any]:
         """``{"platform_url", "api_key", "nodes": {name: base URL with access key}}``."""
+        return self._info(self.platform_url)
+
+    @property
+    def in_process_info(self) -> dict[str, Any]:
+        """`info` at the addresses reached in process (port 0), served on loopback too or not:
+        what `toolkit.connect()` uses, so that it opens no socket once another process (a Dask
+        worker) has had the sandbox served for it."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return self._info(f"http://{host}:{IN_PROCESS_PORT}")
+
+    def _info(self, platform_url: str) -> dict[str, Any]:
         return {
-            "platform_url": self.platform_url,
+            "platform_url": platform_url,
             "api_key": self.world.api_key,
-            "nodes": {n.name: f"{self.platform_url}/{n.key}" for n in self.world.served_nodes},
+            "nodes": {n.name: f"{platform_url}/{n.key}" for n in self.world.served_nodes},
         }
 
     def metering(self) -> dict[str, dict[str, Any]]:
