@@ -205,19 +205,27 @@ docs: $(VENV)/.dev-installed
 #   from its timer thread called `DataFrame.to_html`, which sets a pandas display option for
 #   the whole process while it writes (fixed: the widgets write their tables themselves). The
 #   test prints a line diff when a second run differs.
-# - Then the two subsets (the other Python, the floors) run side by side: each is one process,
-#   and there are two cores. Both venvs were installed before the main run (the tree check of
-#   either subset would see the other's venv appear too); -Otarget prints each run's output
-#   whole once it ends.
+# - The two subsets (the other Python, the floors) run beside the main run, at the lowest CPU
+#   priority (nice 19): the main run's workers take the cores whenever they can run, and the
+#   subsets get the time they leave, waiting on kernels, browsers and sleeps (they ran after it,
+#   which added a minute and a half to every run). Whatever of theirs is left when the main run
+#   ends runs on its own then. Their output, each run's whole (-Otarget), is printed after the
+#   main run's; `make test` fails if any of the three did. Both venvs were installed before
+#   the main run (its tree check, or a subset's, would see a venv appear).
 TEST_WORKERS ?= 2
 SUBSET_VENVS = $(if $(OTHER_PYTHON),$(OTHER_VENV)/.installed) \
 	$(if $(FLOORS_PYTHON),$(FLOORS_VENV)/.installed)
 
 test: $(VENV)/.dev-installed $(LAB_VENV)/.installed anvil pyright browser
 	@$(MAKE) --no-print-directory -j3 -Otarget lint typecheck docs $(SUBSET_VENVS)
+	@echo "the subsets run beside the main run (nice 19); their output comes after it"
+	@subsets=$$(mktemp); \
+	nice -n 19 $(MAKE) --no-print-directory -j2 -Otarget test-other-python test-floors \
+		>$$subsets 2>&1 & subsets_pid=$$!; \
 	NODE_GATEWAY_NOTEBOOK_PYTHON=$(CURDIR)/$(LAB_VENV)/bin/python \
-		$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15
-	@$(MAKE) --no-print-directory -j2 -Otarget test-other-python test-floors
+		$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15; main=$$?; \
+	wait $$subsets_pid; other=$$?; cat $$subsets; rm -f $$subsets; \
+	[ $$main = 0 ] && [ $$other = 0 ]
 
 # On the other Python: the sync/async kernel tests (both nest-asyncio packages), proxies and
 # TLS, the sandbox, pricing, frames, and the browser path (asyncio keeps one current task a
