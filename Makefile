@@ -179,11 +179,12 @@ docs: $(VENV)/.dev-installed
 	$(VENV)/bin/mkdocs build --strict --quiet
 
 # Why `make test` is laid out as it is:
-# - First the checks that need no test run, side by side (-j3): ruff, mypy and the docs'
-#   build are one process each, and the subsets' venvs are mostly uv copying from its cache,
-#   so together they take about the time of the longest (mypy) instead of their sum; -Otarget
-#   prints each one's output whole once it ends. The subsets' venvs are made here, before the
-#   main run, since its tree check (tests/conftest.py) would see a venv appear during it.
+# - First the checks that need no test run, side by side (-j4): ruff, mypy and the docs'
+#   build are one process each, and the notebooks' and the subsets' venvs are mostly uv
+#   copying from its cache and pyright's install npm's download, so together they take about
+#   the time of the longest (mypy) instead of their sum; -Otarget prints each one's output
+#   whole once it ends. The venvs are made here, before the main run, since its tree check
+#   (tests/conftest.py) would see a venv appear during it.
 # - The whole suite runs in TEST_WORKERS processes (pytest-xdist): much of its
 #   time is spent waiting on other processes (notebook kernels, JupyterLab, Chromium, Voila,
 #   the benchmark script) or on sleeps, so a second worker keeps the second core busy.
@@ -216,8 +217,9 @@ TEST_WORKERS ?= 2
 SUBSET_VENVS = $(if $(OTHER_PYTHON),$(OTHER_VENV)/.installed) \
 	$(if $(FLOORS_PYTHON),$(FLOORS_VENV)/.installed)
 
-test: $(VENV)/.dev-installed $(LAB_VENV)/.installed anvil pyright browser
-	@$(MAKE) --no-print-directory -j3 -Otarget lint typecheck docs $(SUBSET_VENVS)
+test: $(VENV)/.dev-installed anvil browser
+	@$(MAKE) --no-print-directory -j4 -Otarget lint typecheck docs pyright $(LAB_VENV)/.installed \
+		$(SUBSET_VENVS)
 	@echo "the subsets run beside the main run (nice 19); their output comes after it"
 	@subsets=$$(mktemp); \
 	nice -n 19 $(MAKE) --no-print-directory -j2 -Otarget test-other-python test-floors \
