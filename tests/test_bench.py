@@ -58,6 +58,17 @@ def test_every_benchmark_is_run_and_checked():
     assert sorted(PRINTS) == sorted(script for script, _ in BENCHMARKS)
 
 
+def test_run_all_names_a_benchmark_it_does_not_have_and_runs_nothing():
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "run_all.py"), "--quick", "bench_nope.py"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert "no such benchmark: bench_nope.py" in done.stderr
+
+
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize(("script", "title"), BENCHMARKS, ids=[s for s, _ in BENCHMARKS])
 def test_the_benchmark_runs_at_its_smoke_size_and_prints_its_targets(script, title):
