@@ -206,11 +206,13 @@ docs: $(VENV)/.dev-installed
 #   from its timer thread called `DataFrame.to_html`, which sets a pandas display option for
 #   the whole process while it writes (fixed: the widgets write their tables themselves). The
 #   test prints a line diff when a second run differs.
-# - The two subsets (the other Python, the floors) run beside the main run, at the lowest CPU
-#   priority (nice 19): the main run's workers take the cores whenever they can run, and the
-#   subsets get the time they leave, waiting on kernels, browsers and sleeps (they ran after it,
-#   which added a minute and a half to every run). Whatever of theirs is left when the main run
-#   ends runs on its own then. Their output, each run's whole (-Otarget), is printed after the
+# - The two subsets (the other Python, the floors) run beside the main run, at a low CPU
+#   priority (nice 10): the main run's workers get the cores first, and the subsets the time
+#   they leave, waiting on kernels, browsers and sleeps (they ran after it, which added a minute
+#   and a half to every run). Not the lowest (19): that starves them while both workers are
+#   busy, and their own deadlines (a proxy's start, a kernel's cell, pytest's 300 s) would
+#   then be the machine's, not the code's. What is left of them when the main run ends runs on
+#   its own then. Their output, each run's whole (-Otarget), is printed after the
 #   main run's; `make test` fails if any of the three did. Both venvs were installed before
 #   the main run (its tree check, or a subset's, would see a venv appear).
 TEST_WORKERS ?= 2
@@ -220,9 +222,9 @@ SUBSET_VENVS = $(if $(OTHER_PYTHON),$(OTHER_VENV)/.installed) \
 test: $(VENV)/.dev-installed anvil browser
 	@$(MAKE) --no-print-directory -j4 -Otarget lint typecheck docs pyright $(LAB_VENV)/.installed \
 		$(SUBSET_VENVS)
-	@echo "the subsets run beside the main run (nice 19); their output comes after it"
+	@echo "the subsets run beside the main run (nice 10); their output comes after it"
 	@subsets=$$(mktemp); \
-	nice -n 19 $(MAKE) --no-print-directory -j2 -Otarget test-other-python test-floors \
+	nice -n 10 $(MAKE) --no-print-directory -j2 -Otarget test-other-python test-floors \
 		>$$subsets 2>&1 & subsets_pid=$$!; \
 	NODE_GATEWAY_NOTEBOOK_PYTHON=$(CURDIR)/$(LAB_VENV)/bin/python \
 		$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15; main=$$?; \
