@@ -251,7 +251,7 @@ def test_kernels_evicting_from_one_small_cache_at_once_read_no_damage(tmp_path):
     """Four kernels storing, evicting and reading back one small file at once: every answer
     read is the one stored, and none is taken for damaged (the file holds only answers its
     kernels stored; another kernel's eviction is a miss, not damage)."""
-    path, max_bytes, rounds = tmp_path / "responses.sqlite", 96 * 1024, 60
+    path, max_bytes, rounds = tmp_path / "responses.sqlite", 96 * 1024, 40
     start = time.time() + 2.0
     kernels = [
         subprocess.Popen(
