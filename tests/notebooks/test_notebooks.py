@@ -31,7 +31,7 @@ def secrets_of_the_sandbox() -> list[str]:
 
 
 def test_there_are_notebooks():
-    assert len(NOTEBOOKS) >= 8, [p.name for p in NOTEBOOKS]
+    assert len(NOTEBOOKS) >= 10, [p.name for p in NOTEBOOKS]
 
 
 def imports_of(path) -> set[str]:
