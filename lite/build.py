@@ -7,7 +7,7 @@ Makefile). The site holds:
   checkout), and the pure-Python wheels it needs that neither Pyodide 314's distribution nor the
   kernel's own index holds, from PyPI, all in the site's package index (``pypi/all.json``), so
   ``%pip install node-gateway-toolkit`` in a notebook resolves from the site itself;
-- the nine notebooks, each with a cell after its title that installs the toolkit and says how
+- the ten notebooks, each with a cell after its title that installs the toolkit and says how
   to replay its tape, their tapes in ``tapes/`` beside them, and ``00_start_here.ipynb``.
 
 Pyodide itself (the interpreter and its packages: numpy, pandas...) comes from the kernel's

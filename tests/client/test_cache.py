@@ -650,6 +650,52 @@ def test_a_row_planted_with_what_json_cannot_hold_is_a_miss_deleted_with_one_war
     cache.close()
 
 
+def test_a_row_whose_method_is_damaged_too_is_named_as_read_not_a_type_error(tmp_path):
+    path = tmp_path / "c.sqlite"
+    cache = ResponseCache(path)
+    cache.store([(b"a" * 32, "node", "eth_getBalance", "0x1")])
+    cache.close()
+    with sqlite3.connect(path) as db:  # the method a BLOB: no text to join into the warning
+        db.execute("UPDATE responses SET method = ?", (b"eth_getBalance",))
+    cache = ResponseCache(path)
+    with pytest.warns(RuntimeWarning, match=r"held 1 damaged answer\(s\) \(b'eth_getBalance'\)"):
+        assert cache.lookup([b"a" * 32]) == {}
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM responses").fetchone() == (0,)
+    cache.close()
+
+
+def test_a_damaged_row_another_kernel_stored_again_meanwhile_is_not_deleted(tmp_path, monkeypatch):
+    """Between reading a damaged row and deleting it, another kernel may store the call's
+    answer again (it asked the node for it): that answer is good and stays."""
+    path = tmp_path / "c.sqlite"
+    key = b"k" * 32
+    cache = ResponseCache(path)
+    cache.store([(key, "node", "eth_getBalance", "0x1")])
+    cache.close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE responses SET result = '\"0xzz\"'")
+    mine, theirs = ResponseCache(path), ResponseCache(path)
+    judge = toolkit.client._cache._stored_answer
+
+    def judged_while_the_other_kernel_stores_it(method, text):
+        verdict = judge(method, text)
+        theirs.store([(key, "node", "eth_getBalance", "0x1")])
+        theirs.flush()
+        return verdict
+
+    monkeypatch.setattr(
+        toolkit.client._cache, "_stored_answer", judged_while_the_other_kernel_stores_it
+    )
+    with pytest.warns(RuntimeWarning, match=r"held 1 damaged answer\(s\)"):
+        assert mine.lookup([key]) == {}  # what it read was damaged
+    monkeypatch.undo()
+    mine._recent.forget()
+    assert mine.lookup([key]) == {key: "0x1"}  # the other kernel's answer, not deleted
+    mine.close()
+    theirs.close()
+
+
 def test_rows_whose_texts_join_into_other_answers_are_not_served(tmp_path):
     path = tmp_path / "c.sqlite"
     cache = ResponseCache(path)

@@ -1,6 +1,8 @@
-"""Kernels (processes) that open one response cache file at the same moment: each must get the
-cache, not a warning that it is locked and calls run without it. The file does not exist yet,
-so one of them sets it up (switching it to WAL, creating its tables) while the others wait."""
+"""Kernels (processes) sharing one response cache file at the same moment. Opening it: each must
+get the cache, not a warning that it is locked and calls run without it (the file does not exist
+yet, so one of them sets it up while the others wait). Moving it aside as damaged: the others
+follow it to the fresh file. Storing, evicting and reading it at once: no answer read is taken
+for damaged, none is another's."""
 
 from __future__ import annotations
 
@@ -197,3 +199,80 @@ def test_a_kernel_opening_the_cache_while_another_sets_it_aside_waits_and_shares
     assert sorted(cache.lookup([b"b" * 32, b"c" * 32]).values()) == ["0xb", "0xc"]
     cache.close()
     assert len(list(tmp_path.glob("responses.sqlite.damaged-*[0-9]"))) == 1
+
+
+# A kernel that stores and reads answers in a small cache that other kernels fill at the same
+# time, so that every write evicts; its memory is dropped before each read, so what it reads
+# comes from the file, checked as any row read back is (a damaged one warns).
+EVICTING_KERNEL = r"""
+import json, random, sys, time, warnings
+from toolkit.client._cache import ResponseCache
+
+path, who, start = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+rounds, max_bytes = int(sys.argv[4]), int(sys.argv[5])
+
+def answer(n):  # what a node answers for call n: balances, call data past a page, blocks
+    if n % 3 == 0:
+        return "eth_getBalance", hex(n * 10**15)
+    if n % 3 == 1:
+        return "eth_call", "0x" + f"{n:064x}" * (1 + n % 150)
+    txs = [{"hash": f"0x{n + t:064x}", "value": hex(t)} for t in range(n % 40)]
+    return "eth_getBlockByNumber", {"number": hex(n), "transactions": txs}
+
+class Counted(ResponseCache):
+    evictions = 0
+    def _evict(self):
+        evicted = super()._evict()
+        Counted.evictions += evicted
+        return evicted
+
+rng, read, wrong = random.Random(who), 0, []
+time.sleep(max(0.0, start - time.time()))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    cache = Counted(path, max_bytes=max_bytes)
+    for _ in range(rounds):
+        stored = rng.sample(range(400), 20)  # the others store some of them too
+        cache.store([(n.to_bytes(32, "big"), "node", *answer(n)) for n in stored])
+        cache.flush()
+        cache._recent.forget()
+        asked = stored + rng.sample(range(400), 20)
+        found = cache.lookup([n.to_bytes(32, "big") for n in asked])
+        read += len(found)
+        wrong += [n for key, value in found.items()
+                  if value != answer(n := int.from_bytes(key, "big"))[1]]
+    cache.close()
+print(json.dumps({"warnings": [str(w.message) for w in caught], "wrong": wrong,
+                  "read": read, "evictions": Counted.evictions}))
+"""
+
+
+def test_kernels_evicting_from_one_small_cache_at_once_read_no_damage(tmp_path):
+    """Four kernels storing, evicting and reading back one small file at once: every answer
+    read is the one stored, and none is taken for damaged (the file holds only answers its
+    kernels stored; another kernel's eviction is a miss, not damage)."""
+    path, max_bytes, rounds = tmp_path / "responses.sqlite", 96 * 1024, 40
+    start = time.time() + 2.0
+    kernels = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                EVICTING_KERNEL,
+                *map(str, (path, who, start, rounds, max_bytes)),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for who in range(KERNELS)
+    ]
+    said = [json.loads(kernel.communicate(timeout=120)[0]) for kernel in kernels]
+    assert [kernel["warnings"] for kernel in said] == [[]] * KERNELS
+    assert [kernel["wrong"] for kernel in said] == [[]] * KERNELS
+    # Each kernel evicted over and over and read many answers back from the file meanwhile.
+    assert all(kernel["evictions"] > rounds // 3 and kernel["read"] > rounds for kernel in said)
+    from toolkit.client._cache import ResponseCache
+
+    cache = ResponseCache(path, max_bytes=max_bytes)
+    assert 0 < len(cache) < 400 and cache.size_bytes <= max_bytes
+    cache.close()

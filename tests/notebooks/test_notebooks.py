@@ -4,14 +4,17 @@ limit, and nothing it shows or saves contains a key."""
 import ast
 import json
 import subprocess
+import tomllib
 
 import nbformat
 import pytest
+from packaging.requirements import Requirement
 
 from tests.notebooks.kernel import (
     AFTER_RUN_ALL,
     NOTEBOOK_PYTHON,
     NOTEBOOKS,
+    ROOT,
     SECONDS_PER_NOTEBOOK,
     WIDGET_VIEW,
     difference,
@@ -31,7 +34,7 @@ def secrets_of_the_sandbox() -> list[str]:
 
 
 def test_there_are_notebooks():
-    assert len(NOTEBOOKS) >= 8, [p.name for p in NOTEBOOKS]
+    assert len(NOTEBOOKS) >= 10, [p.name for p in NOTEBOOKS]
 
 
 def imports_of(path) -> set[str]:
@@ -68,6 +71,17 @@ def test_what_every_notebook_imports_is_in_the_environment_make_lab_builds():
     assert "pytest" in missing, f"{NOTEBOOK_PYTHON} is not an environment of the lab extras only"
     missing.remove("pytest")
     assert not missing, {module: wanted[module] for module in missing}
+
+
+def test_notebooks_read_contracts_without_an_abi_library():
+    """The notebooks call contracts by signature (`eth.read`, `Workload.reads`): notebook 02
+    once encoded its token calls with eth-abi, which the lab extra carried for it alone. The
+    test extra keeps eth-abi as an oracle of the toolkit's codec."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    lab = [Requirement(line).name for line in extras["optional-dependencies"]["lab"]]
+    assert "eth-abi" not in lab
+    importing = [path.name for path in NOTEBOOKS if "eth_abi" in imports_of(path)]
+    assert not importing, f"{importing} import eth-abi, which `make lab` does not install"
 
 
 @pytest.mark.timeout(SECONDS_PER_NOTEBOOK)

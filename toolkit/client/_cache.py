@@ -43,6 +43,7 @@ MEMORY_SHARE = 8  # answers kept in memory: an eighth of `max_bytes` ...
 MEMORY_MAX_BYTES = 32 * 1024**2  # ... and no more than this
 INSERT_ROWS = "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?)"
 DELETE_KEY = "DELETE FROM responses WHERE key = ?"
+DELETE_AS_READ = "DELETE FROM responses WHERE key = ? AND method IS ? AND result IS ?"
 
 
 _T = TypeVar("_T")
@@ -188,7 +189,7 @@ class ResponseCache:
                 for key, method, text in self._select(query, rest):
                     value = _stored_answer(method, text)
                     if value is MISS:
-                        damaged.append((key, method))
+                        damaged.append((key, method, text))
                     else:
                         found[key] = value
                         self._recent.remember(key, text)
@@ -198,14 +199,17 @@ class ResponseCache:
             self.misses += len(wanted) - len(found)
         return found
 
-    def _delete_damaged(self, rows: list[tuple[bytes, str]]) -> None:
-        """Delete rows that hold no answer of their method (one warning for them all)."""
+    def _delete_damaged(self, rows: list[tuple[bytes, Any, Any]]) -> None:
+        """Delete rows, given as read ``(key, method, result)``, that hold no answer of their
+        method (one warning for them all). Only the row as read goes: another kernel may have
+        stored the call's answer again since, and that one is good."""
         import sqlite3
 
-        methods = ", ".join(sorted({method for _, method in rows}))
+        # A damaged method may be no text at all (a BLOB): named as read, never a TypeError.
+        methods = ", ".join(sorted({str(method)[:100] for _, method, _ in rows}))
         try:
             with self._db:
-                self._db.executemany(DELETE_KEY, [(key,) for key, _ in rows])
+                self._db.executemany(DELETE_AS_READ, rows)
             outcome = "deleted; they count as misses and are fetched again"
         except sqlite3.Error as error:
             outcome = f"they count as misses (not deleted: {error})"
