@@ -216,6 +216,9 @@ docs: $(VENV)/.dev-installed
 #   main run's; `make test` fails if any of the three did. Both venvs were installed before
 #   the main run (its tree check, or a subset's, would see a venv appear).
 TEST_WORKERS ?= 2
+# The subsets run in a process group of their own, so that stopping `make test` (Ctrl-C) stops
+# them too: a job put in the background by a script ignores Ctrl-C.
+SETSID := $(shell command -v setsid 2>/dev/null)
 SUBSET_VENVS = $(if $(OTHER_PYTHON),$(OTHER_VENV)/.installed) \
 	$(if $(FLOORS_PYTHON),$(FLOORS_VENV)/.installed)
 
@@ -224,8 +227,9 @@ test: $(VENV)/.dev-installed anvil browser
 		$(SUBSET_VENVS)
 	@echo "the subsets run beside the main run (nice 10); their output comes after it"
 	@subsets=$$(mktemp); \
-	nice -n 10 $(MAKE) --no-print-directory -j2 -Otarget test-other-python test-floors \
+	$(SETSID) nice -n 10 $(MAKE) --no-print-directory -j2 -Otarget test-other-python test-floors \
 		>$$subsets 2>&1 & subsets_pid=$$!; \
+	trap 'kill -- -$$subsets_pid 2>/dev/null || kill $$subsets_pid; rm -f $$subsets; exit 130' INT TERM; \
 	NODE_GATEWAY_NOTEBOOK_PYTHON=$(CURDIR)/$(LAB_VENV)/bin/python \
 		$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15; main=$$?; \
 	wait $$subsets_pid; other=$$?; cat $$subsets; rm -f $$subsets; \
