@@ -179,11 +179,12 @@ docs: $(VENV)/.dev-installed
 	$(VENV)/bin/mkdocs build --strict --quiet
 
 # Why `make test` is laid out as it is:
-# - First the checks that need no test run, side by side (-j3): ruff, mypy and the docs'
-#   build are one process each, and the subsets' venvs are mostly uv copying from its cache,
-#   so together they take about the time of the longest (mypy) instead of their sum; -Otarget
-#   prints each one's output whole once it ends. The subsets' venvs are made here, before the
-#   main run, since its tree check (tests/conftest.py) would see a venv appear during it.
+# - First the checks that need no test run, side by side (-j4): ruff, mypy and the docs'
+#   build are one process each, and the notebooks' and the subsets' venvs are mostly uv
+#   copying from its cache and pyright's install npm's download, so together they take about
+#   the time of the longest (mypy) instead of their sum; -Otarget prints each one's output
+#   whole once it ends. The venvs are made here, before the main run, since its tree check
+#   (tests/conftest.py) would see a venv appear during it.
 # - The whole suite runs in TEST_WORKERS processes (pytest-xdist): much of its
 #   time is spent waiting on other processes (notebook kernels, JupyterLab, Chromium, Voila,
 #   the benchmark script) or on sleeps, so a second worker keeps the second core busy.
@@ -205,19 +206,34 @@ docs: $(VENV)/.dev-installed
 #   from its timer thread called `DataFrame.to_html`, which sets a pandas display option for
 #   the whole process while it writes (fixed: the widgets write their tables themselves). The
 #   test prints a line diff when a second run differs.
-# - Then the two subsets (the other Python, the floors) run side by side: each is one process,
-#   and there are two cores. Both venvs were installed before the main run (the tree check of
-#   either subset would see the other's venv appear too); -Otarget prints each run's output
-#   whole once it ends.
+# - The two subsets (the other Python, the floors) run beside the main run, at a low CPU
+#   priority (nice 10): the main run's workers get the cores first, and the subsets the time
+#   they leave, waiting on kernels, browsers and sleeps (they ran after it, which added a minute
+#   and a half to every run). Not the lowest (19): that starves them while both workers are
+#   busy, and their own deadlines (a proxy's start, a kernel's cell, pytest's 300 s) would
+#   then be the machine's, not the code's. What is left of them when the main run ends runs on
+#   its own then. Their output, each run's whole (-Otarget), is printed after the
+#   main run's; `make test` fails if any of the three did. Both venvs were installed before
+#   the main run (its tree check, or a subset's, would see a venv appear).
 TEST_WORKERS ?= 2
+# The subsets run in a process group of their own, so that stopping `make test` (Ctrl-C) stops
+# them too: a job put in the background by a script ignores Ctrl-C.
+SETSID := $(shell command -v setsid 2>/dev/null)
 SUBSET_VENVS = $(if $(OTHER_PYTHON),$(OTHER_VENV)/.installed) \
 	$(if $(FLOORS_PYTHON),$(FLOORS_VENV)/.installed)
 
-test: $(VENV)/.dev-installed $(LAB_VENV)/.installed anvil pyright browser
-	@$(MAKE) --no-print-directory -j3 -Otarget lint typecheck docs $(SUBSET_VENVS)
+test: $(VENV)/.dev-installed anvil browser
+	@$(MAKE) --no-print-directory -j4 -Otarget lint typecheck docs pyright $(LAB_VENV)/.installed \
+		$(SUBSET_VENVS)
+	@echo "the subsets run beside the main run (nice 10); their output comes after it"
+	@subsets=$$(mktemp); \
+	$(SETSID) nice -n 10 $(MAKE) --no-print-directory -j2 -Otarget test-other-python test-floors \
+		>$$subsets 2>&1 & subsets_pid=$$!; \
+	trap 'kill -- -$$subsets_pid 2>/dev/null || kill $$subsets_pid; rm -f $$subsets; exit 130' INT TERM; \
 	NODE_GATEWAY_NOTEBOOK_PYTHON=$(CURDIR)/$(LAB_VENV)/bin/python \
-		$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15
-	@$(MAKE) --no-print-directory -j2 -Otarget test-other-python test-floors
+		$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15; main=$$?; \
+	wait $$subsets_pid; other=$$?; cat $$subsets; rm -f $$subsets; \
+	[ $$main = 0 ] && [ $$other = 0 ]
 
 # On the other Python: the sync/async kernel tests (both nest-asyncio packages), proxies and
 # TLS, the sandbox, pricing, frames, and the browser path (asyncio keeps one current task a

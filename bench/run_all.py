@@ -2,6 +2,7 @@
 
     python bench/run_all.py            # full size: a few minutes on 2 cores
     python bench/run_all.py --quick    # small sizes and one timed round, for a smoke check
+    python bench/run_all.py --quick bench_tape.py bench_json.py   # only these
 
 Each benchmark is also a script of its own in this folder, with its own options.
 """
@@ -22,7 +23,7 @@ HERE = Path(__file__).resolve().parent
 # start is most of the datasets' smoke run whatever its size).
 BENCHMARKS = [
     ("bench_startup.py", "Start-up", [], ["--quick"]),
-    ("bench_bulk.py", "Bulk workloads", [], ["--quick"]),
+    ("bench_bulk.py", "Bulk workloads", [], ["--quick", "--calls", "50"]),
     ("bench_frames.py", "Frames", [], ["--records", "2000", "--runs", "1"]),
     ("load.py", "Load on the sandbox", [], ["--seconds", "1", "--threads", "4"]),
     ("bench_in_process.py", "The sandbox in process", [], ["--quick"]),
@@ -45,8 +46,14 @@ def _module(script: str):
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, one timed round")
+    parser.add_argument("scripts", nargs="*", metavar="SCRIPT", help="only these (all if none)")
     options = parser.parse_args(argv)
+    unknown = set(options.scripts) - {script for script, *_ in BENCHMARKS}
+    if unknown:
+        parser.error(f"no such benchmark: {', '.join(sorted(unknown))}")
     for script, title, full, quick in BENCHMARKS:
+        if options.scripts and script not in options.scripts:
+            continue
         if not (HERE / script).exists():
             print(f"## {title}\n\n(skipped: {script} is missing)\n")
             continue

@@ -153,7 +153,7 @@ def pytest_sessionfinish(session, exitstatus):
 #   build, a Dask cluster, Anvil's node), and its tests keep their order.
 # - xdist hands out the groups first, the most tests first ("kernels" to one worker, then the
 #   module groups and "browser" to the other), then the other tests in collection order. The
-#   long tests of no group (the benchmarks' smoke run, about a minute, and the type
+#   long tests of no group (the benchmarks' smoke runs, a test each, and the type
 #   checkers) are moved to the front of those, so that a worker starts them early rather than
 #   ending the run on one of them while the other worker sits idle.
 LONG_ONES_FIRST = ("tests/test_bench.py", "tests/test_types.py")

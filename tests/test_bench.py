@@ -1,8 +1,10 @@
 """`make bench QUICK=1` keeps working: every benchmark script runs at its smoke size and prints
-its comparison, with the targets it measures. Nothing here times anything (see bench/)."""
+its comparison, with the targets it measures. Nothing here times anything (see bench/). Each
+benchmark is a test of its own, so that the two workers of `make test` share them."""
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -13,38 +15,20 @@ ROOT = Path(__file__).resolve().parents[1]
 ANVIL = ROOT / ".tools" / "node_modules" / ".bin" / "anvil"
 
 
-@pytest.mark.timeout(900)
-def test_every_benchmark_runs_at_its_smoke_size_and_prints_its_targets():
-    pytest.importorskip("web3")
-    pytest.importorskip("httpx_aiohttp")  # the bench extra: `make bench` installs it
-    if not ANVIL.exists():
-        pytest.skip("Anvil is not installed (make anvil): the bulk benchmark needs it")
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "run_all.py"), "--quick"],
-        capture_output=True,
-        text=True,
-        timeout=840,
-        cwd=ROOT,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    report = done.stdout
-    assert "skipped" not in report
-    for title in (
-        "Start-up",
-        "Bulk workloads",
-        "Frames",
-        "Load on the sandbox",
-        "The sandbox in process",
-        "Datasets",
-        "Tapes",
-        "Reading answers",
-        "Per-call records",
-    ):
-        assert f"## {title}" in report
-    # Each goal of issue 17 is printed as a ratio beside its target.
-    for measured in (
-        "`import toolkit` / `import pandas`",
-        "Sandbox ready",
+def _benchmarks() -> list[tuple[str, str]]:
+    """(script, title) of every benchmark `bench/run_all.py` runs."""
+    spec = importlib.util.spec_from_file_location("run_all", ROOT / "bench" / "run_all.py")
+    run_all = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(run_all)
+    return [(script, title) for script, title, *_ in run_all.BENCHMARKS]
+
+
+BENCHMARKS = _benchmarks()
+
+# What each benchmark must print: each goal of issue 17 as a ratio beside its target.
+PRINTS = {
+    "bench_startup.py": ["`import toolkit` / `import pandas`", "Sandbox ready"],
+    "bench_bulk.py": [
         "ours / lower bound:",
         "cached re-run / lower bound's time:",
         "the toolkit's own CPU per fresh call",
@@ -54,17 +38,60 @@ def test_every_benchmark_runs_at_its_smoke_size_and_prints_its_targets():
         "the least run on columns) | >= 0.9x: ",
         "`columnar_sketch`) | <= 15 µs: ",
         "ours / raw aiohttp:",
+    ],
+    "bench_frames.py": [
         "| toolkit `tron_transaction_infos` |",
         "| toolkit `tron_transaction_infos` + `toolkit.to_parquet` |",
-        "Durability by the batch (a journal line per finished batch",  # of the one-process run
-        "Replay ÷ sandbox time:",
-        "Loopback ÷ in-process time:",
-        "`load_bounded` / `json.loads` on the 3 MiB answer:",
-        "| `PlannedCall` | tuple.__new__ (ours) |",
-    ):
+    ],
+    "load.py": [],
+    "bench_in_process.py": ["Loopback ÷ in-process time:"],
+    # Of the one-process run:
+    "bench_dataset.py": ["Durability by the batch (a journal line per finished batch"],
+    "bench_tape.py": ["Replay ÷ sandbox time:"],
+    "bench_logging.py": [],
+    "bench_json.py": ["`load_bounded` / `json.loads` on the 3 MiB answer:"],
+    "bench_records.py": ["| `PlannedCall` | tuple.__new__ (ours) |"],
+}
+
+
+def test_every_benchmark_is_run_and_checked():
+    assert sorted(PRINTS) == sorted(script for script, _ in BENCHMARKS)
+
+
+def test_run_all_names_a_benchmark_it_does_not_have_and_runs_nothing():
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "run_all.py"), "--quick", "bench_nope.py"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert "no such benchmark: bench_nope.py" in done.stderr
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize(("script", "title"), BENCHMARKS, ids=[s for s, _ in BENCHMARKS])
+def test_the_benchmark_runs_at_its_smoke_size_and_prints_its_targets(script, title):
+    pytest.importorskip("web3")
+    pytest.importorskip("httpx_aiohttp")  # the bench extra: `make bench` installs it
+    if not ANVIL.exists():
+        pytest.skip("Anvil is not installed (make anvil): the bulk benchmark needs it")
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "run_all.py"), "--quick", script],
+        capture_output=True,
+        text=True,
+        timeout=540,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = done.stdout
+    assert "skipped" not in report
+    assert f"## {title} (`bench/{script}`)" in report
+    for measured in PRINTS.get(script, []):
         assert measured in report, measured
-    # The load bench's clients and the sandbox's meter agree on what was spent.
-    load = report.split("## Load on the sandbox", 1)[1].split("##", 1)[0]
-    row = next(line for line in load.splitlines() if line.startswith("| ") and line[2].isdigit())
-    cells = [cell.strip() for cell in row.strip("|").split("|")]
-    assert cells[4] == "0" and cells[5] == cells[6], row  # none failed; ledger RU == metered RU
+    if script == "load.py":  # the load bench's clients and the sandbox's meter agree
+        row = next(
+            line for line in report.splitlines() if line.startswith("| ") and line[2].isdigit()
+        )
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert cells[4] == "0" and cells[5] == cells[6], row  # none failed; ledger RU == metered

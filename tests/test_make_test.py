@@ -4,10 +4,14 @@ being the main run's), and the xdist groups of the main run's two workers."""
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import nbformat
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -93,3 +97,20 @@ def test_only_the_session_runs_readers_share_the_one_kernels_group():
     browser = fake_item("tests/widgets/test_voila.py::test_v", marks=("browser", "notebooks"))
     assert xdist_group_of(browser) == "browser"
     assert xdist_group_of(fake_item("tests/test_plain.py::test_p", fixtures=("tmp_path",))) is None
+
+
+@pytest.mark.notebooks
+def test_a_notebook_run_stops_its_kernel(tmp_path, monkeypatch):
+    """`make test` runs notebooks in the lab environment's kernel, through a kernel manager of
+    its own, which nbclient leaves running once the notebook is done: each of the forty-odd runs
+    kept its kernel (and what it started: a sandbox, a Dask cluster) until its worker ended."""
+    from tests.notebooks import kernel
+
+    if not kernel.NOTEBOOK_PYTHON:  # run by hand: this Python's kernel, through a manager too
+        monkeypatch.setattr(kernel, "NOTEBOOK_PYTHON", sys.executable)
+    path = tmp_path / "pid.ipynb"
+    cell = nbformat.v4.new_code_cell("import os; print(os.getpid())")
+    nbformat.write(nbformat.v4.new_notebook(cells=[cell]), path)
+    pid = int(kernel.execute(path).cells[0].outputs[0]["text"])
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)

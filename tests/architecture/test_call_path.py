@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.source_trees import nodes
+
 PACKAGE = Path(__file__).resolve().parents[2] / "toolkit"
 MAX_CLASS_LINES = 350  # in toolkit/client
 MAX_FILE_LINES = 750  # hand-written files of toolkit/client and toolkit/workloads
@@ -51,7 +53,7 @@ def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for dotted, path in known.items():
         edges: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes(path):
             if isinstance(node, ast.ImportFrom):
                 edges.update(_targets(dotted, path, node, known))
             elif isinstance(node, ast.Import):
@@ -115,7 +117,7 @@ def test_no_client_module_imports_a_private_name_of_another():
     taken = []
     modules = {path.stem for path in (PACKAGE / "client").glob("*.py")}  # `from . import _http`
     for path in sorted((PACKAGE / "client").glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes(path):
             if isinstance(node, ast.ImportFrom) and node.level:
                 names = [a.name for a in node.names if a.name not in modules]
                 private = [name for name in names if re.match(r"_[^_]", name)]
@@ -124,7 +126,7 @@ def test_no_client_module_imports_a_private_name_of_another():
 
 
 def _classes(path: Path) -> Iterator[tuple[str, int]]:
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in nodes(path):
         if isinstance(node, ast.ClassDef):
             assert node.end_lineno is not None
             yield node.name, node.end_lineno - node.lineno + 1

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from tests.docstrings import public_docstrings
+from tests.source_trees import nodes
 
 PACKAGE = Path(__file__).resolve().parents[2] / "toolkit"
 
@@ -16,7 +17,7 @@ def test_every_frame_accessor_is_a_property():
     handle holds is read as `.frame`, never called, whichever class holds it."""
     methods = []
     for path in PACKAGE.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in nodes(path):
             if not isinstance(node, ast.ClassDef):
                 continue
             for item in node.body:
@@ -32,7 +33,7 @@ def test_every_frame_accessor_is_a_property():
 def _class_names(package: str) -> dict[str, str]:
     found = {}
     for path in sorted((PACKAGE / package).rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes(path):
             if isinstance(node, ast.ClassDef):
                 found.setdefault(node.name, str(path.relative_to(PACKAGE.parent)))
     return found
@@ -53,7 +54,7 @@ def test_no_class_name_means_two_things_within_a_package():
     for package in sorted(p for p in PACKAGE.iterdir() if (p / "__init__.py").exists()):
         seen: dict[str, str] = {}
         for path in sorted(package.rglob("*.py")):
-            for node in ast.walk(ast.parse(path.read_text())):
+            for node in nodes(path):
                 if isinstance(node, ast.ClassDef):
                     where = str(path.relative_to(PACKAGE.parent))
                     if seen.setdefault(node.name, where) != where:

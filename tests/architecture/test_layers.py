@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.source_trees import nodes
+
 PACKAGE = Path(__file__).resolve().parents[2] / "toolkit"
 
 RANK = {
@@ -73,10 +75,9 @@ def _from_target(node: ast.ImportFrom, package: list[str]) -> list[str] | None:
 
 def _imports(dotted: str, path: Path) -> list[tuple[int, list[str]]]:
     """(line, target parts inside toolkit) of every toolkit import in a module."""
-    tree = ast.parse(path.read_text())
     package = dotted.split(".")[:-1]
     found = []
-    for node in ast.walk(tree):
+    for node in nodes(path):
         if isinstance(node, ast.ImportFrom):
             target = _from_target(node, package)
             if target is None:
@@ -121,7 +122,7 @@ def _names_imported(dotted: str, path: Path) -> list[tuple[int, list[str], str]]
     with ``from ... import name``."""
     package = dotted.split(".")[:-1]
     found = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in nodes(path):
         target = _from_target(node, package) if isinstance(node, ast.ImportFrom) else None
         if target is None:
             continue
@@ -152,7 +153,7 @@ def _private_names_defined(layer: str) -> set[str]:
     names = set()
     root = PACKAGE / layer if (PACKAGE / layer).is_dir() else PACKAGE / f"{layer}.py"
     for path in [root] if root.is_file() else root.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes(path):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 names.add(node.name)
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
@@ -169,7 +170,7 @@ def test_no_layer_reaches_into_another_layers_private_attributes(layer):
     for dotted, path in MODULES:
         if _layer(dotted) != layer:
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes(path):
             if not isinstance(node, ast.Attribute) or not node.attr.startswith("_"):
                 continue
             if node.attr.startswith("__") or node.attr in own or node.attr in THIRD_PARTY_PRIVATE:
@@ -240,7 +241,7 @@ def test_no_module_reaches_into_another_modules_private_names(package):
     defined = {
         dotted: {
             node.name
-            for node in ast.walk(ast.parse(path.read_text()))
+            for node in nodes(path)
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
         }
         for dotted, path in modules
@@ -252,7 +253,7 @@ def test_no_module_reaches_into_another_modules_private_names(package):
         for line, _, name in _names_imported(dotted, path):
             if name.startswith("_") and not name.startswith("__") and name not in module_names:
                 problems.append(f"{dotted} line {line}: imports the private name {name}")
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes(path):
             reached = isinstance(node, ast.Attribute) and node.attr.startswith("_")
             if not reached or node.attr.startswith("__") or node.attr in defined[dotted]:
                 continue

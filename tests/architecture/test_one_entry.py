@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import toolkit
+from tests.source_trees import nodes
 from toolkit.sandbox import MissingHandler, World, create_app
 
 PACKAGE = Path(__file__).resolve().parents[2] / "toolkit"
@@ -46,8 +47,7 @@ def _modules_naming(name: str) -> set[Path]:
     that mention it do not count: they are not code that must change)."""
     found = set()
     for path in PACKAGE.rglob("*.py"):
-        tree = ast.parse(path.read_text(), filename=str(path))
-        for node in ast.walk(tree):
+        for node in nodes(path):
             if isinstance(node, ast.Constant) and node.value == name:
                 found.add(path)
                 break

@@ -167,7 +167,7 @@ def execute(
             timeout=SECONDS_PER_NOTEBOOK,
             resources={"metadata": {"path": str(path.parent)}},
             **notebook_kernel(),
-        ).execute()
+        ).execute(cleanup_kc=True)  # given a manager, nbclient would leave the kernel running
     finally:
         for name, value in saved.items():
             if value is None:

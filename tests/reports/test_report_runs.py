@@ -93,7 +93,16 @@ def _key_pieces() -> set[str]:
     return {key[i : i + 8] for key in keys for i in range(len(key) - 7)}
 
 
+def _child_processes() -> set[int]:
+    return {
+        int(pid)
+        for task in Path("/proc/self/task").iterdir()
+        for pid in (task / "children").read_text().split()
+    }
+
+
 def test_a_report_is_recorded_rendered_verified_and_caught_when_changed(tmp_path, capsys):
+    before = _child_processes()
     notebook, tape, report = (
         _notebook(tmp_path / "small.ipynb"),
         tmp_path / "t.gz",
@@ -145,6 +154,7 @@ def test_a_report_is_recorded_rendered_verified_and_caught_when_changed(tmp_path
     )
     assert "cell 9 raised ZeroDivisionError" in capsys.readouterr().err
     assert not out.exists()
+    assert _child_processes() <= before, "a report's kernel outlived its run"
 
 
 @pytest.mark.timeout(240)

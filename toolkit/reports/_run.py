@@ -155,7 +155,7 @@ def execute(
         km=_kernel_manager(),
         resources={"metadata": {"path": str(workdir)}},
     )
-    with client.setup_kernel(env=env):
+    with client.setup_kernel(env=env, cleanup_kc=True):  # else nbclient leaves it running
         for index, cell in enumerate(run.cells):
             client.execute_cell(cell, index)
         model_ids = sorted(
