@@ -30,11 +30,7 @@ from .._redact import clip, redact_url, scrub
 from ._http import Answer
 from ._log_refusals import log_range_refusal
 
-# --- interpreting answers ---------------------------------------------------------------------
-
 _SNIPPET = 160
-
-
 _SNIPPET_WINDOW = 64 * 1024  # bytes read to make a snippet: far more than any key is long
 
 
