@@ -437,7 +437,7 @@ def _release(session: Any, loop: asyncio.AbstractEventLoop) -> None:
     if session.closed:
         return
     if loop.is_running():
-        if _running_loop() is loop:
+        if asyncio.events._get_running_loop() is loop:  # None outside a loop: no raise
             loop.create_task(session.close())
             return
         try:
@@ -450,13 +450,6 @@ def _release(session: Any, loop: asyncio.AbstractEventLoop) -> None:
     session.detach()
     if connector is not None:
         connector._close()  # on a closed loop this only marks the connector closed
-
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
 
 
 # What httpx sends for json=...: compact, UTF-8, no NaN. One encoder for every request: json.dumps
