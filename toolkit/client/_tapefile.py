@@ -64,10 +64,8 @@ def tape_call(gateway: str, node: str, chain: str, call: str, params: Any) -> Ta
     its params. `params`: the wire's (or a line's, read back); text that is not JSON stays."""
     text = params if isinstance(params, str) else tape_params(params, call)
     method, keyed = _catalog_call(chain, call, params)
-    if keyed is not params and not isinstance(params, str):
-        text_of_key = scrub(canonical_params(method, keyed))
-    else:
-        text_of_key = text
+    same = keyed is params or isinstance(params, str)
+    text_of_key = text if same else scrub(canonical_params(method, keyed))
     return TapeCall(CallKey(gateway, node, method, text_of_key), node, chain, call, text)
 
 
