@@ -437,7 +437,9 @@ def _release(session: Any, loop: asyncio.AbstractEventLoop) -> None:
     if session.closed:
         return
     if loop.is_running():
-        if asyncio.events._get_running_loop() is loop:  # None outside a loop: no raise
+        from asyncio.events import _get_running_loop  # None outside a loop: it never raises
+
+        if _get_running_loop() is loop:
             loop.create_task(session.close())
             return
         try:
