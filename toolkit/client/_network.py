@@ -264,10 +264,8 @@ def _deadline_transport() -> type:
 
 
 class HttpxTransport(Transport):
-    """httpx's blocking client (made by `sync_transport`), each exchange bounded by its call's
-    deadline: httpx's timeouts are per read, so every socket operation is bounded by what is left
-    of the deadline (`call_deadline`): a server that drips its headers or its body is cut off
-    when it passes."""
+    """httpx's blocking client (made by `sync_transport`), every socket operation bounded by
+    what is left of its call's deadline (`call_deadline`, and why above it)."""
 
     def __init__(self, client: httpx.Client):
         self.client = client

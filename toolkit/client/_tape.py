@@ -58,6 +58,7 @@ from ._identity import CallKey
 from ._network import json_bytes
 from ._tapefile import (
     TapeCall,
+    call_record,
     calls_of,
     merge_parts,
     parts_folder,
@@ -216,16 +217,8 @@ class Tape:
                 billed, unconfirmed = charge(fate, likely, ru)
                 record = self._calls.get(call.key)
                 if record is None:
-                    record = self._calls[call.key] = {
-                        "node": call.node,
-                        "chain": call.chain,
-                        "call": call.call,
-                        "params": call.params,
-                        "answers": [],
-                        "ru": 0,
-                        "unconfirmed_ru": 0,
-                        "pending": [0, 0],
-                    }
+                    new = call_record(call.node, call.chain, call.call, call.params)
+                    record = self._calls[call.key] = new
                 record["ru"] += billed
                 record["unconfirmed_ru"] += unconfirmed
                 # An attempt without an answer is paid for with the next answer.
