@@ -10,7 +10,6 @@ from operator import is_, itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._errors import BatchRefused, BudgetExceeded, GatewayError
-from .._json import COMPACT_JSON
 from ..catalog import Estimate, Pricer
 from ._protocol import batch_request, rpc_request
 from ._transport import Exchange, Receipt, StillToSend
@@ -42,18 +41,7 @@ class Batches:
         # (a batch over it is sent in parts); None while no batch was refused so.
         self.max_batch: int | None = None
 
-    def send(
-        self,
-        url: str,
-        wire: list[tuple[str, Any, str | None]],
-        estimates: list[Estimate],
-        total: Estimate,
-        receipts: list[Receipt],
-        *,
-        return_exceptions: bool,
-        params_texts: list[str] | None = None,
-        records_budget_refusal: bool = True,
-    ) -> Steps:
+    def send(self, batch: Batch, total: Estimate) -> Steps:
         """One batch request through the exchange, billed as one call each (each call's
         receipt set). A refusal (see `BatchRefused`) is not retried; it marks the node as one
         that takes no batches (`accepts_batches`), unless it refused the batch as too large:
@@ -61,12 +49,6 @@ class Batches:
         billed as the gateway bills every request it receives. Recording on from a recording
         that died (`Tape.resumed`), the tape answers the calls it holds (0 RU, as a replay) and
         the others go next, on their own (`_send_still_to_send`)."""
-        batch = _Batch(
-            url, wire, estimates, receipts, params_texts, return_exceptions, records_budget_refusal
-        )
-        return (yield from self._send(batch, total))
-
-    def _send(self, batch: _Batch, total: Estimate) -> Steps:
         wire, estimates = batch.wire, batch.estimates
         if self.max_batch is not None and len(wire) > self.max_batch:
             return (yield from self._exchange_in_parts(batch))
@@ -98,7 +80,7 @@ class Batches:
             estimate=total,
             note=f"in a JSON-RPC batch of {len(wire)}",
             parts=_parts(methods, estimates, sides),
-            params=tuple(batch.params_texts or (compact(params) for _, params, _ in wire)),
+            params=tuple(batch.params_texts),
             records_budget_refusal=batch.records_budget_refusal,
         )
         too_large = False
@@ -131,7 +113,7 @@ class Batches:
             return (yield from self._send_still_to_send(batch, results))
         return results
 
-    def _send_still_to_send(self, batch: _Batch, results: list[Any]) -> Steps:
+    def _send_still_to_send(self, batch: Batch, results: list[Any]) -> Steps:
         """A batch's results once a resumed recording's tape has answered the calls it holds:
         the others (`StillToSend`) sent now, as a smaller batch or alone when one, billed,
         entered in the ledger and recorded as such, so a run again in batches never pays twice
@@ -150,7 +132,7 @@ class Batches:
             results[index] = result
         return results
 
-    def _exchange_in_parts(self, batch: _Batch, alone: str = ALONE_AFTER_REFUSAL) -> Steps:
+    def _exchange_in_parts(self, batch: Batch, alone: str = ALONE_AFTER_REFUSAL) -> Steps:
         """A batch's calls in batches of at most `max_batch` (read again before each part: a
         part refused as too large lowers it), a part of one sent as a plain call (its ledger
         note: `alone`). With `return_exceptions`, a part that fails whole after an earlier part
@@ -166,7 +148,7 @@ class Batches:
                     results.append((yield from self._exchange_alone(part, alone)))
                 else:
                     total = Pricer.total(part.estimates, f"a batch of {end - start}")
-                    results.extend((yield from self._send(part, total)))
+                    results.extend((yield from self.send(part, total)))
             except GatewayError as error:
                 if not batch.return_exceptions or not results:
                     raise
@@ -176,11 +158,10 @@ class Batches:
             start = end
         return results
 
-    def _exchange_alone(self, batch: _Batch, note: str) -> Steps:
+    def _exchange_alone(self, batch: Batch, note: str) -> Steps:
         """A batch of one call sent as a plain JSON-RPC request (its receipt adds the cost)."""
         method, params, kind = batch.wire[0]
         request, interpret = rpc_request(batch.url, method, params, self.headers, kind)
-        texts = batch.params_texts
         exchange = self.exchange(
             request,
             interpret,
@@ -188,7 +169,7 @@ class Batches:
             estimate=batch.estimates[0],
             receipt=batch.receipts[0],
             note=note,
-            params=(compact(params) if texts is None else texts[0],),
+            params=(batch.params_texts[0],),
             records_budget_refusal=batch.records_budget_refusal,
         )
         try:
@@ -199,29 +180,28 @@ class Batches:
             return error
 
 
-class _Batch(NamedTuple):
+class Batch(NamedTuple):
     """A batch's calls, each as the request carries it (method, params, result kind), its
-    estimate, its receipt and its params as the ledger writes them (None: made from the
-    wire's); and how they go: to `url`, a failed call returned or raised, a refusal of the
-    budget entered in the ledger or not (`Exchange.records_budget_refusal`)."""
+    estimate, its receipt and its params as the ledger writes them; and how they go: to `url`,
+    a failed call returned or raised, a refusal of the budget entered in the ledger or not
+    (`Exchange.records_budget_refusal`)."""
 
     url: str
     wire: list[tuple[str, Any, str | None]]
     estimates: list[Estimate]
     receipts: list[Receipt]
-    params_texts: list[str] | None
+    params_texts: list[str]
     return_exceptions: bool
     records_budget_refusal: bool
 
-    def only(self, positions: Iterable[int]) -> _Batch:
+    def only(self, positions: Iterable[int]) -> Batch:
         """The calls at `positions`, to go the same way."""
         chosen = list(positions)
-        texts = self.params_texts
         return self._replace(
             wire=[self.wire[i] for i in chosen],
             estimates=[self.estimates[i] for i in chosen],
             receipts=[self.receipts[i] for i in chosen],
-            params_texts=None if texts is None else [texts[i] for i in chosen],
+            params_texts=[self.params_texts[i] for i in chosen],
         )
 
 
@@ -247,11 +227,3 @@ def _parts(
 
 
 _FIRST: Callable[[Any], Any] = itemgetter(0)
-
-
-def compact(params: Any) -> str:
-    """Params outside the catalog's binding as compact JSON (the ledger's `params`)."""
-    try:
-        return COMPACT_JSON.encode(params)
-    except (TypeError, ValueError):  # not JSON: the request itself will say so
-        return repr(params)
