@@ -216,19 +216,8 @@ def attempt_entries(data: bytes, *, label: str, status: str, note: str) -> list[
     rest_billed = max(0, billed - sum(entry.ru for entry in entries))
     rest_maybe = max(0, maybe - sum(entry.unconfirmed_ru for entry in entries))
     if rest_billed or rest_maybe:
-        entries.append(
-            Entry(
-                time=datetime.now(UTC),
-                node=label,
-                method="(unrecorded)",
-                ru=rest_billed,
-                latency_s=0.0,
-                status=status,
-                unconfirmed_ru=rest_maybe,
-                note=note,
-                sent=True,
-            )
-        )
+        rest = Entry(datetime.now(UTC), label, "(unrecorded)", rest_billed, 0.0, status)
+        entries.append(rest._replace(unconfirmed_ru=rest_maybe, note=note, sent=True))
     return entries
 
 
