@@ -588,13 +588,9 @@ def replaying_gateway(
 
     recorded = tape.nodes
     platform = next((n for n in recorded.values() if n["chain"] == "platform"), {"host": ""})
-    known = tape.header.get("known_nodes") or {}
-    urls = {name: url(host, f"/{token}") for name, host in known.items()}
-    urls.update(
-        (name, url(info["host"], f"/{token}"))
-        for name, info in recorded.items()
-        if info["chain"] != "platform"
-    )
+    hosts = dict(tape.header.get("known_nodes") or {})
+    hosts.update((n, info["host"]) for n, info in recorded.items() if info["chain"] != "platform")
+    urls = {name: url(host, f"/{token}") for name, host in hosts.items()}
     return Gateway(
         url(platform["host"], ""), token, nodes={**urls, **(nodes or {})}, settings=settings
     )
