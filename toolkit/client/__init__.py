@@ -5,6 +5,7 @@ surface, reading the answer) -> transport (attempts, retries, rate limit, deadli
 Layers above (workloads, widgets) use the public names here, never the private modules.
 """
 
+from .._errors import BatchRefused
 from ._cache import ResponseCache
 from ._chains import (
     NODE_CLASSES,
@@ -34,7 +35,7 @@ from ._prepared import PreparedCall
 from ._ratelimit import RateLimiter
 from ._settings import Settings
 from ._tapefile import parse_tape
-from ._transport import CACHE_HIT, NOT_SENT, BatchRefused, Receipt, RetryPolicy, SharedReceipt
+from ._transport import CACHE_HIT, NOT_SENT, Receipt, RetryPolicy, SharedReceipt
 from ._web3 import web3
 
 __all__ = [

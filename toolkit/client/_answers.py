@@ -30,11 +30,7 @@ from .._redact import clip, redact_url, scrub
 from ._http import Answer
 from ._log_refusals import log_range_refusal
 
-# --- interpreting answers ---------------------------------------------------------------------
-
 _SNIPPET = 160
-
-
 _SNIPPET_WINDOW = 64 * 1024  # bytes read to make a snippet: far more than any key is long
 
 
@@ -298,11 +294,10 @@ def id_key(value: Any) -> str | None:
     """A JSON-RPC id as servers echo it: toncenter answers a request's 7 with "7", so an int and
     its decimal text are the same id (``"07"``, ``7.5``, ``true`` and null match nothing)."""
     kind = type(value)
-    if kind is int or kind is str:  # what servers echo: two identity tests, not two isinstance
+    # What servers echo passes two identity tests first, not two isinstance.
+    if kind is int or kind is str or (kind is not bool and isinstance(value, int | str)):
         return str(value)
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        return None
-    return str(value)
+    return None
 
 
 def interpret_rpc(body: Any, request_id: int | str | None, status: int) -> Any:

@@ -4,13 +4,12 @@ recording's tape lacks (`StillToSend`); each billed as one call per call."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterable
 from itertools import repeat
 from operator import is_, itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._errors import BatchRefused, BudgetExceeded, GatewayError
-from .._json import COMPACT_JSON
 from ..catalog import Estimate, Pricer
 from ._protocol import batch_request, rpc_request
 from ._transport import Exchange, Receipt, StillToSend
@@ -42,18 +41,7 @@ class Batches:
         # (a batch over it is sent in parts); None while no batch was refused so.
         self.max_batch: int | None = None
 
-    def send(
-        self,
-        url: str,
-        wire: list[tuple[str, Any, str | None]],
-        estimates: list[Estimate],
-        total: Estimate,
-        receipts: list[Receipt],
-        *,
-        return_exceptions: bool,
-        params_texts: list[str] | None = None,
-        records_budget_refusal: bool = True,
-    ) -> Steps:
+    def send(self, batch: Batch, total: Estimate) -> Steps:
         """One batch request through the exchange, billed as one call each (each call's
         receipt set). A refusal (see `BatchRefused`) is not retried; it marks the node as one
         that takes no batches (`accepts_batches`), unless it refused the batch as too large:
@@ -61,31 +49,20 @@ class Batches:
         billed as the gateway bills every request it receives. Recording on from a recording
         that died (`Tape.resumed`), the tape answers the calls it holds (0 RU, as a replay) and
         the others go next, on their own (`_send_still_to_send`)."""
-
-        def in_parts() -> Steps:  # the calls in smaller batches: over the node's size, or refused
-            return self._exchange_in_parts(
-                url,
-                wire,
-                estimates,
-                receipts,
-                return_exceptions,
-                params_texts,
-                records_budget_refusal,
-            )
-
+        wire, estimates = batch.wire, batch.estimates
         if self.max_batch is not None and len(wire) > self.max_batch:
-            return (yield from in_parts())
+            return (yield from self._exchange_in_parts(batch))
         tape = self.shared.tape
         resumed = tape is not None and tape.resumed
         request, interpret = batch_request(
             wire,
-            url,
+            batch.url,
             self.headers,
             # Each call's own result, a call the tape lacks included (`StillToSend`), to send
             # those, then raise the first error if the caller wants it raised.
-            return_exceptions=return_exceptions or resumed,
+            return_exceptions=batch.return_exceptions or resumed,
             node=self.node,
-            params_texts=params_texts,
+            params_texts=batch.params_texts,
         )
         methods = list(map(_FIRST, wire))
         names = sorted(set(methods))
@@ -103,8 +80,8 @@ class Batches:
             estimate=total,
             note=f"in a JSON-RPC batch of {len(wire)}",
             parts=_parts(methods, estimates, sides),
-            params=tuple(params_texts or (compact(params) for _, params, _ in wire)),
-            records_budget_refusal=records_budget_refusal,
+            params=tuple(batch.params_texts),
+            records_budget_refusal=batch.records_budget_refusal,
         )
         too_large = False
         try:
@@ -123,164 +100,109 @@ class Batches:
             # to what the call's earlier requests cost (a larger batch refused as too large).
             costs = {key: exchange.cost(low, high) for key, (low, high, _) in sides.items()}
             answered, status = exchange.answered_attempts, exchange.receipt.status
-            for receipt, estimate in zip(receipts, estimates, strict=True):
+            for receipt, estimate in zip(batch.receipts, estimates, strict=True):
                 billed, unconfirmed = costs[id(estimate)]
                 receipt.ru += billed
                 receipt.unconfirmed_ru += unconfirmed
                 receipt.answered += answered
                 receipt.status = status
         if too_large:  # sent again in parts
-            return (yield from in_parts())
+            return (yield from self._exchange_in_parts(batch))
         self.accepts_batches = True
         if resumed:
-            return (
-                yield from self._send_still_to_send(
-                    url,
-                    wire,
-                    estimates,
-                    receipts,
-                    results,
-                    return_exceptions,
-                    params_texts,
-                    records_budget_refusal,
-                )
-            )
+            return (yield from self._send_still_to_send(batch, results))
         return results
 
-    def _send_still_to_send(
-        self,
-        url: str,
-        wire: list[tuple[str, Any, str | None]],
-        estimates: list[Estimate],
-        receipts: list[Receipt],
-        results: list[Any],
-        return_exceptions: bool,
-        params_texts: list[str] | None,
-        records_budget_refusal: bool,
-    ) -> Steps:
+    def _send_still_to_send(self, batch: Batch, results: list[Any]) -> Steps:
         """A batch's results once a resumed recording's tape has answered the calls it holds:
         the others (`StillToSend`) sent now, as a smaller batch or alone when one, billed,
         entered in the ledger and recorded as such, so a run again in batches never pays twice
         for what the tape kept. Without `return_exceptions`, an answered call's error is
         raised first, as the whole batch's would have been."""
         lacking = [i for i, result in enumerate(results) if isinstance(result, StillToSend)]
-        if not return_exceptions:
+        if not batch.return_exceptions:
             for result in results:
                 if isinstance(result, GatewayError) and not isinstance(result, StillToSend):
                     raise result
         if not lacking:
             return results
-        sent = yield from self._exchange_in_parts(
-            url,
-            [wire[i] for i in lacking],
-            [estimates[i] for i in lacking],
-            [receipts[i] for i in lacking],
-            return_exceptions,
-            None if params_texts is None else [params_texts[i] for i in lacking],
-            records_budget_refusal,
-            alone="sent alone: the tape answered the rest of its JSON-RPC batch",
-        )
+        alone = "sent alone: the tape answered the rest of its JSON-RPC batch"
+        sent = yield from self._exchange_in_parts(batch.only(lacking), alone)
         for index, result in zip(lacking, sent, strict=True):
             results[index] = result
         return results
 
-    def _exchange_in_parts(
-        self,
-        url: str,
-        wire: list[tuple[str, Any, str | None]],
-        estimates: list[Estimate],
-        receipts: list[Receipt],
-        return_exceptions: bool,
-        params_texts: list[str] | None,
-        records_budget_refusal: bool,
-        alone: str = ALONE_AFTER_REFUSAL,
-    ) -> Steps:
+    def _exchange_in_parts(self, batch: Batch, alone: str = ALONE_AFTER_REFUSAL) -> Steps:
         """A batch's calls in batches of at most `max_batch` (read again before each part: a
         part refused as too large lowers it), a part of one sent as a plain call (its ledger
-        note: `alone`). With
-        `return_exceptions`, a part that fails whole after an earlier part was answered gives
-        its error to each call not answered, so the answers already paid for are kept; the
-        first part's failure is raised, as one batch's would be."""
+        note: `alone`). With `return_exceptions`, a part that fails whole after an earlier part
+        was answered gives its error to each call not answered, so the answers already paid
+        for are kept; the first part's failure is raised, as one batch's would be."""
         results: list[Any] = []
-        start = 0
-        while start < len(wire):
-            size = self.max_batch or len(wire)
-            end = min(start + size, len(wire))
+        start, count = 0, len(batch.wire)
+        while start < count:
+            end = min(start + (self.max_batch or count), count)
+            part = batch.only(range(start, end))
             try:
                 if end - start == 1:
-                    results.append(
-                        (
-                            yield from self._exchange_alone(
-                                url,
-                                wire[start],
-                                estimates[start],
-                                receipts[start],
-                                return_exceptions,
-                                None if params_texts is None else params_texts[start],
-                                records_budget_refusal,
-                                alone,
-                            )
-                        )
-                    )
+                    results.append((yield from self._exchange_alone(part, alone)))
                 else:
-                    part = estimates[start:end]
-                    results.extend(
-                        (
-                            yield from self.send(
-                                url,
-                                wire[start:end],
-                                part,
-                                Pricer.total(part, f"a batch of {end - start}"),
-                                receipts[start:end],
-                                return_exceptions=return_exceptions,
-                                params_texts=None
-                                if params_texts is None
-                                else params_texts[start:end],
-                                records_budget_refusal=records_budget_refusal,
-                            )
-                        )
-                    )
+                    total = Pricer.total(part.estimates, f"a batch of {end - start}")
+                    results.extend((yield from self.send(part, total)))
             except GatewayError as error:
-                if not return_exceptions or not results:
+                if not batch.return_exceptions or not results:
                     raise
                 error.node = self.node
-                results.extend([error] * (len(wire) - start))
+                results.extend([error] * (count - start))
                 return results
             start = end
         return results
 
-    def _exchange_alone(
-        self,
-        url: str,
-        call: tuple[str, Any, str | None],
-        estimate: Estimate,
-        receipt: Receipt,
-        return_exceptions: bool,
-        params_text: str | None,
-        records_budget_refusal: bool,
-        note: str = ALONE_AFTER_REFUSAL,
-    ) -> Steps:
-        """One call of a batch sent as a plain JSON-RPC request (its receipt adds the cost)."""
-        method, params, kind = call
-        request, interpret = rpc_request(url, method, params, self.headers, kind)
+    def _exchange_alone(self, batch: Batch, note: str) -> Steps:
+        """A batch of one call sent as a plain JSON-RPC request (its receipt adds the cost)."""
+        method, params, kind = batch.wire[0]
+        request, interpret = rpc_request(batch.url, method, params, self.headers, kind)
         exchange = self.exchange(
             request,
             interpret,
             method=method,
-            estimate=estimate,
-            receipt=receipt,
+            estimate=batch.estimates[0],
+            receipt=batch.receipts[0],
             note=note,
-            params=(compact(params) if params_text is None else params_text,),
-            records_budget_refusal=records_budget_refusal,
+            params=(batch.params_texts[0],),
+            records_budget_refusal=batch.records_budget_refusal,
         )
         try:
             return (yield from exchange.run())
         except GatewayError as error:
-            if not return_exceptions or isinstance(error, BudgetExceeded):
+            if not batch.return_exceptions or isinstance(error, BudgetExceeded):
                 raise
             return error
 
-    # --- the response cache ---
+
+class Batch(NamedTuple):
+    """A batch's calls, each as the request carries it (method, params, result kind), its
+    estimate, its receipt and its params as the ledger writes them; and how they go: to `url`,
+    a failed call returned or raised, a refusal of the budget entered in the ledger or not
+    (`Exchange.records_budget_refusal`)."""
+
+    url: str
+    wire: list[tuple[str, Any, str | None]]
+    estimates: list[Estimate]
+    receipts: list[Receipt]
+    params_texts: list[str]
+    return_exceptions: bool
+    records_budget_refusal: bool
+
+    def only(self, positions: Iterable[int]) -> Batch:
+        """The calls at `positions`, to go the same way."""
+        chosen = list(positions)
+        return self._replace(
+            wire=[self.wire[i] for i in chosen],
+            estimates=[self.estimates[i] for i in chosen],
+            receipts=[self.receipts[i] for i in chosen],
+            params_texts=[self.params_texts[i] for i in chosen],
+        )
 
 
 def _parts(
@@ -305,11 +227,3 @@ def _parts(
 
 
 _FIRST: Callable[[Any], Any] = itemgetter(0)
-
-
-def compact(params: Any) -> str:
-    """Params outside the catalog's binding as compact JSON (the ledger's `params`)."""
-    try:
-        return COMPACT_JSON.encode(params)
-    except (TypeError, ValueError):  # not JSON: the request itself will say so
-        return repr(params)

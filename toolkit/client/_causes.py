@@ -56,6 +56,12 @@ def _in_handshake(chain: list[BaseException]) -> bool:
     return False
 
 
+_PLAIN_HTTP = (
+    ": the port may serve plain HTTP, not TLS. Check the URL's scheme and port (https:// needs a"
+    " TLS port; plain http:// is allowed to loopback)"
+)
+
+
 def explain(error: BaseException, url: Any, *, connect_timeout: bool = False) -> str | None:
     """What stopped a request to `url` from reaching the gateway, and what to do; None when the
     chain says nothing the exception's name would not. `connect_timeout`: `error` is the
@@ -64,7 +70,7 @@ def explain(error: BaseException, url: Any, *, connect_timeout: bool = False) ->
     import ssl
 
     where = _where(url)
-    seconds = f"{_http.CONNECT_TIMEOUT_S:g} s"
+    within = f"within the {_http.CONNECT_TIMEOUT_S:g} s connect timeout"
     chain = list(causes(error))
     handshaking = _in_handshake(chain)
     for cause in chain:
@@ -84,25 +90,17 @@ def explain(error: BaseException, url: Any, *, connect_timeout: bool = False) ->
                 "port, and that the node (or the sandbox) is running"
             )
     if connect_timeout and _scheme(url) == "https" and handshaking:
-        return (
-            f"the TLS handshake with {where} did not finish within the {seconds} "
-            "connect timeout: the port may serve plain HTTP, not TLS. Check the URL's scheme and "
-            "port (https:// needs a TLS port; plain http:// is allowed to loopback)"
-        )
+        return f"the TLS handshake with {where} did not finish {within}{_PLAIN_HTTP}"
     for cause in chain:
         if isinstance(cause, ssl.SSLCertVerificationError):
             return None  # said by the exchange, with what to do about it
         if isinstance(cause, ssl.SSLError):
             reason = getattr(cause, "reason", None) or str(cause)
-            return (
-                f"the TLS handshake with {where} failed ({reason}): the port may serve plain "
-                "HTTP, not TLS. Check the URL's scheme and port (https:// needs a TLS port; "
-                "plain http:// is allowed to loopback)"
-            )
+            return f"the TLS handshake with {where} failed ({reason}){_PLAIN_HTTP}"
     if connect_timeout:
         tls = " or the TLS handshake" if _scheme(url) == "https" else ""
         return (
-            f"no connection to {where} within the {seconds} connect timeout (the "
-            f"TCP connection{tls}): check the URL's host and port, and any firewall on the way"
+            f"no connection to {where} {within} (the TCP connection{tls}): check the URL's host "
+            "and port, and any firewall on the way"
         )
     return None

@@ -28,6 +28,7 @@ from operator import attrgetter, is_
 from typing import TYPE_CHECKING, Any
 
 from .._errors import MalformedResponse, ValidationError
+from .._json import COMPACT_JSON
 from .._redact import clip
 from ..catalog import (
     CATALOG,
@@ -39,7 +40,7 @@ from ..catalog import (
     Surface,
     lookup,
 )
-from ._batch import Batches, compact
+from ._batch import Batch, Batches
 from ._cache import ResponseCache
 from ._cache_step import CacheStep
 from ._heads import HeadTracker
@@ -368,17 +369,10 @@ class NodeCore:
         def send_rest(positions: list[int] | None) -> Steps:
             chosen = list(items) if positions is None else [items[i] for i in positions]
             estimates, total, wire, receipts, texts = yield from self._batch_plan(chosen)
-            sent = yield from self.batches.send(
-                url,
-                wire,
-                estimates,
-                total,
-                receipts,
-                return_exceptions=return_exceptions,
-                params_texts=texts,
-                records_budget_refusal=records_budget_refusal,
+            batch = Batch(
+                url, wire, estimates, receipts, texts, return_exceptions, records_budget_refusal
             )
-            return sent, None  # a batch's answers are encoded by the cache
+            return (yield from self.batches.send(batch, total)), None  # the cache encodes them
 
         prepared = _prepared(items)
         return (yield from self.cached.around(prepared, send_rest, check_cache=check_cache))
@@ -463,3 +457,11 @@ def _check_raw_call(chain: Chain, method: Any, params: Any) -> None:
         )
     if not isinstance(params, list):
         raise ValidationError("params must be a list", param="params", rule="type")
+
+
+def compact(params: Any) -> str:
+    """Params outside the catalog's binding as compact JSON (the ledger's `params`)."""
+    try:
+        return COMPACT_JSON.encode(params)
+    except (TypeError, ValueError):  # not JSON: the request itself will say so
+        return repr(params)

@@ -16,7 +16,7 @@ import os
 import re
 import secrets
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Literal, Unpack, overload
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, Unpack, overload
 
 from .._errors import ValidationError
 from .._redact import clip, key_material, register_secret, register_url, warn
@@ -179,6 +179,13 @@ def _is_remote(url: str) -> bool:
     return not is_loopback_host(httpx.URL(url).host)
 
 
+class _Where(TypedDict, total=False):
+    """`Gateway.node`'s keywords besides `chain`, as its overloads take them."""
+
+    url: str | None
+    key: str | None
+
+
 class Gateway:
     """A connection to a gateway: `platform`, `node(name)`, and the shared `ledger` and budget.
 
@@ -253,41 +260,27 @@ class Gateway:
     # chain="ethereum")`` is an `EvmNode`, its helpers typed (tests/test_types.py).
     @overload
     def node(
-        self,
-        name: str,
-        *,
-        url: str | None = ...,
-        key: str | None = ...,
-        chain: Literal["ethereum", "hyperliquid"],
+        self, name: str, *, chain: Literal["ethereum", "hyperliquid"], **given: Unpack[_Where]
     ) -> EvmNode: ...
     @overload
     def node(
-        self, name: str, *, url: str | None = ..., key: str | None = ..., chain: Literal["arbitrum"]
+        self, name: str, *, chain: Literal["arbitrum"], **given: Unpack[_Where]
     ) -> ArbitrumNode: ...
     @overload
     def node(
-        self, name: str, *, url: str | None = ..., key: str | None = ..., chain: Literal["polygon"]
+        self, name: str, *, chain: Literal["polygon"], **given: Unpack[_Where]
     ) -> PolygonNode: ...
     @overload
     def node(
-        self, name: str, *, url: str | None = ..., key: str | None = ..., chain: Literal["solana"]
+        self, name: str, *, chain: Literal["solana"], **given: Unpack[_Where]
     ) -> SolanaNode: ...
     @overload
-    def node(
-        self, name: str, *, url: str | None = ..., key: str | None = ..., chain: Literal["tron"]
-    ) -> TronNode: ...
+    def node(self, name: str, *, chain: Literal["tron"], **given: Unpack[_Where]) -> TronNode: ...
+    @overload
+    def node(self, name: str, *, chain: Literal["ton"], **given: Unpack[_Where]) -> TonNode: ...
     @overload
     def node(
-        self, name: str, *, url: str | None = ..., key: str | None = ..., chain: Literal["ton"]
-    ) -> TonNode: ...
-    @overload
-    def node(
-        self,
-        name: str,
-        *,
-        url: str | None = ...,
-        key: str | None = ...,
-        chain: str | Chain | None = ...,
+        self, name: str, *, chain: str | Chain | None = ..., **given: Unpack[_Where]
     ) -> Node: ...
     def node(
         self,
@@ -595,13 +588,9 @@ def replaying_gateway(
 
     recorded = tape.nodes
     platform = next((n for n in recorded.values() if n["chain"] == "platform"), {"host": ""})
-    known = tape.header.get("known_nodes") or {}
-    urls = {name: url(host, f"/{token}") for name, host in known.items()}
-    urls.update(
-        (name, url(info["host"], f"/{token}"))
-        for name, info in recorded.items()
-        if info["chain"] != "platform"
-    )
+    hosts = dict(tape.header.get("known_nodes") or {})
+    hosts.update((n, info["host"]) for n, info in recorded.items() if info["chain"] != "platform")
+    urls = {name: url(host, f"/{token}") for name, host in hosts.items()}
     return Gateway(
         url(platform["host"], ""), token, nodes={**urls, **(nodes or {})}, settings=settings
     )

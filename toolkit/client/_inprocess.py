@@ -10,13 +10,12 @@ failures read as the wire's do (`_network` makes them): a delay past the call's 
 
 from __future__ import annotations
 
-import json
 import time
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from ._http import Answer, LazyModule, NoAnswer, Send, Transport
-from ._network import deadline_passed, timed_out, too_large, unreachable
+from ._network import deadline_passed, json_bytes, timed_out, too_large, unreachable
 
 if TYPE_CHECKING:
     import asyncio
@@ -27,9 +26,6 @@ if TYPE_CHECKING:
 else:
     asyncio = LazyModule("asyncio", globals())
     httpx = LazyModule("httpx", globals())  # imported on first use: see `_http.LazyModule`
-
-# What httpx writes for json=...: compact, UTF-8, no NaN (a NaN raises, as it does there).
-_REQUEST_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def in_process_transport(sandbox: Sandbox | None, url: str) -> InProcessTransport | None:
@@ -82,7 +78,7 @@ class InProcessTransport(Transport):
             url = str(httpx.URL(url).copy_merge_params(request.params))
         body = request.content
         if body is None:
-            body = b"" if request.json is None else _REQUEST_JSON.encode(request.json).encode()
+            body = b"" if request.json is None else json_bytes(request.json)
         step.delivery.may_have_left = True  # from here on the gateway has it
         handling = self.gateway.handle_url(request.method, url, request.headers, body)
         left = step.deadline - time.monotonic()
@@ -108,6 +104,3 @@ def _outcome(handling: Handling | NoAnswer, step: Send) -> Answer | NoAnswer:
     if len(content) > step.max_bytes:
         return too_large(step.max_bytes, status)
     return Answer(status, httpx.Headers(headers), content)
-
-
-__all__ = ["InProcessTransport", "for_another_process", "in_process_transport"]

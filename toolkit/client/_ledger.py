@@ -226,8 +226,8 @@ class Budget:
 
     def reserve(self, ru: int, *, what: str) -> None:
         with self._lock:
-            if self.limit is not None and ru > self.limit - self.spent - self.reserved:
-                remaining = self.limit - self.spent - self.reserved
+            remaining = self.remaining
+            if remaining is not None and ru > remaining:
                 raise BudgetExceeded(
                     f"{what} may cost {ru} RU but only {max(0, remaining):,} RU of the "
                     f"{self.limit:,} RU budget remain ({self.spent:,} spent, "
@@ -421,13 +421,7 @@ class Meter:
             if self.journal is not None:
                 self.journal.settled(reserved, billed, unconfirmed)
 
-    def record(self, **fields: Any) -> None:
-        self.ledger.record(Entry(time=self.clock(), **fields))
-
     def __repr__(self) -> str:
-        budget = (
-            f", budget {self.budget.remaining:,}/{self.budget.limit:,} RU left"
-            if self.budget
-            else ""
-        )
-        return f"<Meter {self.ledger.total_ru:,} RU spent{budget}>"
+        budget = self.budget
+        left = f", budget {budget.remaining:,}/{budget.limit:,} RU left" if budget else ""
+        return f"<Meter {self.ledger.total_ru:,} RU spent{left}>"

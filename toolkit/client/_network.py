@@ -264,10 +264,8 @@ def _deadline_transport() -> type:
 
 
 class HttpxTransport(Transport):
-    """httpx's blocking client (made by `sync_transport`), each exchange bounded by its call's
-    deadline: httpx's timeouts are per read, so every socket operation is bounded by what is left
-    of the deadline (`call_deadline`): a server that drips its headers or its body is cut off
-    when it passes."""
+    """httpx's blocking client (made by `sync_transport`), every socket operation bounded by
+    what is left of its call's deadline (`call_deadline`, and why above it)."""
 
     def __init__(self, client: httpx.Client):
         self.client = client
@@ -437,7 +435,9 @@ def _release(session: Any, loop: asyncio.AbstractEventLoop) -> None:
     if session.closed:
         return
     if loop.is_running():
-        if _running_loop() is loop:
+        from asyncio.events import _get_running_loop  # None outside a loop: it never raises
+
+        if _get_running_loop() is loop:
             loop.create_task(session.close())
             return
         try:
@@ -450,13 +450,6 @@ def _release(session: Any, loop: asyncio.AbstractEventLoop) -> None:
     session.detach()
     if connector is not None:
         connector._close()  # on a closed loop this only marks the connector closed
-
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
 
 
 # What httpx sends for json=...: compact, UTF-8, no NaN. One encoder for every request: json.dumps

@@ -69,13 +69,9 @@ def check_node_record(record: Any, position: int) -> None:
     name, id, protocol, network, status, details and the endpoints in it) of the wrong type."""
     if not isinstance(record, dict):
         raise bad_record(record, position, "record", f"is {_kind(record)}; expected an object")
-    for field in _TEXT_FIELDS:
-        value = record.get(field)
-        if value is not None and not isinstance(value, str):
-            raise bad_record(record, position, field, f"is {_kind(value)}; expected text")
-    for field in _ID_FIELDS:
-        value = record.get(field)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, str | int)):
+    for field in (*_TEXT_FIELDS, *_ID_FIELDS):
+        value, allowed = record.get(field), str | int if field in _ID_FIELDS else str
+        if value is not None and (isinstance(value, bool) or not isinstance(value, allowed)):
             raise bad_record(record, position, field, f"is {_kind(value)}; expected text")
     details = record.get("details")
     if details is None:

@@ -41,13 +41,20 @@ def envelope(method: str, params: Any, request_id: int) -> dict[str, Any]:
 
 
 def rpc_request(
-    url: str, method: str, params: Any, headers: dict[str, str], kind: str | None = None
+    url: str,
+    method: str,
+    params: Any,
+    headers: dict[str, str],
+    kind: str | None = None,
+    *,
+    toncenter: bool = False,
 ) -> tuple[HTTPRequest, Interpret]:
-    """A JSON-RPC request and its reader (`kind`: the catalog's result kind to check, if any)."""
+    """A JSON-RPC request and its reader (`kind`: the catalog's result kind to check, if any;
+    `toncenter`: TON's JSON-RPC, whose answers may say ``"ok": false``)."""
     request_id = next_request_id()
     body = envelope(method, params, request_id)
     request = HTTPRequest("POST", url, json=body, headers=headers)
-    return request, lambda response: read_rpc(response, request_id, kind)
+    return request, lambda response: read_rpc(response, request_id, kind, toncenter=toncenter)
 
 
 def request_for(
@@ -57,13 +64,9 @@ def request_for(
     method = bound.method
     url = url_for(endpoint, chain, method)
     kind = method.result
-    if method.surface is Surface.JSONRPC:
-        return rpc_request(url, bound.rpc_method, bound.wire_params, headers, kind)
-    if method.surface is Surface.JSONRPC_NAMED:
-        request_id = next_request_id()
-        body = envelope(bound.rpc_method, bound.wire_params, request_id)
-        request = HTTPRequest("POST", url, json=body, headers=headers)
-        return request, lambda response: read_rpc(response, request_id, kind, toncenter=True)
+    if method.surface in (Surface.JSONRPC, Surface.JSONRPC_NAMED):
+        named = method.surface is Surface.JSONRPC_NAMED
+        return rpc_request(url, bound.rpc_method, bound.wire_params, headers, kind, toncenter=named)
     if method.surface is Surface.PLATFORM:
         return platform_request(url, headers, bound.wire_params), read_platform
     if method.surface is Surface.REST_GET:
@@ -301,12 +304,12 @@ def refuse_batch_status(response: Answer) -> None:
     status = response.status_code
     if 400 <= status < 500 and status not in (401, 402, 403, 404, 429):
         text = " ".join(response.content[:65536].decode("utf-8", "replace").split())
-        too_large = status == 413 or says_batch_too_large(text)
+        says_so = says_batch_too_large(text)
         raise BatchRefused(
             f"HTTP {status} to a JSON-RPC batch ({clip(text, 160)})",
             status=status,
-            too_large=too_large,
-            limit=_limit_in(text) if says_batch_too_large(text) else None,
+            too_large=status == 413 or says_so,
+            limit=_limit_in(text) if says_so else None,
         )
 
 

@@ -122,10 +122,9 @@ def render() -> str:
             lines = [f"class {prefix}{mixin.__name__}{f'({parents})' if parents else ''}:"]
             lines += _docstring(mixin.__doc__, "    ")
             for name, func in _own_helpers(mixin):
-                lines += [
-                    *([""] if len(lines) > 1 else []),
-                    *_helper(name, func, aio=aio),
-                ]
+                if len(lines) > 1:
+                    lines.append("")
+                lines += _helper(name, func, aio=aio)
             if len(lines) == 1:
                 lines.append("    ...")
             blocks.append("\n".join(lines))

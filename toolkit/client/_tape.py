@@ -55,8 +55,10 @@ from .._redact import redact_answer, redact_text, scrub, warn
 from ..catalog import PricingTable, charge
 from ._http import Answer, LazyModule, NoAnswer, Replayed, Send, Transport
 from ._identity import CallKey
+from ._network import json_bytes
 from ._tapefile import (
     TapeCall,
+    call_record,
     calls_of,
     merge_parts,
     parts_folder,
@@ -179,11 +181,8 @@ class Tape:
 
     def cost(self) -> tuple[int, int]:
         """What the recorded calls cost (billed, maybe billed), every answer counted."""
-        billed = unconfirmed = 0
-        for record in self._calls.values():
-            billed += record["ru"]
-            unconfirmed += record["unconfirmed_ru"]
-        return billed, unconfirmed
+        records = self._calls.values()
+        return sum(r["ru"] for r in records), sum(r["unconfirmed_ru"] for r in records)
 
     def transport(self, inner: Transport | None, node: TapeNode) -> TapeTransport:
         """The transport for `node`'s calls: recording through `inner` (the network's), or
@@ -218,16 +217,8 @@ class Tape:
                 billed, unconfirmed = charge(fate, likely, ru)
                 record = self._calls.get(call.key)
                 if record is None:
-                    record = self._calls[call.key] = {
-                        "node": call.node,
-                        "chain": call.chain,
-                        "call": call.call,
-                        "params": call.params,
-                        "answers": [],
-                        "ru": 0,
-                        "unconfirmed_ru": 0,
-                        "pending": [0, 0],
-                    }
+                    new = call_record(call.node, call.chain, call.call, call.params)
+                    record = self._calls[call.key] = new
                 record["ru"] += billed
                 record["unconfirmed_ru"] += unconfirmed
                 # An attempt without an answer is paid for with the next answer.
@@ -547,20 +538,10 @@ class TapeTransport(Transport):
             for answer in found
         )
         held = [answer for answer in found if not isinstance(answer, GatewayError)]
-        first = held[0] if held else None
-        misses = {}
-        if ids is not None:
-            misses = {
-                i: miss
-                for i, miss in zip(ids, found, strict=True)
-                if isinstance(miss, GatewayError)
-            }
-        replayed = Replayed(
-            costs,
-            None if first is None else first["at"],
-            0.0 if first is None else first.get("latency_s", 0.0),
-            misses,
-        )
+        first: dict[str, Any] = held[0] if held else {"at": None}
+        pairs = zip(ids, found, strict=True) if ids is not None else ()
+        misses = {i: miss for i, miss in pairs if isinstance(miss, GatewayError)}
+        replayed = Replayed(costs, first["at"], first.get("latency_s", 0.0), misses)
         whole = next((answer for answer in held if "item" not in answer), None)
         if whole is not None or ids is None:  # an answer to the whole request
             whole = whole or held[0]
@@ -574,7 +555,7 @@ class TapeTransport(Transport):
             if not isinstance(answer, GatewayError)
         ]
         body = items if isinstance(step.request.json, list) else items[0]
-        return Answer(200, {"content-type": "application/json"}, _json_bytes(body), replayed)
+        return Answer(200, {"content-type": "application/json"}, json_bytes(body), replayed)
 
 
 def _netloc(url: str) -> str:
@@ -592,12 +573,8 @@ def _path_and_query(url: str) -> str:
     return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
-def _json_bytes(value: Any) -> bytes:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
-
-
 def _body_bytes(body: Any) -> bytes:
-    return body["text"].encode() if isinstance(body, dict) and "text" in body else _json_bytes(body)
+    return body["text"].encode() if isinstance(body, dict) and "text" in body else json_bytes(body)
 
 
 def _split(answer: Any, ids: list[Any] | None, count: int) -> list[dict[str, Any] | None]:

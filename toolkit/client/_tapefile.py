@@ -64,10 +64,8 @@ def tape_call(gateway: str, node: str, chain: str, call: str, params: Any) -> Ta
     its params. `params`: the wire's (or a line's, read back); text that is not JSON stays."""
     text = params if isinstance(params, str) else tape_params(params, call)
     method, keyed = _catalog_call(chain, call, params)
-    if keyed is not params and not isinstance(params, str):
-        text_of_key = scrub(canonical_params(method, keyed))
-    else:
-        text_of_key = text
+    same = keyed is params or isinstance(params, str)
+    text_of_key = text if same else scrub(canonical_params(method, keyed))
     return TapeCall(CallKey(gateway, node, method, text_of_key), node, chain, call, text)
 
 
@@ -414,6 +412,12 @@ def _line_order(record: dict[str, Any]) -> tuple[str, str, str, str]:
     return record["node"], record["chain"], record["call"], record["params"]
 
 
+def call_record(node: str, chain: str, call: str, params: str) -> dict[str, Any]:
+    """A call's record with no answer yet (``pending`` is a recording's own: never written)."""
+    line = {"node": node, "chain": chain, "call": call, "params": params}
+    return {**line, "answers": [], "ru": 0, "unconfirmed_ru": 0, "pending": [0, 0]}
+
+
 def write_tape(path: Path, lines: list[str]) -> None:
     """Write a tape's `lines` to `path` whole (temporary file, fsync, rename), and remove what
     saves killed mid-write left beside it; a `TapeError` when the disk refuses."""
@@ -443,9 +447,7 @@ def merge_parts(path: Path, calls: dict[CallKey, dict[str, Any]], nodes: dict[st
         for node, info in header.get("nodes", {}).items():
             nodes.setdefault(node, info)
         for key, record in records.items():
-            mine = calls.setdefault(
-                key, {**record, "answers": [], "ru": 0, "unconfirmed_ru": 0, "pending": [0, 0]}
-            )
+            mine = calls.setdefault(key, call_record(*_line_order(record)))
             mine["answers"] += record["answers"]
             mine["ru"] += record["ru"]
             mine["unconfirmed_ru"] += record["unconfirmed_ru"]

@@ -20,7 +20,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._errors import (
-    BatchRefused,
     GatewayError,
     HTTPStatusError,
     MalformedResponse,
@@ -170,8 +169,6 @@ def _retryable(error: GatewayError) -> bool:
 
 
 Interpret = Callable[[Answer], Any]
-
-
 Step = Send | Sleep
 
 
@@ -559,24 +556,3 @@ def bearer(api_key: str) -> dict[str, str]:
     ends in whitespace, and a header cannot hold a newline, so it is stripped."""
     register_secret(api_key)
     return {"Authorization": f"Bearer {api_key.strip()}"}
-
-
-__all__ = [
-    "DEFAULT_TIMEOUT",
-    "Answer",
-    "BatchRefused",
-    "Endpoint",
-    "Exchange",
-    "HTTPRequest",
-    "NoAnswer",
-    "Receipt",
-    "RetryPolicy",
-    "Send",
-    "Sleep",
-    "StillToSend",
-    "Transport",
-    "bearer",
-    "drive_async",
-    "drive_sync",
-    "next_request_id",
-]

@@ -58,8 +58,8 @@ def _provider_class(base: type) -> type:
                 else:
                     result = self.node.call_raw(method, params)
             except RPCError as error:
-                return _failure(request_id, error)
-            return {"jsonrpc": "2.0", "id": request_id, "result": result}
+                result = error
+            return _answer(request_id, result)
 
         def make_batch_request(self, requests: Any) -> list[dict[str, Any]]:
             """``w3.batch_requests()``: one JSON-RPC batch request, catalog methods and others
@@ -89,18 +89,14 @@ def _provider_class(base: type) -> type:
     return ToolkitProvider
 
 
-def _failure(request_id: int, error: RPCError) -> dict[str, Any]:
-    failure: dict[str, Any] = {"code": error.code, "message": error.rpc_message}
-    if error.data is not None:
-        failure["data"] = error.data
-    return {"jsonrpc": "2.0", "id": request_id, "error": failure}
-
-
 def _answer(request_id: int, result: Any) -> dict[str, Any]:
-    """One item of a batch's answer as web3.py reads it: a node's JSON-RPC error as an error
-    response; any other toolkit error (an answer of the wrong shape) raised as it is."""
+    """A call's answer as web3.py reads it: a node's JSON-RPC error as an error response; any
+    other toolkit error (an item of a batch's answer of the wrong shape) raised as it is."""
     if isinstance(result, RPCError):
-        return _failure(request_id, result)
+        failure: dict[str, Any] = {"code": result.code, "message": result.rpc_message}
+        if result.data is not None:
+            failure["data"] = result.data
+        return {"jsonrpc": "2.0", "id": request_id, "error": failure}
     if isinstance(result, GatewayError):
         raise result
     return {"jsonrpc": "2.0", "id": request_id, "result": result}

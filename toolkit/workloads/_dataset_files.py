@@ -456,9 +456,9 @@ def merge_small_files(root: Path, rows_per_file: int, folders: Sequence[Path]) -
             merged = merged.drop(columns=[*PARTITIONS, "gateway"])
             about, token = members[0][2], secrets.token_hex(3)
             for number, start in enumerate(range(0, len(merged), rows_per_file)):
-                name = f"part-merged-{token}-{number:05d}-{(about.get('gateway') or 'unknown')[:8]}"
+                name = part_name(f"merged-{token}-{number:05d}", about.get("gateway"))
                 rows = merged.iloc[start : start + rows_per_file].reset_index(drop=True)
-                adds.append((folder / f"{name}.parquet", rows, about))
+                adds.append((folder / name, rows, about))
             removes += [file for file, _, _ in members]
     if not adds:
         return 0

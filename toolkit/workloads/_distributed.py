@@ -129,9 +129,7 @@ class WriteAheadJournal:
 
     def reserving(self, ru: int, what: str) -> None:
         with self._lock:
-            if self.failure is None:
-                with contextlib.suppress(OSError):
-                    self._append(self._entry_lines() + _line(["r", ru]), sync=True)
+            self._append(self._entry_lines() + _line(["r", ru]), sync=True)
             if self.failure is not None:
                 raise DatasetError(
                     f"{what} was not sent (0 RU): what it may spend could not be written ahead "
@@ -148,20 +146,19 @@ class WriteAheadJournal:
 
     def settled(self, reserved: int, billed: int, unconfirmed: int) -> None:
         with self._lock:
-            if self.failure is None:
-                with contextlib.suppress(OSError):
-                    self._append(_line(["s", reserved, billed, unconfirmed]), sync=False)
+            self._append(_line(["s", reserved, billed, unconfirmed]), sync=False)
 
     def close(self) -> None:
         """Write the entries not written yet, and close the file."""
         with self._lock:
-            if self.failure is None:
-                with contextlib.suppress(OSError):
-                    self._append(self._entry_lines(), sync=True)
+            self._append(self._entry_lines(), sync=True)
             with contextlib.suppress(OSError):
                 os.close(self._fd)
 
     def _append(self, data: bytes, *, sync: bool) -> None:
+        """Write `data` whole, unless a write failed before: one that fails sets `failure`."""
+        if self.failure is not None:
+            return
         try:
             view = memoryview(data)
             while view:
@@ -172,7 +169,7 @@ class WriteAheadJournal:
             self.failure = f"{self.file}: {error}"
             with contextlib.suppress(OSError):
                 os.ftruncate(self._fd, self._size)  # a later line must not follow a torn one
-            raise
+            return
         self._size += len(data)
 
     def _entry_lines(self) -> bytes:
@@ -219,19 +216,8 @@ def attempt_entries(data: bytes, *, label: str, status: str, note: str) -> list[
     rest_billed = max(0, billed - sum(entry.ru for entry in entries))
     rest_maybe = max(0, maybe - sum(entry.unconfirmed_ru for entry in entries))
     if rest_billed or rest_maybe:
-        entries.append(
-            Entry(
-                time=datetime.now(UTC),
-                node=label,
-                method="(unrecorded)",
-                ru=rest_billed,
-                latency_s=0.0,
-                status=status,
-                unconfirmed_ru=rest_maybe,
-                note=note,
-                sent=True,
-            )
-        )
+        rest = Entry(datetime.now(UTC), label, "(unrecorded)", rest_billed, 0.0, status)
+        entries.append(rest._replace(unconfirmed_ru=rest_maybe, note=note, sent=True))
     return entries
 
 

@@ -88,12 +88,8 @@ class Provenance:
             ("RU spent", _ru(self.total_ru, self.unconfirmed_ru, long=True)),
         ]
         if self.heads:
-            rows.append(
-                (
-                    "chain heads",
-                    f"{self.heads:,} fetched to price calls, {self.heads_ru:,} RU (counted above)",
-                )
-            )
+            heads = f"{self.heads:,} fetched to price calls, {self.heads_ru:,} RU (counted above)"
+            rows.append(("chain heads", heads))
         if self.stopped:
             rows.append(("stopped", f"{self.stopped:,} calls cancelled or interrupted"))
         if self.tape is not None:
@@ -163,21 +159,18 @@ def provenance(gateway: Gateway, *, entries: Sequence[Entry] | None = None) -> P
         head = client.last_head if client is not None else None
         billed, unconfirmed = sum(e.ru for e in mine), sum(e.unconfirmed_ru for e in mine)
         uses.append(NodeUse(name, chain, len(mine), billed, head, unconfirmed))
-    where = gateway.description
     tape = gateway.tape
     replaying = gateway.meter.clock.replaying  # the one clock says: a replay's, or not
     replayed = [e for e in entries if e.replayed]
-    refused = sum(e.status == REFUSED and not e.sent for e in entries)
-    cached = sum(e.cache_hit for e in entries)
     heads = [e for e in entries if e.note in HEAD_NOTES]
     return Provenance(
-        gateway=where,
+        gateway=gateway.description,
         nodes=uses,
         total_ru=sum(e.ru for e in entries),
         calls=len(entries),
         sent=sum(e.sent for e in entries),
-        refused=refused,
-        cached=cached,
+        refused=sum(e.status == REFUSED and not e.sent for e in entries),
+        cached=sum(e.cache_hit for e in entries),
         unconfirmed_ru=sum(e.unconfirmed_ru for e in entries),
         stopped=sum(e.status in STOPPED for e in entries),
         heads=len(heads),
