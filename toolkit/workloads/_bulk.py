@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Sequence
+from itertools import starmap
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +34,7 @@ from .._browser import in_browser
 from .._errors import BatchRefused, BudgetExceeded, GatewayError, ValidationError
 from .._redact import warn
 from ..catalog import Surface
-from ..client import CACHE_HIT, NOT_SENT, PreparedCall
+from ..client import CACHE_HIT, NOT_SENT, PreparedCall, SharedReceipt
 from ._planned import positions_by_node
 from ._rows import Interrupted, Item, all_same
 
@@ -57,7 +58,7 @@ class BulkRun:
         for name, value in (("concurrency", concurrency), ("batch_size", batch_size)):
             if value < 1:
                 raise ValidationError(f"must be at least 1, got {value}", param=name, rule="min")
-        self.items = [Item(node, call) for node, call in calls]
+        self.items = list(starmap(Item, calls))  # (node, call) pairs, unpacked in C
         self.concurrency = concurrency
         self.batch_size = batch_size
         self.progress = progress
@@ -288,8 +289,7 @@ class BulkRun:
         else:
             failure = None
         finally:
-            for item in unit:
-                item.tally()
+            tally(unit)
             verdict = self._batch_verdicts.get(id(node))
             if verdict is not None:
                 verdict.set()
@@ -299,7 +299,8 @@ class BulkRun:
         if not any(issubclass(kind, GatewayError) for kind in set(map(type, results))):
             # Every call answered (the results' types seen in one pass in C): no retries.
             for item, result in zip(unit, results, strict=True):
-                item.done, item.result = True, result
+                item.done = True
+                item.result = result
             self._done(unit)
             return
         finished: list[Item] = []
@@ -372,6 +373,23 @@ class BulkRun:
 
 _ITEM_METHOD_OF = attrgetter("call.bound.method")
 _NODE_OF = attrgetter("node")
+_RECEIPT_OF = attrgetter("receipt")
+_CALL_RECEIPT_OF = attrgetter("call.receipt")
+
+
+def tally(items: list[Item]) -> None:
+    """`Item.tally` for each of `items`, sent together. The usual batch is each call's first
+    send (every item's receipt still `NOT_SENT`, every call a receipt of its own): then the
+    item's receipt is its call's, taken in passes in C rather than a method call per item."""
+    mine = list(map(_RECEIPT_OF, items))
+    if mine and mine[0] is NOT_SENT and all_same(mine):
+        sent = list(map(_CALL_RECEIPT_OF, items))
+        if not any(issubclass(kind, SharedReceipt) for kind in set(map(type, sent))):
+            for item, receipt in zip(items, sent, strict=True):
+                item.receipt = receipt
+            return
+    for item in items:
+        item.tally()
 
 
 # --- progress ---------------------------------------------------------------------------------

@@ -12,6 +12,9 @@ returns the rows (`Ran`); the run's summary and its record in the dataset are th
 from __future__ import annotations
 
 import contextlib
+import gc
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
@@ -77,37 +80,68 @@ async def run_planned(calls: list[PlannedCall], options: RunOptions) -> Ran:
     run, then releases it (a run waiting for the lock clears what dead runs left, and would take
     a record being written for theirs)."""
     writer = options.writer
+    with objects_before_runs_frozen():
+        try:
+            # Takes the dataset's lock (waiting for another run) and recovers what dead runs left.
+            previous = None if writer is None else await writer.open()
+            done = resume(calls, previous, split_refusals=options.split_refusals)
+            to_send = calls if done.count(None) == len(done) else unanswered(calls, done)
+            run = options.bulk_run(to_send, options.bar)
+            # The cache answers first (one query per node), so heads and prices are worked out
+            # only for the calls that will be sent.
+            cached = run.answer_from_cache()
+            await fetch_heads(to_send, cached)
+            # The bar's clock starts with the sending: the dataset's rows and the cache's
+            # answers count as done, but not in the rate.
+            answered = len(calls) - len(to_send) + len(cached)
+            run.progress = start_progress(run.progress, len(calls), answered)
+            with contextlib.ExitStack() as heads_held:
+                meters = {id(node.meter): node.meter for node in planned_nodes(to_send)}
+                for meter in meters.values():
+                    heads_held.enter_context(meter.bulk_run())
+                items = await run.run()
+                priced_high, stopped = run.priced_high(), run.stopped
+                if stopped is None and options.split_refusals:
+                    items, more_high, stopped = await split_refused_chunks(
+                        calls, items, done, previous, options, run.progress
+                    )
+                    priced_high += more_high
+        finally:
+            if writer is not None:  # what finished is kept, even when the run was interrupted
+                writer.close(release=False)
+        # The price: what the calls were priced at as they were sent (pricing them all again
+        # for it would repeat work the sends already did).
+        return with_previous_rows(results_frame(items), previous, done, priced_high, stopped)
+
+
+_frozen_lock = threading.Lock()
+_runs_frozen_for = 0  # runs under way that froze the objects made before them
+
+
+@contextlib.contextmanager
+def objects_before_runs_frozen() -> Iterator[None]:
+    """Leave the objects that exist when a run starts (the workload's calls, the modules, a
+    notebook's frames: hundreds of thousands) out of the garbage collector's passes until the
+    last run under way ends (`gc.freeze`), so that a collection during a run walks the run's
+    own objects only. A full collection walked them all, several times in a long run: the
+    largest part of its collector's cost. The run's own objects are collected as before; a
+    cycle of the older ones that a run drops waits for a collection after the run. A process
+    that froze objects itself (before a fork, say) keeps its freeze: nothing is done then."""
+    global _runs_frozen_for
+    with _frozen_lock:
+        mine = _runs_frozen_for > 0 or gc.get_freeze_count() == 0
+        if mine:
+            if _runs_frozen_for == 0:
+                gc.freeze()
+            _runs_frozen_for += 1
     try:
-        # Takes the dataset's lock (waiting for another run) and recovers what dead runs left.
-        previous = None if writer is None else await writer.open()
-        done = resume(calls, previous, split_refusals=options.split_refusals)
-        to_send = calls if done.count(None) == len(done) else unanswered(calls, done)
-        run = options.bulk_run(to_send, options.bar)
-        # The cache answers first (one query per node), so heads and prices are worked out
-        # only for the calls that will be sent.
-        cached = run.answer_from_cache()
-        await fetch_heads(to_send, cached)
-        # The bar's clock starts with the sending: the dataset's rows and the cache's answers
-        # count as done, but not in the rate.
-        answered = len(calls) - len(to_send) + len(cached)
-        run.progress = start_progress(run.progress, len(calls), answered)
-        with contextlib.ExitStack() as heads_held:
-            meters = {id(node.meter): node.meter for node in planned_nodes(to_send)}
-            for meter in meters.values():
-                heads_held.enter_context(meter.bulk_run())
-            items = await run.run()
-            priced_high, stopped = run.priced_high(), run.stopped
-            if stopped is None and options.split_refusals:
-                items, more_high, stopped = await split_refused_chunks(
-                    calls, items, done, previous, options, run.progress
-                )
-                priced_high += more_high
+        yield
     finally:
-        if writer is not None:  # what finished is kept, even when the run was interrupted
-            writer.close(release=False)
-    # The price: what the calls were priced at as they were sent (pricing them all again for
-    # it would repeat work the sends already did).
-    return with_previous_rows(results_frame(items), previous, done, priced_high, stopped)
+        if mine:
+            with _frozen_lock:
+                _runs_frozen_for -= 1
+                if _runs_frozen_for == 0:
+                    gc.unfreeze()
 
 
 def resume(
