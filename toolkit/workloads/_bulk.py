@@ -73,6 +73,7 @@ class BulkRun:
         self.failed = 0  # calls finished with an error so far (the bar shows them)
         self.refused = 0  # ... of them, those the budget stop left unsent (shown apart)
         self._queue: asyncio.Queue[list[Item]] = asyncio.Queue()
+        self._workers: list[asyncio.Task[None]] = []
         self._batch_verdicts: dict[int, asyncio.Event] = {}  # per node: first batch answered
         self._to_send: list[Item] | None = None  # what the cache did not answer
         self._hits: set[int] = set()  # ... and the positions of what it did answer
@@ -100,7 +101,8 @@ class BulkRun:
             return self.items
         for unit in units:
             self._queue.put_nowait(unit)
-        workers = [asyncio.create_task(self._work()) for _ in range(self.concurrency)]
+        workers = self._workers
+        self._add_workers()
         try:
             await self._queue.join()
         except (asyncio.CancelledError, KeyboardInterrupt) as stop:
@@ -328,6 +330,15 @@ class BulkRun:
     def _requeue_singly(self, unit: list[Item]) -> None:
         for item in unit:
             self._queue.put_nowait([item])
+        self._add_workers()
+
+    def _add_workers(self) -> None:
+        """As many workers as there are units queued, up to `concurrency`: a run of ten batches
+        made 32 tasks, 22 of them only to wait and be cancelled. A refused batch's calls, queued
+        again one by one, get the workers they can use."""
+        wanted = min(self.concurrency, len(self._workers) + self._queue.qsize())
+        while len(self._workers) < wanted:
+            self._workers.append(asyncio.create_task(self._work()))
 
     def _finish(
         self, unit: list[Item], *, result: Any = None, error: BaseException | None = None
