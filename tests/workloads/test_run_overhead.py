@@ -13,14 +13,17 @@ ADDRESSES = [f"0x{index:040x}" for index in range(1, 21)]
 
 class Watch:
     """A progress object (`run(progress=...)`) that notes, at each update (on the run's event
-    loop, while it runs), the objects frozen out of the collector and the run's worker tasks."""
+    loop, while it runs), the objects frozen out of the collector, the gen1 collections a full
+    one waits for, and the run's worker tasks."""
 
     def __init__(self) -> None:
         self.frozen: list[int] = []
+        self.full_threshold: list[int] = []
         self.workers: list[int] = []
 
     def update(self, n: int) -> None:
         self.frozen.append(gc.get_freeze_count())
+        self.full_threshold.append(gc.get_threshold()[2])
         tasks = asyncio.all_tasks()
         self.workers.append(sum(t.get_coro().__qualname__ == "BulkRun._work" for t in tasks))
 
@@ -30,15 +33,33 @@ def balances(gateway: toolkit.Gateway) -> Workload:
     return Workload().grid(eth, "eth_getBalance", ADDRESSES, [eth.head() - 300, eth.head() - 200])
 
 
-def test_objects_older_than_a_run_are_left_out_of_collections_while_it_runs(make_gateway):
+def test_the_collector_walks_only_a_runs_own_objects_while_it_runs(make_gateway):
     work = balances(make_gateway())
     assert gc.get_freeze_count() == 0
+    thresholds = gc.get_threshold()
     watch = Watch()
     frame = work.run(progress=watch, batch_size=10)
     assert frame["error"].isna().all()
-    # The workload's calls, the modules, this test's frames: all left out while it ran.
+    # The workload's calls, the modules, this test's frames: all left out while it ran ...
     assert watch.frozen and min(watch.frozen) > 10_000
-    assert gc.get_freeze_count() == 0  # and given back to the collector after
+    assert min(watch.full_threshold) > 1_000_000  # ... and no full collection started
+    assert gc.get_freeze_count() == 0  # all given back to the collector after
+    assert gc.get_threshold() == thresholds
+
+
+def test_a_process_that_set_its_collector_after_a_run_started_keeps_its_setting(make_gateway):
+    work = balances(make_gateway())
+    thresholds = gc.get_threshold()
+
+    class SetsTheCollector(Watch):
+        def update(self, n: int) -> None:
+            gc.set_threshold(500, 5, 5)
+
+    try:
+        work.run(progress=SetsTheCollector(), batch_size=10)
+        assert gc.get_threshold() == (500, 5, 5)
+    finally:
+        gc.set_threshold(*thresholds)
 
 
 def test_a_process_that_froze_objects_itself_keeps_its_freeze(make_gateway):

@@ -80,7 +80,7 @@ async def run_planned(calls: list[PlannedCall], options: RunOptions) -> Ran:
     run, then releases it (a run waiting for the lock clears what dead runs left, and would take
     a record being written for theirs)."""
     writer = options.writer
-    with objects_before_runs_frozen():
+    with collector_eased():
         try:
             # Takes the dataset's lock (waiting for another run) and recovers what dead runs left.
             previous = None if writer is None else await writer.open()
@@ -114,33 +114,49 @@ async def run_planned(calls: list[PlannedCall], options: RunOptions) -> Ran:
         return with_previous_rows(results_frame(items), previous, done, priced_high, stopped)
 
 
-_frozen_lock = threading.Lock()
-_runs_frozen_for = 0  # runs under way that froze the objects made before them
+_collector_lock = threading.Lock()
+_runs_under_way = 0
+# While runs are under way: whether they froze the older objects, and the full collection's
+# threshold they set aside.
+_set_aside: tuple[bool, int] = (False, 10)
+_NO_FULL_COLLECTION = 1 << 30  # gen1 collections between two full ones: never, in a run
 
 
 @contextlib.contextmanager
-def objects_before_runs_frozen() -> Iterator[None]:
-    """Leave the objects that exist when a run starts (the workload's calls, the modules, a
-    notebook's frames: hundreds of thousands) out of the garbage collector's passes until the
-    last run under way ends (`gc.freeze`), so that a collection during a run walks the run's
-    own objects only. A full collection walked them all, several times in a long run: the
-    largest part of its collector's cost. The run's own objects are collected as before; a
-    cycle of the older ones that a run drops waits for a collection after the run. A process
-    that froze objects itself (before a fork, say) keeps its freeze: nothing is done then."""
-    global _runs_frozen_for
-    with _frozen_lock:
-        mine = _runs_frozen_for > 0 or gc.get_freeze_count() == 0
-        if mine:
-            if _runs_frozen_for == 0:
+def collector_eased() -> Iterator[None]:
+    """The garbage collector's passes, from when the first of the runs under way starts until
+    the last ends, kept to the objects those runs make. A full collection walks every object of
+    the process, and a long run made several, each walking the workload's calls, the modules,
+    a notebook's frames and every row done so far (in a run of 50,000 calls into a dataset,
+    most of the collector's cost, which was a quarter of the run's CPU):
+
+    - the objects that exist when the first run starts are left out of every pass
+      (`gc.freeze`; a process that froze objects itself keeps its freeze untouched);
+    - no full collection starts during the runs: the one due comes once after them. The young
+      generations are collected as before, so that a run's short-lived cycles are freed.
+
+    An older object that a run drops into a reference cycle waits for a collection after it."""
+    global _runs_under_way, _set_aside
+    with _collector_lock:
+        if _runs_under_way == 0:
+            freeze = gc.get_freeze_count() == 0
+            if freeze:
                 gc.freeze()
-            _runs_frozen_for += 1
+            young, middle, full = gc.get_threshold()
+            gc.set_threshold(young, middle, _NO_FULL_COLLECTION)
+            _set_aside = (freeze, full)
+        _runs_under_way += 1
     try:
         yield
     finally:
-        if mine:
-            with _frozen_lock:
-                _runs_frozen_for -= 1
-                if _runs_frozen_for == 0:
+        with _collector_lock:
+            _runs_under_way -= 1
+            if _runs_under_way == 0:
+                froze, full = _set_aside
+                young, middle, now = gc.get_threshold()
+                if now == _NO_FULL_COLLECTION:  # (not set again meanwhile by the process)
+                    gc.set_threshold(young, middle, full)
+                if froze:
                     gc.unfreeze()
 
 
