@@ -307,8 +307,7 @@ class BulkRun:
         if not any(issubclass(kind, GatewayError) for kind in set(map(type, results))):
             # Every call answered (the results' types seen in one pass in C): no retries.
             for item, result in zip(unit, results, strict=True):
-                item.done = True
-                item.result = result
+                item.done, item.result = True, result
             self._done(unit)
             return
         finished: list[Item] = []
