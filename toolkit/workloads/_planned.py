@@ -10,7 +10,7 @@ import contextlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._errors import GatewayError, ValidationError
@@ -64,16 +64,18 @@ def nodes_needing_heads(
 ) -> list[Node]:
     """The nodes whose calls (those the cache does not answer) need the head: asked call by
     call until one of a node's calls does, then that node's other calls are not asked."""
-    nodes: dict[int, Node] = {}
     if len(cached) == len(calls):  # the cache answers every call
         return []
-    for index, planned in enumerate(calls):
-        node = planned.node
-        if id(node) in nodes or index in cached:
-            continue
-        if node.needs_head(planned.call, for_cache=for_cache):
-            nodes[id(node)] = node
-    return list(nodes.values())
+    # Node by node, so that the calls after a node's first that needs its head are not even
+    # looked at: a fresh run made a Python step for every one of its calls here.
+    found: list[tuple[int, Node]] = []
+    for positions in positions_by_node(calls):
+        node = calls[positions[0]].node
+        for index in positions:
+            if index not in cached and node.needs_head(calls[index].call, for_cache=for_cache):
+                found.append((index, node))
+                break
+    return [node for _, node in sorted(found, key=itemgetter(0))]  # in the calls' order
 
 
 async def fetch_heads(calls: list[PlannedCall], cached: set[int]) -> None:

@@ -12,6 +12,9 @@ returns the rows (`Ran`); the run's summary and its record in the dataset are th
 from __future__ import annotations
 
 import contextlib
+import gc
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
@@ -77,37 +80,84 @@ async def run_planned(calls: list[PlannedCall], options: RunOptions) -> Ran:
     run, then releases it (a run waiting for the lock clears what dead runs left, and would take
     a record being written for theirs)."""
     writer = options.writer
+    with collector_eased():
+        try:
+            # Takes the dataset's lock (waiting for another run) and recovers what dead runs left.
+            previous = None if writer is None else await writer.open()
+            done = resume(calls, previous, split_refusals=options.split_refusals)
+            to_send = calls if done.count(None) == len(done) else unanswered(calls, done)
+            run = options.bulk_run(to_send, options.bar)
+            # The cache answers first (one query per node), so heads and prices are worked out
+            # only for the calls that will be sent.
+            cached = run.answer_from_cache()
+            await fetch_heads(to_send, cached)
+            # The bar's clock starts with the sending: the dataset's rows and the cache's
+            # answers count as done, but not in the rate.
+            answered = len(calls) - len(to_send) + len(cached)
+            run.progress = start_progress(run.progress, len(calls), answered)
+            with contextlib.ExitStack() as heads_held:
+                meters = {id(node.meter): node.meter for node in planned_nodes(to_send)}
+                for meter in meters.values():
+                    heads_held.enter_context(meter.bulk_run())
+                items = await run.run()
+                priced_high, stopped = run.priced_high(), run.stopped
+                if stopped is None and options.split_refusals:
+                    items, more_high, stopped = await split_refused_chunks(
+                        calls, items, done, previous, options, run.progress
+                    )
+                    priced_high += more_high
+        finally:
+            if writer is not None:  # what finished is kept, even when the run was interrupted
+                writer.close(release=False)
+        # The price: what the calls were priced at as they were sent (pricing them all again
+        # for it would repeat work the sends already did).
+        return with_previous_rows(results_frame(items), previous, done, priced_high, stopped)
+
+
+_collector_lock = threading.Lock()
+_runs_under_way = 0
+# While runs are under way: whether they froze the older objects, and the full collection's
+# threshold they set aside.
+_set_aside: tuple[bool, int] = (False, 10)
+_NO_FULL_COLLECTION = 1 << 30  # gen1 collections between two full ones: never, in a run
+
+
+@contextlib.contextmanager
+def collector_eased() -> Iterator[None]:
+    """The garbage collector's passes, from when the first of the runs under way starts until
+    the last ends, kept to the objects those runs make. A full collection walks every object of
+    the process, and a long run made several, each walking the workload's calls, the modules,
+    a notebook's frames and every row done so far (in a run of 50,000 calls into a dataset,
+    most of the collector's cost, which was a quarter of the run's CPU):
+
+    - the objects that exist when the first run starts are left out of every pass
+      (`gc.freeze`; a process that froze objects itself keeps its freeze untouched);
+    - no full collection starts during the runs: the one due comes once after them. The young
+      generations are collected as before, so that a run's short-lived cycles are freed.
+
+    An older object that a run drops into a reference cycle waits for a collection after it."""
+    global _runs_under_way, _set_aside
+    with _collector_lock:
+        if _runs_under_way == 0:
+            freeze = gc.get_freeze_count() == 0
+            if freeze:
+                gc.freeze()
+            young, middle, full = gc.get_threshold()
+            gc.set_threshold(young, middle, _NO_FULL_COLLECTION)
+            _set_aside = (freeze, full)
+        _runs_under_way += 1
     try:
-        # Takes the dataset's lock (waiting for another run) and recovers what dead runs left.
-        previous = None if writer is None else await writer.open()
-        done = resume(calls, previous, split_refusals=options.split_refusals)
-        to_send = calls if done.count(None) == len(done) else unanswered(calls, done)
-        run = options.bulk_run(to_send, options.bar)
-        # The cache answers first (one query per node), so heads and prices are worked out
-        # only for the calls that will be sent.
-        cached = run.answer_from_cache()
-        await fetch_heads(to_send, cached)
-        # The bar's clock starts with the sending: the dataset's rows and the cache's answers
-        # count as done, but not in the rate.
-        answered = len(calls) - len(to_send) + len(cached)
-        run.progress = start_progress(run.progress, len(calls), answered)
-        with contextlib.ExitStack() as heads_held:
-            meters = {id(node.meter): node.meter for node in planned_nodes(to_send)}
-            for meter in meters.values():
-                heads_held.enter_context(meter.bulk_run())
-            items = await run.run()
-            priced_high, stopped = run.priced_high(), run.stopped
-            if stopped is None and options.split_refusals:
-                items, more_high, stopped = await split_refused_chunks(
-                    calls, items, done, previous, options, run.progress
-                )
-                priced_high += more_high
+        yield
     finally:
-        if writer is not None:  # what finished is kept, even when the run was interrupted
-            writer.close(release=False)
-    # The price: what the calls were priced at as they were sent (pricing them all again for
-    # it would repeat work the sends already did).
-    return with_previous_rows(results_frame(items), previous, done, priced_high, stopped)
+        with _collector_lock:
+            _runs_under_way -= 1
+            if _runs_under_way == 0:
+                froze, full = _set_aside
+                young, middle, now = gc.get_threshold()
+                if now == _NO_FULL_COLLECTION:  # (not set again meanwhile by the process)
+                    gc.set_threshold(young, middle, full)
+                if froze:
+                    gc.unfreeze()
 
 
 def resume(

@@ -12,6 +12,7 @@ import re
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from itertools import chain, product, repeat
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -76,12 +77,10 @@ class Workload:
         `blocks` holds numbers and tags (``[head - 10, "latest"]``), each checked by the catalog.
         """
         # Typed `object`, not `int | str`: mypy infers ``[head - 10, "latest"]`` as list[object].
-        values = list(blocks)
-        # One empty keywords dict for every call (binding reads it, never changes it).
+        # The (args, kwargs) pairs made in C (`product`, `zip`): a generator made them one
+        # Python step per call. One empty keywords dict for every call (binding only reads it).
         none: dict[str, Any] = {}
-        calls: Iterator[tuple[tuple[Any, ...], dict[str, Any]]] = (
-            ((address, block), none) for address in addresses for block in values
-        )
+        calls = zip(product(addresses, list(blocks)), repeat(none))
         return self._extend(node, node.prepare_many(method, calls))
 
     def each(self, node: Node, method: str, values: Iterable[Any], *, param: str) -> Workload:
@@ -174,9 +173,9 @@ class Workload:
 
     def _extend(self, node: Node, prepared: list[PreparedCall]) -> Workload:
         # Validated as a whole first: a bad value adds none of the calls, as `add` adds none.
-        # Made by tuple.__new__: a NamedTuple's own constructor takes longer
-        # (bench/bench_records.py).
-        self.calls.extend([_new_tuple(PlannedCall, (node, call)) for call in prepared])
+        # Made by tuple.__new__ in C: a NamedTuple's own constructor, or a Python step per
+        # call, takes longer (bench/bench_records.py).
+        self.calls.extend(map(_new_tuple, repeat(PlannedCall), zip(repeat(node), prepared)))
         return self
 
     def __len__(self) -> int:
@@ -650,4 +649,5 @@ def _record_run(
 
 
 def _entries_since(ledgers: list[tuple[Ledger, int]]) -> Iterator[Entry]:
-    return (entry for ledger, start in ledgers for entry in ledger.since(start))
+    # Chained in C: a generator's step per entry was a step per call of the run.
+    return chain.from_iterable(ledger.since(start) for ledger, start in ledgers)
