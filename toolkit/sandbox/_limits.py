@@ -45,6 +45,7 @@ class RateCeiling:
         self._tolerance = max(0.0, 1.0 - self._interval)  # a second's allowance, less one call
         self._whole_at = -math.inf  # when the node's allowance is whole again
         self._lock = threading.Lock()
+        self.refused = 0  # requests refused so far
 
     def admit(self, calls: int) -> float:
         """Book `calls` calls arriving now: 0.0 when admitted, else the seconds to wait until
@@ -54,6 +55,7 @@ class RateCeiling:
             whole_at = max(self._whole_at, now)
             early = whole_at - now - self._tolerance
             if early > 0:
+                self.refused += 1
                 return early
             self._whole_at = whole_at + calls * self._interval
             return 0.0
@@ -162,6 +164,11 @@ class Limits:
     def rates(self) -> dict[str, float]:
         """Calls a second by node, for the nodes with a ceiling."""
         return {name: ceiling.rate for name, ceiling in self.ceilings.items()}
+
+    @property
+    def refused(self) -> dict[str, int]:
+        """Requests refused for their rate so far, by node with a ceiling."""
+        return {name: ceiling.refused for name, ceiling in self.ceilings.items()}
 
     def refuse_log_range(self, node: str, start: int, end: int) -> None:
         """Raise the chosen provider's refusal when `start`..`end` spans more blocks than
