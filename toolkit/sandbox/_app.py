@@ -143,7 +143,8 @@ def create_app(
     """The gateway for `world` as an ASGI app; pass `meter`/`faults` to share them with the
     caller. `batch_limit`: the most calls a JSON-RPC batch may hold; a larger one is refused as
     geth refuses it (one -32600 "batch too large" error), and billed as received. None (the
-    default): any. `limits`: the nodes' plan limits (`_limits`; None: none)."""
+    default): any. `limits`: the nodes' plan limits, as `Sandbox(plan=...)` sets them (None:
+    none)."""
     gateway = SandboxApp(world, meter, faults, batch_limit, limits)
     route = Route("/{path:path}", gateway.asgi, methods=ALL_METHODS)  # `handle` routes
     app = Starlette(routes=[route], exception_handlers={Exception: _internal_error})
