@@ -39,6 +39,7 @@ def test_every_benchmark_runs_at_its_smoke_size_and_prints_its_targets():
         "Tapes",
         "Reading answers",
         "Per-call records",
+        "Throughput at a plan's ceiling",
     ):
         assert f"## {title}" in report
     # Each goal of issue 17 is printed as a ratio beside its target.
@@ -61,6 +62,7 @@ def test_every_benchmark_runs_at_its_smoke_size_and_prints_its_targets():
         "Loopback ÷ in-process time:",
         "`load_bounded` / `json.loads` on the 3 MiB answer:",
         "| `PlannedCall` | tuple.__new__ (ours) |",
+        "| achieved (calls/s) | % of ceiling | 429 answers |",
     ):
         assert measured in report, measured
     # The load bench's clients and the sandbox's meter agree on what was spent.
@@ -68,3 +70,10 @@ def test_every_benchmark_runs_at_its_smoke_size_and_prints_its_targets():
     row = next(line for line in load.splitlines() if line.startswith("| ") and line[2].isdigit())
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     assert cells[4] == "0" and cells[5] == cells[6], row  # none failed; ledger RU == metered RU
+    # Held to each node's ceiling, the toolkit draws no 429 and its ledger is the sandbox's meter.
+    ceiling = report.split("## Throughput at a plan's ceiling", 1)[1].split("##", 1)[0]
+    held = [line for line in ceiling.splitlines() if "| toolkit: " in line]
+    assert len(held) == 4
+    for row in held:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert cells[7:] == ["0", "0", "yes"], row  # 429 answers, failed calls, ledger = meter

@@ -80,3 +80,20 @@ def sandbox_on_a_plan():
     from toolkit.sandbox import Sandbox
 
     return Sandbox(plan="Developer", rate_limits={"arbitrum-mainnet": 250}).in_process()
+
+
+def test_a_mapping_gives_named_nodes_their_own_rate_and_the_rest_the_plans():
+    gateway = _gateway(pricing=ON_DEVELOPER, rate_limit={"b": 250})
+    a, b = gateway.node("a", chain="ethereum"), gateway.node("b", chain="ethereum")
+    assert (a.rate_limiter.rate, b.rate_limiter.rate) == (25, 250)
+    gateway.set_rate_limit({"a": None, "b": "Developer"})
+    assert a.rate_limiter is None and b.rate_limiter.rate == 25
+
+
+@pytest.mark.parametrize(
+    "setting", [{"a": 0}, {"a": "Platinum"}, {"a": toolkit.RateLimiter(5)}, {1: 5}, {"a": {}}]
+)
+def test_a_bad_mapping_is_refused_naming_the_setting(setting):
+    with pytest.raises(toolkit.ValidationError) as refused:
+        _gateway(rate_limit=setting)
+    assert refused.value.param == "rate_limit"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from os import PathLike
 from typing import Any, Literal, TypedDict, TypeVar
@@ -26,7 +26,9 @@ from ._ratelimit import RateLimiter
 from ._tape import Tape, tape_from
 from ._transport import DEFAULT_TIMEOUT, RetryPolicy
 
-RateLimitSetting = RateLimiter | float | str | None
+# A rate for a node: calls per second, a plan's name, "auto", or None (no limit).
+NodeRate = float | str | None
+RateLimitSetting = RateLimiter | float | str | Mapping[str, NodeRate] | None
 # A tape to record or replay: a file, a `Tape`, or None for NODE_GATEWAY_TAPE; and its mode (None
 # for NODE_GATEWAY_TAPE_MODE).
 TapeSetting = str | PathLike[str] | Tape | None
@@ -47,7 +49,8 @@ class Settings:
     pricing table names (`PricingTable.plan_name`) or, in process, the embedded sandbox's
     ceiling for it, and sends as fast as it can where none is known; a plan's name holds each
     node to that plan's rate; a number of calls per second (or a `RateLimiter`) holds all of
-    the handle's nodes together to it; None sends without a limit.
+    the handle's nodes together to it; a mapping gives nodes by name their own (a number, a
+    plan's name, or None), the others ``"auto"``; None sends without a limit.
     `async_transport`: ``"auto"`` (aiohttp) or ``"httpx"``. `trust_env`: take proxies
     (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY) and CA roots (SSL_CERT_FILE, SSL_CERT_DIR) from
     the environment, for sync, async and bulk calls alike; the embedded sandbox turns it off.
@@ -217,6 +220,17 @@ def rate_limiter(setting: RateLimitSetting, pricing: PricingTable) -> RateLimite
     here), whose rate holds each node apart (`Shared.limiter_for`)."""
     if setting is None or isinstance(setting, RateLimiter):
         return setting
+    if isinstance(setting, Mapping):
+        for node, rate in setting.items():
+            if not isinstance(node, str) or isinstance(rate, RateLimiter | Mapping):
+                _refuse(
+                    "rate_limit",
+                    "a mapping of node names to calls per second, plan names or None; "
+                    f"got {node!r}: {rate!r}",
+                    "type",
+                )
+            rate_limiter(rate, pricing)  # refused now, naming the setting
+        return None
     if isinstance(setting, str):
         if setting != AUTO:
             pricing.plan(setting, param="rate_limit")  # an unknown plan is refused now
@@ -224,12 +238,21 @@ def rate_limiter(setting: RateLimitSetting, pricing: PricingTable) -> RateLimite
     return RateLimiter(setting)
 
 
-def plan_rate(setting: RateLimitSetting, pricing: PricingTable) -> float | None:
-    """Each node's rate when `setting` names a plan (``"auto"``: the pricing table's
-    `plan_name`, if any); None when it names none or the plan publishes no rate (429s are then
-    still retried with backoff)."""
-    if not isinstance(setting, str):
+def node_rate(
+    setting: RateLimitSetting, node: str, pricing: PricingTable, ceilings: Mapping[str, float]
+) -> float | None:
+    """`node`'s own rate under a `setting` that holds nodes apart (a plan's name, ``"auto"``,
+    or a mapping): ``"auto"`` is the `ceilings` the gateway told, else the rate of the plan
+    the pricing table names. None: no limit (no plan named, or one that publishes no rate;
+    429s are then still retried with backoff)."""
+    if isinstance(setting, Mapping):
+        setting = setting.get(node, AUTO)
+    if setting is None or isinstance(setting, RateLimiter):
         return None
+    if not isinstance(setting, str):
+        return float(setting)
+    if setting == AUTO and node in ceilings:
+        return ceilings[node]
     name = pricing.plan_name if setting == AUTO else setting
     return None if name is None else pricing.plan(name, param="rate_limit").requests_per_second
 
@@ -279,13 +302,11 @@ class Shared:
 
     def limiter_for(self, node: str) -> RateLimiter | None:
         """The limiter `node`'s calls wait for: the handle's one (a number), else the node's
-        own at its plan's rate (`Settings.rate_limit`), made on first use; None when neither.
+        own at its rate (`node_rate`), made on first use; None when neither.
         Read per call: a pricing table changed later (`Gateway.pricing`) names the plan."""
         if self.limiter is not None or self.rate_setting is None:
             return self.limiter
-        rate = plan_rate(self.rate_setting, self.meter.pricing)
-        if self.rate_setting == AUTO and node in self.ceilings:
-            rate = self.ceilings[node]  # what the embedded sandbox enforces, known for certain
+        rate = node_rate(self.rate_setting, node, self.meter.pricing, self.ceilings)
         if rate is None:
             return None
         limiter = self._node_limiters.get(node)

@@ -15,8 +15,9 @@ Routes:
   no key: 401; a listed node that is not running: 503.
 - ``GET /v2/nodes/``: the platform API, ``Authorization: Bearer <api_key>``.
 - ``/_sandbox/metering`` (GET), ``/_sandbox/metering/reset`` (POST), ``/_sandbox/faults`` (GET
-  lists, POST sets one from a JSON body, DELETE clears, optionally ``?node=``): sandbox controls,
-  with the same Bearer key; never metered, never faulted.
+  lists, POST sets one from a JSON body, DELETE clears, optionally ``?node=``), ``/_sandbox/limits``
+  (GET: each node's plan limits and how many requests its ceiling refused): sandbox controls,
+  with the same Bearer key; never metered, never faulted, never rate limited.
 
 One node request: resolve the node, check the body, hold it to the node's rate ceiling when its
 plan has one (`_limits`: over it, a 429 at once, not metered), take the chain head once (the
@@ -247,6 +248,7 @@ class SandboxApp:
             "/_sandbox/metering": (_GET, lambda _: Reply(self.meter.snapshot())),
             "/_sandbox/metering/reset": (frozenset({"POST"}), lambda _: Reply(self.meter.reset())),
             "/_sandbox/faults": (frozenset({"GET", "HEAD", "POST", "DELETE"}), self.fault_knobs),
+            "/_sandbox/limits": (_GET, lambda _: Reply(self.limits.to_json())),
         }
 
     # --- the two ways in -----------------------------------------------------------------------

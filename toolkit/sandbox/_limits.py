@@ -25,6 +25,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ..catalog import DEFAULT_PRICING
 from ._faults import RATE_LIMIT_KINDS, FaultKind
@@ -46,6 +47,11 @@ class RateCeiling:
         self._whole_at = -math.inf  # when the node's allowance is whole again
         self._lock = threading.Lock()
         self.refused = 0  # requests refused so far
+
+    def whole_in(self) -> float:
+        """Seconds until the node's whole allowance is back (0.0: it is)."""
+        with self._lock:
+            return max(0.0, self._whole_at - self.now())
 
     def admit(self, calls: int) -> float:
         """Book `calls` calls arriving now: 0.0 when admitted, else the seconds to wait until
@@ -169,6 +175,26 @@ class Limits:
     def refused(self) -> dict[str, int]:
         """Requests refused for their rate so far, by node with a ceiling."""
         return {name: ceiling.refused for name, ceiling in self.ceilings.items()}
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan, the reply shape, the log-range wording, and each node's limits with how
+        many requests its ceiling refused and the seconds until its whole allowance is back
+        (what ``GET /_sandbox/limits`` answers)."""
+        nodes = {
+            name: {
+                "requests_per_second": limits.rate,
+                "max_log_blocks": limits.max_log_blocks,
+                "refused": self.ceilings[name].refused if name in self.ceilings else 0,
+                "whole_in_s": self.ceilings[name].whole_in() if name in self.ceilings else 0.0,
+            }
+            for name, limits in self.of.items()
+        }
+        return {
+            "plan": self.plan,
+            "rate_limit_reply": str(self.reply),
+            "log_range_error": self.log_range_error,
+            "nodes": nodes,
+        }
 
     def refuse_log_range(self, node: str, start: int, end: int) -> None:
         """Raise the chosen provider's refusal when `start`..`end` spans more blocks than
