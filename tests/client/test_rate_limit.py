@@ -62,7 +62,10 @@ def test_a_number_or_none_said_outright_wins_over_the_plan():
     a, b = shared.node("a", chain="ethereum"), shared.node("b", chain="ethereum")
     assert a.rate_limiter is b.rate_limiter is shared.rate_limit  # all nodes together
     assert shared.rate_limit.rate == 40
-    assert _gateway(pricing=ON_DEVELOPER, rate_limit=None).node("a", chain="ethereum").rate_limiter is None
+    assert (
+        _gateway(pricing=ON_DEVELOPER, rate_limit=None).node("a", chain="ethereum").rate_limiter
+        is None
+    )
 
 
 def test_the_embedded_sandboxs_ceilings_set_each_nodes_rate(sandbox_on_a_plan):
@@ -70,7 +73,10 @@ def test_the_embedded_sandboxs_ceilings_set_each_nodes_rate(sandbox_on_a_plan):
     gateway = toolkit.Gateway(
         info["platform_url"], info["api_key"], nodes=info["nodes"], sandbox=sandbox_on_a_plan
     )
-    rates = {name: gateway.node(name).rate_limiter.rate for name in ("ethereum-mainnet", "arbitrum-mainnet")}
+    rates = {
+        name: gateway.node(name).rate_limiter.rate
+        for name in ("ethereum-mainnet", "arbitrum-mainnet")
+    }
     assert rates == {"ethereum-mainnet": 25, "arbitrum-mainnet": 250}
     gateway.close()
 

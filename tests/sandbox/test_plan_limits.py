@@ -4,6 +4,7 @@ providers' words; and a client held to the ceiling drawing no 429."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -104,8 +105,10 @@ def test_a_node_over_its_ceiling_refuses_in_each_shape_and_bills_nothing(limited
     assert (used["requests"], used["calls"]) == (25, 25)  # the refusal is not billed
     assert sandbox.limits.refused[ETH] == 1
     clock.now += 0.04  # one call's time later, one more call is admitted, and only one
-    assert [post(ETH, _envelope(i))[0] for i in range(2)][0] == 200
+    post(ETH, _envelope(1))
+    post(ETH, _envelope(2))
     assert sandbox.metering()[ETH]["requests"] == 26
+    assert sandbox.limits.refused[ETH] == 2
 
 
 def test_a_batch_of_n_counts_n_calls_and_a_refused_batch_answers_every_envelope(limited):
@@ -132,6 +135,15 @@ def test_two_nodes_keep_their_own_ceilings_and_unlimited_parts_stay_unlimited(li
     assert sandbox.ceilings[ETH] == 25 and sandbox.ceilings[ARB] == 50
     assert [post(ARB, _envelope(i))[0] for i in range(51)].count(429) == 1
     assert post(ETH, _envelope())[0] == 200  # arbitrum's calls are not ethereum's
+    said = sandbox.limits.to_json()  # what GET /_sandbox/limits answers
+    assert said["nodes"][ARB] == {
+        "requests_per_second": 50,
+        "max_log_blocks": 100,
+        "refused": 1,
+        "whole_in_s": pytest.approx(1.0),
+    }
+    clock.now += 5
+    assert sandbox.limits.to_json()["nodes"][ARB]["whole_in_s"] == 0
     open_sandbox = Sandbox(plan="Developer", rate_limits={ETH: None}).in_process()
     assert ETH not in open_sandbox.ceilings and open_sandbox.ceilings[ARB] == 25
     assert Sandbox().ceilings == {}  # off by default
@@ -171,7 +183,7 @@ REFUSALS = {
 
 @pytest.mark.parametrize("provider", list(REFUSALS))
 def test_an_oversized_log_range_is_refused_in_the_chosen_providers_words(limited, provider):
-    sandbox, _, post = limited(log_range_error=provider)
+    _, _, post = limited(log_range_error=provider)
     query = {"address": DEMO.evm.token, "fromBlock": hex(1000)}
     status, _, text = post(ETH, _envelope(1, "eth_getLogs", [{**query, "toBlock": hex(1100)}]))
     error = json.loads(text)["error"]
@@ -204,12 +216,14 @@ def test_a_scan_splits_on_the_sandboxs_real_refusal_over_the_wire():
         run = work.run(progress=False, batch_size=1)
         assert run["error"].isna().all()
         answered = [
-            (int(c.call.bound.wire_params[0]["fromBlock"], 16),
-             int(c.call.bound.wire_params[0]["toBlock"], 16))
+            (
+                int(c.call.bound.wire_params[0]["fromBlock"], 16),
+                int(c.call.bound.wire_params[0]["toBlock"], 16),
+            )
             for c in work
         ]
         assert answered[0][0] == start and answered[-1][1] == end
-        assert all(a[1] + 1 == b[0] for a, b in zip(answered, answered[1:], strict=False))
+        assert all(a[1] + 1 == b[0] for a, b in itertools.pairwise(answered))
         assert all(b - a + 1 <= 100 for a, b in answered)
         truth = []
         for first in range(start, end + 1, 100):
@@ -244,7 +258,10 @@ def test_a_client_held_to_the_ceiling_draws_no_429_and_its_ledger_matches_the_me
     with Sandbox(plan="Developer", rate_limits={ETH: 40}, head_pace=0) as sandbox:
         info = sandbox.info
         held = toolkit.Gateway(
-            info["platform_url"], info["api_key"], nodes=info["nodes"], sandbox=sandbox,
+            info["platform_url"],
+            info["api_key"],
+            nodes=info["nodes"],
+            sandbox=sandbox,
             cache=False,
         )
         assert held.node(ETH).rate_limiter.rate == 40
@@ -257,8 +274,12 @@ def test_a_client_held_to_the_ceiling_draws_no_429_and_its_ledger_matches_the_me
 
         time.sleep(1)
         naive = toolkit.Gateway(
-            info["platform_url"], info["api_key"], nodes=info["nodes"], rate_limit=None,
-            retry=FAST_RETRY, cache=False,
+            info["platform_url"],
+            info["api_key"],
+            nodes=info["nodes"],
+            rate_limit=None,
+            retry=FAST_RETRY,
+            cache=False,
         )
         run, _ = _run_for(naive, ETH, 2, 40, concurrency=16)
         assert run["error"].isna().all()  # every refusal retried until admitted
@@ -269,16 +290,25 @@ def test_a_client_held_to_the_ceiling_draws_no_429_and_its_ledger_matches_the_me
 
 def test_the_command_line_enforces_the_plan_it_is_given():
     command = [
-        sys.executable, "-m", "toolkit", "sandbox", "--plan", "Developer",
-        "--rate-limit", f"{ARB}=2", "--rate-limit-reply", "rate-limit-html",
+        sys.executable,
+        "-m",
+        "toolkit",
+        "sandbox",
+        "--plan",
+        "Developer",
+        "--rate-limit",
+        f"{ARB}=2",
+        "--rate-limit-reply",
+        "rate-limit-html",
     ]
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as server:
         try:
             info = json.loads(server.stdout.readline())
             assert set(info) == {"platform_url", "api_key", "nodes"}  # the contract, unchanged
             with httpx.Client(timeout=10) as http:
-                statuses = [http.post(info["nodes"][ARB], json=_envelope()).status_code
-                            for _ in range(3)]
+                statuses = [
+                    http.post(info["nodes"][ARB], json=_envelope()).status_code for _ in range(3)
+                ]
             assert statuses == [200, 200, 429]
         finally:
             server.terminate()
@@ -286,3 +316,20 @@ def test_the_command_line_enforces_the_plan_it_is_given():
         [*command[:4], "--rate-limit", "arbitrum-mainnet=fast"], capture_output=True, text=True
     )
     assert bad.returncode == 2 and "NODE=CALLS_PER_S" in bad.stderr
+
+
+def test_the_limits_control_needs_the_api_key_and_is_never_limited():
+    with Sandbox(plan="Developer", rate_limits={ETH: 1}) as sandbox, httpx.Client() as http:
+        url = sandbox.platform_url + "/_sandbox/limits"
+        assert http.get(url).status_code == 401
+        auth = {"Authorization": f"Bearer {sandbox.world.api_key}"}
+        answers = [http.get(url, headers=auth) for _ in range(3)]
+        assert [a.status_code for a in answers] == [200] * 3
+        body = answers[0].json()
+        assert (body["plan"], body["rate_limit_reply"], body["log_range_error"]) == (
+            "Developer",
+            "rate-limit",
+            "infura",
+        )
+        assert body["nodes"][ETH]["requests_per_second"] == 1
+        assert sandbox.world.api_key not in answers[0].text
