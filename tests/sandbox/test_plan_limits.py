@@ -241,50 +241,61 @@ def test_a_scan_splits_on_the_sandboxs_real_refusal_over_the_wire():
 # --- a client held to the ceiling ------------------------------------------------------------
 
 
-def _run_for(gateway, node, seconds, rate, concurrency=8):
-    eth = gateway.node(node)
-    work = toolkit.Workload().each(
-        eth, "eth_getBalance", [DEMO.evm.accounts["alice"]] * int(seconds * rate), param="address"
+def _workload(gateway, seconds_of):
+    """`seconds_of[node]` seconds of each node's ceiling of eth_getBalance calls, one workload."""
+    work = toolkit.Workload()
+    for name, seconds in seconds_of.items():
+        calls = round(seconds * gateway.node(name).rate_limiter.rate) if seconds else 80
+        work.each(
+            gateway.node(name), "eth_getBalance", [DEMO.evm.accounts["alice"]] * calls,
+            param="address",
+        )  # fmt: skip
+    return work
+
+
+@pytest.mark.parametrize("way", ["in-process", "loopback"])
+def test_a_workload_over_two_nodes_held_to_their_ceilings_draws_no_429(way):
+    """On the wall clock: ethereum at 20 calls a second, arbitrum at 60; one workload over both,
+    under one budget of what it previews, from a gateway that knows the ceilings (the sandbox
+    it was handed says them): no refusal, every call answered, the ledger the sandbox's meter,
+    and the run held to the ceilings, not past them."""
+    sandbox = Sandbox(plan="Developer", rate_limits={ETH: 20, ARB: 60}, head_pace=0)
+    sandbox.start() if way == "loopback" else sandbox.in_process()
+    info = sandbox.info if way == "loopback" else sandbox.in_process_info
+    held = toolkit.Gateway(
+        info["platform_url"], info["api_key"], nodes=info["nodes"], sandbox=sandbox, cache=False
     )
+    assert (held.node(ETH).rate_limiter.rate, held.node(ARB).rate_limiter.rate) == (20, 60)
+    work = _workload(held, {ETH: 1.5, ARB: 1.5})
+    held.set_budget(work.preview(fetch_heads=False).ru_high)
     started = time.perf_counter()
-    run = work.run(progress=False, batch_size=1, concurrency=concurrency)
-    return run, time.perf_counter() - started
+    run = work.run(progress=False, batch_size=1, concurrency=8)
+    seconds = time.perf_counter() - started
+    assert run["error"].isna().all()
+    assert sandbox.limits.refused == {name: 0 for name in sandbox.ceilings}
+    assert seconds >= 1.4  # held to the ceilings, not past them
+    metered = sandbox.metering()
+    assert held.ledger.total_ru == metered[ETH]["ru"] + metered[ARB]["ru"] <= held.budget.limit
+    held.close()
+    sandbox.stop()
 
 
-def test_a_client_held_to_the_ceiling_draws_no_429_and_its_ledger_matches_the_meter():
-    """Over loopback, on the wall clock: a node at 40 calls a second, a gateway that knows the
-    plan's ceiling (the sandbox it was handed says it) sends 2 seconds' worth at it with 0
-    refusals; the same sent with no limit is refused, retried, and still answered."""
+def test_a_client_with_no_limit_is_refused_retried_and_answered():
+    """The baseline: the same node sent to as fast as the client can is refused (429, its
+    Retry-After waited) and every call is still answered."""
     with Sandbox(plan="Developer", rate_limits={ETH: 40}, head_pace=0) as sandbox:
         info = sandbox.info
-        held = toolkit.Gateway(
-            info["platform_url"],
-            info["api_key"],
-            nodes=info["nodes"],
-            sandbox=sandbox,
-            cache=False,
-        )
-        assert held.node(ETH).rate_limiter.rate == 40
-        time.sleep(1)  # the ceiling's allowance whole again after the head was fetched
-        run, seconds = _run_for(held, ETH, 2, 40)
-        assert run["error"].isna().all()
-        assert sandbox.limits.refused[ETH] == 0
-        assert seconds >= 1.9  # held to the ceiling, not past it
-        assert held.ledger.total_ru == sandbox.metering()[ETH]["ru"]
-
-        time.sleep(1)
         naive = toolkit.Gateway(
-            info["platform_url"],
-            info["api_key"],
-            nodes=info["nodes"],
-            rate_limit=None,
-            retry=FAST_RETRY,
-            cache=False,
+            info["platform_url"], info["api_key"], nodes=info["nodes"], rate_limit=None,
+            retry=FAST_RETRY, cache=False,
+        )  # fmt: skip
+        work = toolkit.Workload().each(
+            naive.node(ETH), "eth_getBalance", [DEMO.evm.accounts["alice"]] * 80, param="address"
         )
-        run, _ = _run_for(naive, ETH, 2, 40, concurrency=16)
+        run = work.run(progress=False, batch_size=1, concurrency=16)
         assert run["error"].isna().all()  # every refusal retried until admitted
         assert sandbox.limits.refused[ETH] > 0
-        held.close()
+        assert sandbox.metering()[ETH]["calls"] == 80  # the refusals not billed
         naive.close()
 
 
