@@ -1,11 +1,16 @@
-"""The token bucket on a fake clock, and the rate a plan name sets."""
+"""The token bucket on a fake clock, the rate a plan sets for each node, and a bulk run held to
+the embedded sandbox's ceilings."""
 
 from __future__ import annotations
+
+import asyncio
+import time
 
 import pytest
 
 import toolkit
 from toolkit.client._ratelimit import RateLimiter
+from toolkit.sandbox import DEMO
 
 
 class FakeClock:
@@ -27,6 +32,7 @@ def test_the_bucket_spaces_calls_and_allows_its_burst():
     assert round(RateLimiter(10, clock=clock).reserve(calls=5), 3) == 0.4  # a batch of 5
 
 
+ALICE = DEMO.evm.accounts["alice"]
 URLS = {"a": "http://127.0.0.1:9/" + "a" * 32, "b": "http://127.0.0.1:9/" + "b" * 32}
 ON_DEVELOPER = toolkit.DEFAULT_PRICING.replace(plan_name="Developer")
 
@@ -103,3 +109,53 @@ def test_a_bad_mapping_is_refused_naming_the_setting(setting):
     with pytest.raises(toolkit.ValidationError) as refused:
         _gateway(rate_limit=setting)
     assert refused.value.param == "rate_limit"
+
+
+def test_a_turn_given_back_is_the_next_callers():
+    clock = FakeClock()
+    limiter = RateLimiter(10, clock=clock)
+    assert [round(limiter.reserve(5), 3) for _ in range(3)] == [0.4, 0.9, 1.4]
+    limiter.release(5)  # the last five were never sent
+    assert round(limiter.reserve(), 3) == 1.0
+    limiter.release(100)  # never before now: an idle bucket stays as full as its burst
+    assert limiter.reserve() == 0.0
+
+
+def test_a_call_waiting_its_turn_past_its_timeout_is_still_sent(sandbox_on_a_plan):
+    """A bulk run books turns far ahead: 60 calls at 25 a second take 2.4 s, over the calls'
+    timeout of 1 s. A call's time starts when its turn comes: every call is answered, none
+    refused by the sandbox."""
+    info = sandbox_on_a_plan.in_process_info
+    gateway = toolkit.Gateway(
+        info["platform_url"], info["api_key"], nodes=info["nodes"], sandbox=sandbox_on_a_plan,
+        cache=False, timeout=1,
+    )  # fmt: skip
+    eth = gateway.node("ethereum-mainnet")
+    work = toolkit.Workload().each(eth, "eth_getBalance", [ALICE] * 60, param="address")
+    run = work.run(progress=False, batch_size=10, concurrency=8)
+    assert run["error"].isna().all(), run["error"].value_counts().to_dict()
+    assert sandbox_on_a_plan.limits.refused["ethereum-mainnet"] == 0
+    gateway.close()
+
+
+def test_a_run_stopped_while_waiting_gives_its_turns_back(sandbox_on_a_plan):
+    info = sandbox_on_a_plan.in_process_info
+    gateway = toolkit.Gateway(
+        info["platform_url"], info["api_key"], nodes=info["nodes"], sandbox=sandbox_on_a_plan,
+        cache=False,
+    )  # fmt: skip
+    eth = gateway.node("ethereum-mainnet")
+    work = toolkit.Workload().each(eth, "eth_getBalance", [ALICE] * 400, param="address")
+
+    async def stopped_early():
+        run = asyncio.ensure_future(work.arun(progress=False, batch_size=50, concurrency=8))
+        await asyncio.sleep(0.3)  # 8 batches booked: 16 s of turns
+        run.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await run
+
+    asyncio.run(stopped_early())
+    started = time.monotonic()
+    eth.get_balance(ALICE)  # not 16 s behind the turns nobody takes
+    assert time.monotonic() - started < 1.5
+    gateway.close()
