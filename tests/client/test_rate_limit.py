@@ -159,3 +159,18 @@ def test_a_run_stopped_while_waiting_gives_its_turns_back(sandbox_on_a_plan):
     eth.get_balance(ALICE)  # not 16 s behind the turns nobody takes
     assert time.monotonic() - started < 1.5
     gateway.close()
+
+
+def test_a_sandbox_that_enforces_no_ceiling_and_a_replayed_tape_are_not_held(tmp_path):
+    """What the gateway says wins over the plan named: the embedded sandbox with no limits
+    has no ceiling to keep; and a replayed tape sends nothing, so nothing is held."""
+    on_sandbox = toolkit.connect(pricing=ON_DEVELOPER, cache=False)
+    assert on_sandbox.node("ethereum-mainnet").rate_limiter is None
+    tape = tmp_path / "calls.tape"
+    with toolkit.connect(tape=tape, tape_mode="record", cache=False) as recording:
+        recording.node("ethereum-mainnet").get_balance(ALICE)
+    with toolkit.connect(tape=tape, tape_mode="replay", pricing=ON_DEVELOPER) as replaying:
+        eth = replaying.node("ethereum-mainnet")
+        assert eth.rate_limiter is None
+        eth.get_balance(ALICE)
+    assert _gateway(pricing=ON_DEVELOPER).node("a", chain="ethereum").rate_limiter.rate == 25

@@ -45,9 +45,11 @@ class Settings:
     `retry`: how failed attempts are retried. `timeout`: seconds for a whole call (connect,
     send, read and every retry). `head_ttl_s`: how long a fetched chain head prices calls.
     `cache`: see `connect`. `rate_limit`: how fast calls leave, a JSON-RPC batch of N counting
-    N: ``"auto"`` (the default) holds each node to its known ceiling, the rate of the plan the
-    pricing table names (`PricingTable.plan_name`) or, in process, the embedded sandbox's
-    ceiling for it, and sends as fast as it can where none is known; a plan's name holds each
+    N: ``"auto"`` (the default) holds each node to its known ceiling: against a sandbox the
+    handle was given (`connect()`'s own, `Gateway(..., sandbox=)`), the ceiling that sandbox
+    enforces on it, if any; against a gateway, the rate of the plan the pricing table names
+    (`PricingTable.plan_name`); none while a tape is replayed (nothing is sent), nor where no
+    ceiling is known. A plan's name holds each
     node to that plan's rate; a number of calls per second (or a `RateLimiter`) holds all of
     the handle's nodes together to it; a mapping gives nodes by name their own (a number, a
     plan's name, or None), the others ``"auto"``; None sends without a limit.
@@ -239,20 +241,24 @@ def rate_limiter(setting: RateLimitSetting, pricing: PricingTable) -> RateLimite
 
 
 def node_rate(
-    setting: RateLimitSetting, node: str, pricing: PricingTable, ceilings: Mapping[str, float]
+    setting: RateLimitSetting,
+    node: str,
+    pricing: PricingTable,
+    ceilings: Mapping[str, float] | None,
 ) -> float | None:
     """`node`'s own rate under a `setting` that holds nodes apart (a plan's name, ``"auto"``,
-    or a mapping): ``"auto"`` is the `ceilings` the gateway told, else the rate of the plan
-    the pricing table names. None: no limit (no plan named, or one that publishes no rate;
-    429s are then still retried with backoff)."""
+    or a mapping): ``"auto"`` is what the gateway enforces when it says (`ceilings`, a
+    sandbox's: a node it does not name has none), else the rate of the plan the pricing table
+    names. None: no limit (no plan named, or one that publishes no rate; 429s are then still
+    retried with backoff)."""
     if isinstance(setting, Mapping):
         setting = setting.get(node, AUTO)
     if setting is None or isinstance(setting, RateLimiter):
         return None
     if not isinstance(setting, str):
         return float(setting)
-    if setting == AUTO and node in ceilings:
-        return ceilings[node]
+    if setting == AUTO and ceilings is not None:
+        return ceilings.get(node)
     name = pricing.plan_name if setting == AUTO else setting
     return None if name is None else pricing.plan(name, param="rate_limit").requests_per_second
 
@@ -287,8 +293,9 @@ class Shared:
         # On tape, every call goes to the tape: an answer the cache gave would not be recorded.
         cache = None if self.tape is not None else settings.cache
         self.cache: ResponseCache | None = resolve_cache(cache, remote=remote)
-        # A sandbox reached in process says each node's ceiling (`Sandbox.ceilings`).
-        self.ceilings: dict[str, float] = dict(getattr(sandbox, "ceilings", None) or {})
+        # A sandbox says what it enforces on each node (`Sandbox.ceilings`); a gateway does not.
+        known = None if sandbox is None else getattr(sandbox, "ceilings", None)
+        self.ceilings: dict[str, float] | None = None if known is None else dict(known)
         self._node_limiters: dict[str, RateLimiter] = {}
         self.set_rate_limit(settings.rate_limit)
 
@@ -306,6 +313,8 @@ class Shared:
         Read per call: a pricing table changed later (`Gateway.pricing`) names the plan."""
         if self.limiter is not None or self.rate_setting is None:
             return self.limiter
+        if self.rate_setting == AUTO and self.tape is not None and self.tape.replaying:
+            return None  # a replayed answer is never sent: no gateway to hold it to
         rate = node_rate(self.rate_setting, node, self.meter.pricing, self.ceilings)
         if rate is None:
             return None
