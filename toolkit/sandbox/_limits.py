@@ -1,15 +1,14 @@
 """A plan's limits, enforced per node, opt-in: its request rate and its eth_getLogs block range.
 
 The rate is a ceiling of calls per second, counted as the gateway counts them (a JSON-RPC batch
-of N calls is N calls), and kept as the client's `RateLimiter` keeps it (the generic cell rate
-algorithm): one number per node, the time at which its allowance is whole again, each call
-admitted taking 1/rate seconds of it. The allowance is one second's calls: a request of N calls
-is admitted when they fit in what is left of it, and a batch larger than a whole second's
-allowance only when it is whole (the calls after it then wait for it); else the request is
-refused whole, in the rate-limit shape the sandbox was told (`_faults.rate_limited`), with how
-long to wait. Over any stretch of time a node answers at most its rate, plus one second's
-allowance. A client that spaces its calls at the ceiling never sees a refusal, a jitter of up
-to a second included; one that sends faster is refused exactly for what it sends over.
+of N calls is N calls), and kept by the generic cell rate algorithm, the one the client's
+`RateLimiter` keeps: one number per node, the time at which its allowance is whole again. A
+request arriving while that is more than one second (less one call) away is refused whole,
+in the rate-limit shape the sandbox was told (`_faults.rate_limited`), with how long to wait;
+else it is admitted and its N calls are booked, so a batch larger than one second's allowance
+is admitted when the allowance is whole and the calls after it wait for it. A client that
+spaces its calls at the ceiling therefore never sees a refusal, a jitter of up to a second
+included, and one that sends faster is refused exactly for what it sends over.
 
 A refused request is refused before any work: it is not metered (`_metering`), it does not move
 the sandbox clock and it draws no fault, so the answers of what is admitted do not depend on
@@ -33,7 +32,6 @@ from ._faults import RATE_LIMIT_KINDS, FaultKind
 from ._jsonrpc import INVALID_PARAMS, RpcError
 
 RATE_LIMIT_REPLIES = tuple(str(kind) for kind in RATE_LIMIT_KINDS)
-ALLOWANCE_S = 1.0  # a node's allowance: one second's calls at its rate
 
 
 class RateCeiling:
@@ -45,6 +43,7 @@ class RateCeiling:
         self.rate = float(rate)
         self.now = now
         self._interval = 1.0 / self.rate
+        self._tolerance = max(0.0, 1.0 - self._interval)  # a second's allowance, less one call
         self._whole_at = -math.inf  # when the node's allowance is whole again
         self._lock = threading.Lock()
         self.refused = 0  # requests refused so far
@@ -59,13 +58,12 @@ class RateCeiling:
         a request would be (nothing is booked)."""
         with self._lock:
             now = self.now()
-            used = max(0.0, self._whole_at - now)  # seconds of the allowance booked
-            needed = calls * self._interval
-            if used and used + needed > ALLOWANCE_S + 1e-9:  # (1e-9: sums of 1/rate round)
+            whole_at = max(self._whole_at, now)
+            early = whole_at - now - self._tolerance
+            if early > 0:
                 self.refused += 1
-                # Until they fit, or, more than a whole allowance, until it is whole.
-                return used + needed - ALLOWANCE_S if needed <= ALLOWANCE_S else used
-            self._whole_at = now + used + needed
+                return early
+            self._whole_at = whole_at + calls * self._interval
             return 0.0
 
 
