@@ -130,6 +130,21 @@ def test_a_batch_of_n_counts_n_calls_and_a_refused_batch_answers_every_envelope(
     assert sandbox.metering()[ETH]["calls"] == 126
 
 
+def test_however_calls_are_batched_a_node_answers_its_rate_over_time():
+    """A greedy client sending batches of 100 to a node at 25 calls a second, 50 simulated
+    seconds: what is admitted is the rate, give or take one allowance and one batch."""
+    sandbox = Sandbox(plan="Developer").in_process()
+    clock = FakeClock()
+    ceiling = sandbox.limits.ceilings[ETH]
+    ceiling.now = clock
+    admitted = 0
+    for _ in range(5_000):  # every 10 ms
+        if not ceiling.admit(100):
+            admitted += 100
+        clock.now += 0.01
+    assert 25 * 50 - 100 <= admitted <= 25 * 50 + 25 + 100
+
+
 def test_two_nodes_keep_their_own_ceilings_and_unlimited_parts_stay_unlimited(limited):
     sandbox, clock, post = limited()
     assert sandbox.ceilings[ETH] == 25 and sandbox.ceilings[ARB] == 50
