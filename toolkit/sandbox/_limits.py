@@ -5,10 +5,11 @@ of N calls is N calls), and kept by the generic cell rate algorithm, the one the
 `RateLimiter` keeps: one number per node, the time at which its allowance is whole again. A
 request arriving while that is more than one second (less one call) away is refused whole,
 in the rate-limit shape the sandbox was told (`_faults.rate_limited`), with how long to wait;
-else it is admitted and its N calls are booked, so a batch larger than one second's allowance
-is admitted when the allowance is whole and the calls after it wait for it. A client that
-spaces its calls at the ceiling therefore never sees a refusal, a jitter of up to a second
-included, and one that sends faster is refused exactly for what it sends over.
+else it is admitted and its N calls are booked after those booked before, so a batch larger
+than one second's allowance is admitted and the calls after it wait for it. Over any stretch of
+time a node answers its rate, plus at most one allowance and one batch, however the calls are
+batched. A client that spaces its calls at the ceiling therefore never sees a refusal, a jitter
+of up to a second included, and one that sends faster is refused for what it sends over.
 
 A refused request is refused before any work: it is not metered (`_metering`), it does not move
 the sandbox clock and it draws no fault, so the answers of what is admitted do not depend on
