@@ -85,9 +85,10 @@ def test_every_error_class_of_the_tree_is_public_under_toolkit():
 def test_connects_signature_reads_in_a_tooltip():
     """`help(toolkit.connect)` and Jupyter's tooltip show every option: each option's type is one
     name (`TapeSetting`, `CacheSetting`...) rather than a union spelt out. It was 644 characters;
-    an option added on top should be weighed against this."""
+    an option added on top should be weighed against this (rate_limit's default "auto", a known
+    plan's ceiling, took two more)."""
     import inspect
 
     shown = str(inspect.signature(toolkit.connect))
-    assert len(shown) <= 620, shown
+    assert len(shown) <= 622, shown
     assert "tape: 'TapeSetting'" in shown and "tape_mode: 'TapeMode'" in shown

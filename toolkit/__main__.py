@@ -1,6 +1,8 @@
 """Command line: ``python -m toolkit <command>``.
 
     python -m toolkit sandbox [--host 127.0.0.1] [--port 0] [--seed 0] [--head-pace 1.0]
+                              [--plan Developer] [--rate-limit NODE=CALLS_PER_S ...]
+                              [--rate-limit-reply rate-limit] [--log-range-error infura]
     python -m toolkit report NOTEBOOK --tape TAPE -o REPORT.html [-p name=value ...]
                              [--record] [--no-code]
     python -m toolkit report --verify REPORT.html --tape TAPE
@@ -73,7 +75,45 @@ def _add_sandbox_command(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="allow a non-loopback host (no TLS; anyone reaching the port can use it)",
     )
+    sandbox.add_argument(
+        "--plan",
+        help="enforce this plan's limits on every node: its request rate (a batch of N calls "
+        "counts N) and its eth_getLogs block range (Developer: 25 calls/s, 100 blocks); off by "
+        "default",
+    )
+    sandbox.add_argument(
+        "--rate-limit",
+        action="append",
+        default=[],
+        metavar="NODE=CALLS_PER_S",
+        help="a node's own ceiling of calls a second, over the plan's (repeat for more nodes)",
+    )
+    sandbox.add_argument(
+        "--rate-limit-reply",
+        choices=("rate-limit", "rate-limit-html", "rate-limit-rpc"),
+        default="rate-limit",
+        help="how a node over its ceiling refuses: HTTP 429 with Retry-After, nginx's 429 page, "
+        "or a JSON-RPC -32005 error with try_again_in (default %(default)s)",
+    )
+    sandbox.add_argument(
+        "--log-range-error",
+        choices=("infura", "alchemy", "tenderly", "reth"),
+        default="infura",
+        help="whose words refuse an eth_getLogs range over the plan's cap (default %(default)s)",
+    )
     sandbox.set_defaults(run=_run_sandbox)
+
+
+def _node_rates(given: list[str]) -> dict[str, float]:
+    """``NODE=CALLS_PER_S`` options as a mapping; a malformed one is a ValueError naming it."""
+    rates = {}
+    for option in given:
+        name, _, rate = option.partition("=")
+        try:
+            rates[name] = float(rate)
+        except ValueError:
+            raise ValueError(f"--rate-limit takes NODE=CALLS_PER_S, got {option!r}") from None
+    return rates
 
 
 def _run_sandbox(args: argparse.Namespace) -> int:
@@ -91,14 +131,22 @@ def _run_sandbox(args: argparse.Namespace) -> int:
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
-    sandbox = Sandbox(
-        args.seed,
-        host=args.host,
-        port=args.port,
-        head_pace=args.head_pace,
-        clock=args.clock,
-        allow_remote=True,
-    )
+    try:
+        sandbox = Sandbox(
+            args.seed,
+            host=args.host,
+            port=args.port,
+            head_pace=args.head_pace,
+            clock=args.clock,
+            allow_remote=True,
+            plan=args.plan,
+            rate_limits=_node_rates(args.rate_limit),
+            rate_limit_reply=args.rate_limit_reply,
+            log_range_error=args.log_range_error,
+        )
+    except ValueError as error:
+        print(f"python -m toolkit sandbox: {error}", file=sys.stderr)
+        return 2
     with sandbox:
         # A process of its own: what it built to serve (modules, the world) stays until it
         # exits, so the garbage collector's full collections need not walk it again.

@@ -1,11 +1,16 @@
-"""The token bucket on a fake clock, and the rate a plan name sets."""
+"""The token bucket on a fake clock, the rate a plan sets for each node, and a bulk run held to
+the embedded sandbox's ceilings."""
 
 from __future__ import annotations
+
+import asyncio
+import time
 
 import pytest
 
 import toolkit
 from toolkit.client._ratelimit import RateLimiter
+from toolkit.sandbox import DEMO
 
 
 class FakeClock:
@@ -27,8 +32,145 @@ def test_the_bucket_spaces_calls_and_allows_its_burst():
     assert round(RateLimiter(10, clock=clock).reserve(calls=5), 3) == 0.4  # a batch of 5
 
 
-def test_a_plan_name_sets_its_published_rate():
-    gateway = toolkit.Gateway("http://127.0.0.1:9", "k" * 32, rate_limit="Developer", cache=False)
-    assert gateway.rate_limit.rate == 25
+ALICE = DEMO.evm.accounts["alice"]
+URLS = {"a": "http://127.0.0.1:9/" + "a" * 32, "b": "http://127.0.0.1:9/" + "b" * 32}
+ON_DEVELOPER = toolkit.DEFAULT_PRICING.replace(plan_name="Developer")
+
+
+def _gateway(**options):
+    return toolkit.Gateway("http://127.0.0.1:9", "k" * 32, nodes=URLS, cache=False, **options)
+
+
+def test_a_plan_name_holds_each_node_to_its_published_rate():
+    gateway = _gateway(rate_limit="Developer")
+    a, b = gateway.node("a", chain="ethereum"), gateway.node("b", chain="ethereum")
+    assert a.rate_limiter.rate == b.rate_limiter.rate == 25
+    assert a.rate_limiter is not b.rate_limiter  # a plan's rate is each node's ceiling
+    assert gateway.rate_limit is None  # no limiter shared by all nodes
     with pytest.raises(toolkit.ValidationError, match="unknown plan"):
         gateway.set_rate_limit("Platinum")
+    with pytest.raises(toolkit.ValidationError, match="unknown plan") as refused:
+        _gateway(rate_limit="Platinum")
+    assert refused.value.param == "rate_limit"
+
+
+def test_the_plan_the_pricing_table_names_sets_the_rate_by_default():
+    assert toolkit.Settings().rate_limit == "auto"
+    assert _gateway().node("a", chain="ethereum").rate_limiter is None  # no plan named: none
+    gateway = _gateway(pricing=ON_DEVELOPER)
+    assert gateway.node("a", chain="ethereum").rate_limiter.rate == 25
+    gateway.pricing = toolkit.DEFAULT_PRICING  # read per call: the plan is gone, so is its rate
+    assert gateway.node("a", chain="ethereum").rate_limiter is None
+
+
+def test_a_number_or_none_said_outright_wins_over_the_plan():
+    shared = _gateway(pricing=ON_DEVELOPER, rate_limit=40)
+    a, b = shared.node("a", chain="ethereum"), shared.node("b", chain="ethereum")
+    assert a.rate_limiter is b.rate_limiter is shared.rate_limit  # all nodes together
+    assert shared.rate_limit.rate == 40
+    assert (
+        _gateway(pricing=ON_DEVELOPER, rate_limit=None).node("a", chain="ethereum").rate_limiter
+        is None
+    )
+
+
+def test_the_embedded_sandboxs_ceilings_set_each_nodes_rate(sandbox_on_a_plan):
+    info = sandbox_on_a_plan.info
+    gateway = toolkit.Gateway(
+        info["platform_url"], info["api_key"], nodes=info["nodes"], sandbox=sandbox_on_a_plan
+    )
+    rates = {
+        name: gateway.node(name).rate_limiter.rate
+        for name in ("ethereum-mainnet", "arbitrum-mainnet")
+    }
+    assert rates == {"ethereum-mainnet": 25, "arbitrum-mainnet": 250}
+    gateway.close()
+
+
+@pytest.fixture
+def sandbox_on_a_plan():
+    from toolkit.sandbox import Sandbox
+
+    return Sandbox(plan="Developer", rate_limits={"arbitrum-mainnet": 250}).in_process()
+
+
+def test_a_mapping_gives_named_nodes_their_own_rate_and_the_rest_the_plans():
+    gateway = _gateway(pricing=ON_DEVELOPER, rate_limit={"b": 250})
+    a, b = gateway.node("a", chain="ethereum"), gateway.node("b", chain="ethereum")
+    assert (a.rate_limiter.rate, b.rate_limiter.rate) == (25, 250)
+    gateway.set_rate_limit({"a": None, "b": "Developer"})
+    assert a.rate_limiter is None and b.rate_limiter.rate == 25
+
+
+@pytest.mark.parametrize(
+    "setting", [{"a": 0}, {"a": "Platinum"}, {"a": toolkit.RateLimiter(5)}, {1: 5}, {"a": {}}]
+)
+def test_a_bad_mapping_is_refused_naming_the_setting(setting):
+    with pytest.raises(toolkit.ValidationError) as refused:
+        _gateway(rate_limit=setting)
+    assert refused.value.param == "rate_limit"
+
+
+def test_a_turn_given_back_is_the_next_callers():
+    clock = FakeClock()
+    limiter = RateLimiter(10, clock=clock)
+    assert [round(limiter.reserve(5), 3) for _ in range(3)] == [0.4, 0.9, 1.4]
+    limiter.release(5)  # the last five were never sent
+    assert round(limiter.reserve(), 3) == 1.0
+    limiter.release(100)  # never before now: an idle bucket stays as full as its burst
+    assert limiter.reserve() == 0.0
+
+
+def test_a_call_waiting_its_turn_past_its_timeout_is_still_sent(sandbox_on_a_plan):
+    """A bulk run books turns far ahead: 60 calls at 25 a second take 2.4 s, over the calls'
+    timeout of 1 s. A call's time starts when its turn comes: every call is answered, none
+    refused by the sandbox."""
+    info = sandbox_on_a_plan.in_process_info
+    gateway = toolkit.Gateway(
+        info["platform_url"], info["api_key"], nodes=info["nodes"], sandbox=sandbox_on_a_plan,
+        cache=False, timeout=1,
+    )  # fmt: skip
+    eth = gateway.node("ethereum-mainnet")
+    work = toolkit.Workload().each(eth, "eth_getBalance", [ALICE] * 60, param="address")
+    run = work.run(progress=False, batch_size=10, concurrency=8)
+    assert run["error"].isna().all(), run["error"].value_counts().to_dict()
+    assert sandbox_on_a_plan.limits.refused["ethereum-mainnet"] == 0
+    gateway.close()
+
+
+def test_a_run_stopped_while_waiting_gives_its_turns_back(sandbox_on_a_plan):
+    info = sandbox_on_a_plan.in_process_info
+    gateway = toolkit.Gateway(
+        info["platform_url"], info["api_key"], nodes=info["nodes"], sandbox=sandbox_on_a_plan,
+        cache=False,
+    )  # fmt: skip
+    eth = gateway.node("ethereum-mainnet")
+    work = toolkit.Workload().each(eth, "eth_getBalance", [ALICE] * 400, param="address")
+
+    async def stopped_early():
+        run = asyncio.ensure_future(work.arun(progress=False, batch_size=50, concurrency=8))
+        await asyncio.sleep(0.3)  # 8 batches booked: 16 s of turns
+        run.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await run
+
+    asyncio.run(stopped_early())
+    started = time.monotonic()
+    eth.get_balance(ALICE)  # not 16 s behind the turns nobody takes
+    assert time.monotonic() - started < 1.5
+    gateway.close()
+
+
+def test_a_sandbox_that_enforces_no_ceiling_and_a_replayed_tape_are_not_held(tmp_path):
+    """What the gateway says wins over the plan named: the embedded sandbox with no limits
+    has no ceiling to keep; and a replayed tape sends nothing, so nothing is held."""
+    on_sandbox = toolkit.connect(pricing=ON_DEVELOPER, cache=False)
+    assert on_sandbox.node("ethereum-mainnet").rate_limiter is None
+    tape = tmp_path / "calls.tape"
+    with toolkit.connect(tape=tape, tape_mode="record", cache=False) as recording:
+        recording.node("ethereum-mainnet").get_balance(ALICE)
+    with toolkit.connect(tape=tape, tape_mode="replay", pricing=ON_DEVELOPER) as replaying:
+        eth = replaying.node("ethereum-mainnet")
+        assert eth.rate_limiter is None
+        eth.get_balance(ALICE)
+    assert _gateway(pricing=ON_DEVELOPER).node("a", chain="ethereum").rate_limiter.rate == 25

@@ -219,7 +219,7 @@ class NodeCore:
             max_answer_bytes=self.shared.settings.max_answer_bytes,
             archive=estimate.archive,
             note=note,
-            limiter=self.shared.limiter,
+            limiter=self.shared.limiter_for(self.endpoint.label),
             receipt=Receipt() if receipt is None else receipt,
             parts=parts,
             params=params,

@@ -412,11 +412,15 @@ class Gateway:
 
     @property
     def rate_limit(self) -> RateLimiter | None:
+        """The limiter all of this handle's nodes share (a number's); None when each node has
+        its own at its plan's rate (`Node.rate_limiter`) or there is no limit."""
         return self.shared.limiter
 
     def set_rate_limit(self, rate_limit: RateLimitSetting) -> None:
-        """Calls per second for all of this handle's nodes together (a number, a plan name such
-        as "Developer", a `RateLimiter`, or None for no client-side limit)."""
+        """How fast this handle's calls leave, now and later: a number of calls per second
+        (or a `RateLimiter`) for all of its nodes together, a plan name such as "Developer"
+        for each node at that plan's rate, "auto" for each node at its known ceiling, or None
+        for no client-side limit (`Settings.rate_limit`)."""
         self.shared.set_rate_limit(rate_limit)
 
     def close(self) -> None:

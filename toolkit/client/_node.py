@@ -92,8 +92,9 @@ class _BaseNode:
 
     @property
     def rate_limiter(self) -> RateLimiter | None:
-        """The rate limiter this client shares (None when off)."""
-        return self._core.shared.limiter
+        """The rate limiter this node's calls wait for (None when off): the handle's, or the
+        node's own at its plan's ceiling (`Settings.rate_limit`)."""
+        return self._core.shared.limiter_for(self._core.endpoint.label)
 
     def forget_head(self) -> None:
         """Forget the chain head this client saw: the next call that needs one fetches it."""

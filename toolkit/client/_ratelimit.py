@@ -4,7 +4,9 @@ collecting 429s and waiting them out.
 A token bucket kept as one number, the time at which it is next empty (the "generic cell rate
 algorithm"). `reserve` never blocks: it says how long to wait, which the exchange turns into a
 `Sleep` step, so one limiter serves both drivers and any number of threads and tasks. A JSON-RPC
-batch of N calls reserves N: gateways count the calls in a batch, not the HTTP request.
+batch of N calls reserves N: gateways count the calls in a batch, not the HTTP request. A bulk
+run books turns far ahead (every worker holds one), so a call's timeout starts when its turn
+comes, not when it is booked, and a call stopped while it waits gives its turn back (`release`).
 """
 
 from __future__ import annotations
@@ -51,6 +53,12 @@ class RateLimiter:
             now = self._clock()
             self._empty_at = max(self._empty_at, now) + calls * self._interval
             return max(0.0, self._empty_at - self.burst * self._interval - now)
+
+    def release(self, calls: int = 1) -> None:
+        """Give back `calls` calls booked by `reserve` and never sent (a call stopped while it
+        waited its turn), so that the calls after them need not wait for a turn nobody takes."""
+        with self._lock:
+            self._empty_at = max(self._clock(), self._empty_at - calls * self._interval)
 
     def __repr__(self) -> str:
         return f"RateLimiter({self.rate:g}/s, burst={self.burst})"

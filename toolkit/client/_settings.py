@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from os import PathLike
 from typing import Any, Literal, TypedDict, TypeVar
@@ -26,7 +26,9 @@ from ._ratelimit import RateLimiter
 from ._tape import Tape, tape_from
 from ._transport import DEFAULT_TIMEOUT, RetryPolicy
 
-RateLimitSetting = RateLimiter | float | str | None
+# A rate for a node: calls per second, a plan's name, "auto", or None (no limit).
+NodeRate = float | str | None
+RateLimitSetting = RateLimiter | float | str | Mapping[str, NodeRate] | None
 # A tape to record or replay: a file, a `Tape`, or None for NODE_GATEWAY_TAPE; and its mode (None
 # for NODE_GATEWAY_TAPE_MODE).
 TapeSetting = str | PathLike[str] | Tape | None
@@ -42,7 +44,15 @@ class Settings:
     `toolkit.DEFAULT_PRICING`, the spec's and the public pages' rules).
     `retry`: how failed attempts are retried. `timeout`: seconds for a whole call (connect,
     send, read and every retry). `head_ttl_s`: how long a fetched chain head prices calls.
-    `cache`: see `connect`. `rate_limit`: calls per second, a plan name, or None.
+    `cache`: see `connect`. `rate_limit`: how fast calls leave, a JSON-RPC batch of N counting
+    N: ``"auto"`` (the default) holds each node to its known ceiling: against a sandbox the
+    handle was given (`connect()`'s own, `Gateway(..., sandbox=)`), the ceiling that sandbox
+    enforces on it, if any; against a gateway, the rate of the plan the pricing table names
+    (`PricingTable.plan_name`); none while a tape is replayed (nothing is sent), nor where no
+    ceiling is known. A plan's name holds each
+    node to that plan's rate; a number of calls per second (or a `RateLimiter`) holds all of
+    the handle's nodes together to it; a mapping gives nodes by name their own (a number, a
+    plan's name, or None), the others ``"auto"``; None sends without a limit.
     `async_transport`: ``"auto"`` (aiohttp) or ``"httpx"``. `trust_env`: take proxies
     (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY) and CA roots (SSL_CERT_FILE, SSL_CERT_DIR) from
     the environment, for sync, async and bulk calls alike; the embedded sandbox turns it off.
@@ -60,7 +70,7 @@ class Settings:
     timeout: float = DEFAULT_TIMEOUT
     head_ttl_s: float = 10.0
     cache: CacheSetting = "auto"
-    rate_limit: RateLimitSetting = None
+    rate_limit: RateLimitSetting = "auto"
     async_transport: AsyncTransportKind = "auto"
     trust_env: bool = True
     allow_insecure_http: bool = False
@@ -203,16 +213,54 @@ def _seconds(name: str, value: Any, *, positive: bool) -> float:
     return float(value)
 
 
+AUTO = "auto"
+
+
 def rate_limiter(setting: RateLimitSetting, pricing: PricingTable) -> RateLimiter | None:
-    """A limiter from a number (calls per second), a plan name (its published rate), or None."""
+    """The one limiter all of a handle's nodes share: from a number (calls per second), a
+    `RateLimiter` as it is; None for None and for a plan (``"auto"`` or a plan's name, checked
+    here), whose rate holds each node apart (`Shared.limiter_for`)."""
     if setting is None or isinstance(setting, RateLimiter):
         return setting
+    if isinstance(setting, Mapping):
+        for node, rate in setting.items():
+            if not isinstance(node, str) or isinstance(rate, RateLimiter | Mapping):
+                _refuse(
+                    "rate_limit",
+                    "a mapping of node names to calls per second, plan names or None; "
+                    f"got {node!r}: {rate!r}",
+                    "type",
+                )
+            rate_limiter(rate, pricing)  # refused now, naming the setting
+        return None
     if isinstance(setting, str):
-        plan = pricing.plan(setting, param="rate_limit")
-        if plan.requests_per_second is None:
-            return None  # the plan publishes no limit: 429s are still retried with backoff
-        return RateLimiter(plan.requests_per_second)
+        if setting != AUTO:
+            pricing.plan(setting, param="rate_limit")  # an unknown plan is refused now
+        return None
     return RateLimiter(setting)
+
+
+def node_rate(
+    setting: RateLimitSetting,
+    node: str,
+    pricing: PricingTable,
+    ceilings: Mapping[str, float] | None,
+) -> float | None:
+    """`node`'s own rate under a `setting` that holds nodes apart (a plan's name, ``"auto"``,
+    or a mapping): ``"auto"`` is what the gateway enforces when it says (`ceilings`, a
+    sandbox's: a node it does not name has none), else the rate of the plan the pricing table
+    names. None: no limit (no plan named, or one that publishes no rate; 429s are then still
+    retried with backoff)."""
+    if isinstance(setting, Mapping):
+        setting = setting.get(node, AUTO)
+    if setting is None or isinstance(setting, RateLimiter):
+        return None
+    if not isinstance(setting, str):
+        return float(setting)
+    if setting == AUTO and ceilings is not None:
+        return ceilings.get(node)
+    name = pricing.plan_name if setting == AUTO else setting
+    return None if name is None else pricing.plan(name, param="rate_limit").requests_per_second
 
 
 def gateway_clock(tape: Tape | None, sandbox_clock: Any = None) -> GatewayClock:
@@ -228,8 +276,8 @@ def gateway_clock(tape: Tape | None, sandbox_clock: Any = None) -> GatewayClock:
 
 class Shared:
     """What the clients of one handle share at run time: the settings, the meter (ledger,
-    budget, pricing), the response cache and the rate limiter. Changing the cache or the rate
-    limit here changes it for every client at once."""
+    budget, pricing), the response cache and the rate limit (`limiter_for` a node). Changing
+    the cache or the rate limit here changes it for every client at once."""
 
     def __init__(self, settings: Settings, *, remote: bool, sandbox: Any = None):
         if settings.tape is not None and settings.open_tape is None:
@@ -245,13 +293,37 @@ class Shared:
         # On tape, every call goes to the tape: an answer the cache gave would not be recorded.
         cache = None if self.tape is not None else settings.cache
         self.cache: ResponseCache | None = resolve_cache(cache, remote=remote)
-        self.limiter = rate_limiter(settings.rate_limit, settings.pricing)
+        # A sandbox says what it enforces on each node (`Sandbox.ceilings`); a gateway does not.
+        known = None if sandbox is None else getattr(sandbox, "ceilings", None)
+        self.ceilings: dict[str, float] | None = None if known is None else dict(known)
+        self._node_limiters: dict[str, RateLimiter] = {}
+        self.set_rate_limit(settings.rate_limit)
 
     def set_cache(self, setting: CacheSetting) -> None:
         self.cache = resolve_cache(setting, remote=True)
 
     def set_rate_limit(self, setting: RateLimitSetting) -> None:
         self.limiter = rate_limiter(setting, self.meter.pricing)
+        self.rate_setting = setting
+        self._node_limiters = {}
+
+    def limiter_for(self, node: str) -> RateLimiter | None:
+        """The limiter `node`'s calls wait for: the handle's one (a number), else the node's
+        own at its rate (`node_rate`), made on first use; None when neither.
+        Read per call: a pricing table changed later (`Gateway.pricing`) names the plan."""
+        if self.limiter is not None or self.rate_setting is None:
+            return self.limiter
+        if self.rate_setting == AUTO and self.tape is not None and self.tape.replaying:
+            return None  # a replayed answer is never sent: no gateway to hold it to
+        rate = node_rate(self.rate_setting, node, self.meter.pricing, self.ceilings)
+        if rate is None:
+            return None
+        limiter = self._node_limiters.get(node)
+        if limiter is None:  # one per node, whichever thread asks first
+            limiter = self._node_limiters.setdefault(node, RateLimiter(rate))
+        if limiter.rate != rate:  # the plan changed since it was made
+            limiter = self._node_limiters[node] = RateLimiter(rate)
+        return limiter
 
     @property
     def retry(self) -> RetryPolicy:

@@ -314,9 +314,17 @@ class Exchange:
         attempt, status, result = 0, "ok", None
         try:
             while True:
-                wait = self.limiter.reserve(len(self.parts) or 1) if self.limiter else 0.0
+                calls = len(self.parts) or 1
+                wait = self.limiter.reserve(calls) if self.limiter else 0.0
                 if wait > 0:
-                    yield Sleep(wait)
+                    try:
+                        yield Sleep(wait)
+                    except BaseException:  # stopped while waiting: its turn goes to the next
+                        assert self.limiter is not None  # it said to wait
+                        self.limiter.release(calls)
+                        raise
+                    if not attempt:  # a call's time starts when the rate limit lets it go
+                        deadline = self.deadline = deadline + wait
                 outcome = yield from self._attempt(attempt, deadline)
                 try:
                     result = self._read(outcome)

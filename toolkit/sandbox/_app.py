@@ -15,12 +15,14 @@ Routes:
   no key: 401; a listed node that is not running: 503.
 - ``GET /v2/nodes/``: the platform API, ``Authorization: Bearer <api_key>``.
 - ``/_sandbox/metering`` (GET), ``/_sandbox/metering/reset`` (POST), ``/_sandbox/faults`` (GET
-  lists, POST sets one from a JSON body, DELETE clears, optionally ``?node=``): sandbox controls,
-  with the same Bearer key; never metered, never faulted.
+  lists, POST sets one from a JSON body, DELETE clears, optionally ``?node=``), ``/_sandbox/limits``
+  (GET: each node's plan limits and how many requests its ceiling refused): sandbox controls,
+  with the same Bearer key; never metered, never faulted, never rate limited.
 
-One node request: resolve the node, check the body, take the chain head once (the answer and the
-price both use it), draw faults (delay, then drop, a replacement answer, or a distortion of the
-real one), meter (see `_metering` for the rule); after the delay, answer.
+One node request: resolve the node, check the body, hold it to the node's rate ceiling when its
+plan has one (`_limits`: over it, a 429 at once, not metered), take the chain head once (the
+answer and the price both use it), draw faults (delay, then drop, a replacement answer, or a
+distortion of the real one), meter (see `_metering` for the rule); after the delay, answer.
 
 The HTTP edge is hardened like a real gateway's: a body over `MAX_BODY_BYTES` (geth's own limit)
 is answered 413 with a JSON error before it is read whole; a body that is not JSON, or nests
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import math
 import re
 import threading
 from collections.abc import Callable, Mapping
@@ -55,8 +58,9 @@ from . import _jsonrpc as jsonrpc
 from . import _platform
 from ._evm import EvmChain
 from ._evm_beyond import beyond_spec_handlers
-from ._faults import TRANSPORT_STATE_KEY, FaultKind, Faults, distort, replacement
+from ._faults import TRANSPORT_STATE_KEY, FaultKind, Faults, distort, rate_limited, replacement
 from ._jsonrpc import Call, RpcError
+from ._limits import Limits
 from ._metering import PLATFORM, Metering
 from ._response import Reply, error_body
 from ._world import NodeRecord, World
@@ -135,12 +139,14 @@ def create_app(
     meter: Metering | None = None,
     faults: Faults | None = None,
     batch_limit: int | None = None,
+    limits: Limits | None = None,
 ) -> Starlette:
     """The gateway for `world` as an ASGI app; pass `meter`/`faults` to share them with the
     caller. `batch_limit`: the most calls a JSON-RPC batch may hold; a larger one is refused as
     geth refuses it (one -32600 "batch too large" error), and billed as received. None (the
-    default): any."""
-    gateway = SandboxApp(world, meter, faults, batch_limit)
+    default): any. `limits`: the nodes' plan limits, as `Sandbox(plan=...)` sets them (None:
+    none)."""
+    gateway = SandboxApp(world, meter, faults, batch_limit, limits)
     route = Route("/{path:path}", gateway.asgi, methods=ALL_METHODS)  # `handle` routes
     app = Starlette(routes=[route], exception_handlers={Exception: _internal_error})
     app.state.gateway = gateway
@@ -210,10 +216,12 @@ class SandboxApp:
         meter: Metering | None,
         faults: Faults | None,
         batch_limit: int | None = None,
+        limits: Limits | None = None,
     ):
         names = [node.name for node in world.served_nodes]
         self.world = world
         self.batch_limit = batch_limit
+        self.limits = limits or Limits(names)
         self.meter = meter or Metering(names)
         self.faults = faults or Faults(world.seed, [*names, PLATFORM])
         self.endpoints = {node.name: endpoints_of(node.chain) for node in world.served_nodes}
@@ -240,6 +248,7 @@ class SandboxApp:
             "/_sandbox/metering": (_GET, lambda _: Reply(self.meter.snapshot())),
             "/_sandbox/metering/reset": (frozenset({"POST"}), lambda _: Reply(self.meter.reset())),
             "/_sandbox/faults": (frozenset({"GET", "HEAD", "POST", "DELETE"}), self.fault_knobs),
+            "/_sandbox/limits": (_GET, lambda _: Reply(self.limits.to_json())),
         }
 
     # --- the two ways in -----------------------------------------------------------------------
@@ -337,16 +346,19 @@ class SandboxApp:
         body = request.body
         if isinstance(body, BodyTooLarge):  # refused, not answered: not metered
             return _now(body.answer())
-        self.world.clock.tick()
-        head = self.world.head(node.chain)
-        # A JSON-RPC body is read once, for the meter and for the answer.
+        # A JSON-RPC body is read once, for the ceiling, the meter and the answer.
         decoded = jsonrpc.read(body) if endpoint is not None and endpoint.jsonrpc else None
         calls = _calls(endpoint, path, decoded)
+        batch = endpoint is not None and endpoint.jsonrpc and body.lstrip().startswith(b"[")
+        over = self._over_ceiling(node.name, calls, batch, endpoint)
+        if over is not None:  # refused before any work: not metered, the clock not moved
+            return _now(over)
+        self.world.clock.tick()
+        head = self.world.head(node.chain)
 
         def answer() -> Reply:
             return self._answer(node, endpoint, path, request, decoded, head)
 
-        batch = endpoint is not None and endpoint.jsonrpc and body.lstrip().startswith(b"[")
         blocking = getattr(self.world.services[node.chain], "blocking", False)
         return self._serve(node.name, calls, head, answer, batch, blocking)
 
@@ -380,8 +392,29 @@ class SandboxApp:
         evm = any(name.startswith("eth_") for name in endpoint.methods)
         beyond = self.beyond.get(node.chain) if evm else None
         bound = _bound_in_batch(endpoint, decoded)
-        dispatch = self._dispatcher(endpoint, self.handlers[node.chain], head, beyond, bound)
+        handlers = self.handlers[node.chain]
+        log_cap = self.limits.of[node.name].max_log_blocks if evm else None
+        if log_cap is not None and "eth_getLogs" in handlers:
+            handlers = {**handlers, "eth_getLogs": self._capped_logs(node.name, service, handlers)}
+        dispatch = self._dispatcher(endpoint, handlers, head, beyond, bound)
         return Reply(jsonrpc.answer(decoded, dispatch, style))
+
+    def _over_ceiling(
+        self, name: str, calls: list[Call], batch: bool, endpoint: NodePath | None
+    ) -> Reply | None:
+        """The refusal of a request that `name`'s rate ceiling does not admit now, in the
+        limits' shape (a REST path gets the HTTP 429 one: it has no JSON-RPC envelope); else
+        None, the calls booked."""
+        ceiling = self.limits.ceilings.get(name)
+        wait = ceiling.admit(len(calls)) if ceiling is not None else 0.0
+        if not wait:
+            return None
+        shape = self.limits.reply
+        if shape is FaultKind.RATE_LIMIT_RPC and not (endpoint is not None and endpoint.jsonrpc):
+            shape = FaultKind.RATE_LIMIT
+        # Retry-After is whole seconds (RFC 9110); try_again_in a Go duration, to the millisecond.
+        retry_after, try_again_in = max(1, math.ceil(wait)), f"{max(1, math.ceil(wait * 1000))}ms"
+        return rate_limited(shape, calls, batch, retry_after, try_again_in)
 
     def _over_batch_limit(self, decoded: jsonrpc.Decoded) -> list[Any] | None:
         """The entries of `decoded` when it is a batch of more calls than the sandbox's opt-in
@@ -391,6 +424,19 @@ class SandboxApp:
             return None
         is_batch, entries = decoded
         return entries if is_batch and len(entries) > limit else None
+
+    def _capped_logs(self, name: str, service: Any, handlers: dict[str, Any]) -> Any:
+        """eth_getLogs held to node `name`'s plan cap: an oversized range is refused in the
+        words the limits chose, before any log is read."""
+        get_logs = handlers["eth_getLogs"]
+
+        def capped(call: BoundCall, head: int) -> Any:
+            blocks = service.log_range(call, head)
+            if blocks is not None:
+                self.limits.refuse_log_range(name, *blocks)
+            return get_logs(call, head)
+
+        return capped
 
     def _dispatcher(
         self,

@@ -424,15 +424,24 @@ class EvmChain:
             rendered["yParity"] = enc.to_quantity(tx["v"])
         return rendered
 
+    def log_range(self, call: BoundCall, head: int) -> tuple[int, int] | None:
+        """The first and last block an eth_getLogs call spans, its tags read at `head`; None
+        for a call by ``blockHash`` (one block). A plan's cap (`_limits`) checks it first."""
+        query = call.arguments["filter"]
+        if "blockHash" in query:
+            return None
+        start = self.block_at(query.get("fromBlock", "latest"), head)
+        return start, self.block_at(query.get("toBlock", "latest"), head)
+
     def _get_logs(self, call: BoundCall, head: int) -> list[dict[str, Any]]:
         """The token's logs: a Transfer for each token transfer in the blocks' bodies, an
         Approval for each approve."""
         query = call.arguments["filter"]
-        if "blockHash" in query:
+        blocks = self.log_range(call, head)
+        if blocks is None:
             numbers: Sequence[int] = [self._number_of_hash(query["blockHash"], head)]
         else:
-            start = self.block_at(query.get("fromBlock", "latest"), head)
-            end = self.block_at(query.get("toBlock", "latest"), head)
+            start, end = blocks
             if end - start + 1 > MAX_LOG_RANGE:  # a range with tags: the node's own bound
                 raise RpcError(SERVER_ERROR, f"query exceeds max block range {MAX_LOG_RANGE}")
             numbers = range(start, end + 1)

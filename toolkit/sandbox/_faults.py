@@ -184,19 +184,45 @@ _CHALLENGE_PAGE = (
 )
 
 
-def replacement(fault: Fault, calls: list[Call], batch: bool) -> Reply | None:
-    """The answer a fault gives instead of the real one; None if it distorts the real one."""
-    kind = fault.kind
+RATE_LIMIT_KINDS = (FaultKind.RATE_LIMIT, FaultKind.RATE_LIMIT_HTML, FaultKind.RATE_LIMIT_RPC)
+
+
+def rate_limited(
+    kind: FaultKind, calls: list[Call], batch: bool, retry_after: int, try_again_in: str
+) -> Reply:
+    """A rate-limit refusal in one of the shapes real gateways send (a fault's, or a plan's
+    ceiling's, `_limits`):
+
+    - ``rate-limit``: HTTP 429 Too Many Requests with ``Retry-After`` in whole seconds (RFC 6585,
+      section 4) and the platform's JSON error shape (the spec's Errors:
+      ``{"error": {"code", "message"}}``);
+    - ``rate-limit-html``: HTTP 429 with nginx's own error page and no Retry-After, what nginx's
+      ``limit_req`` answers with ``limit_req_status 429`` (the page of
+      ``src/http/ngx_http_special_response.c``);
+    - ``rate-limit-rpc``: HTTP 200 with one JSON-RPC error per envelope whose ``data.try_again_in``
+      is a Go duration such as "250ms": Chainstack's, which sends no 429 status (GitHub
+      ``BobTheBuidler/dank_mids``, ``dank_mids/types.py``, ``ChainstackRateLimitContext``), under
+      the code gateways use for a limit (-32005, as Infura's per-second refusal:
+      tests/fixtures/real/SOURCES.md).
+    """
     if kind is FaultKind.RATE_LIMIT:
-        message = f"Too many requests: rate limit exceeded, retry after {fault.retry_after} s"
-        headers = {"Retry-After": str(fault.retry_after)}
+        message = f"Too many requests: rate limit exceeded, retry after {retry_after} s"
+        headers = {"Retry-After": str(retry_after)}
         return Reply(error_body("rate_limited", message), status=429, headers=headers)
     if kind is FaultKind.RATE_LIMIT_HTML:
         return Reply.html(_nginx_page(429, "Too Many Requests"), 429)
-    if kind is FaultKind.RATE_LIMIT_RPC:
-        error = RpcError(RATE_LIMITED, "RPS limit exceeded", {"try_again_in": fault.try_again_in})
-        errors = [JSONRPC.failure(call.id, error) for call in calls]
-        return Reply(errors if batch else errors[0])
+    if kind is not FaultKind.RATE_LIMIT_RPC:
+        raise ValueError(f"{kind} is not a rate-limit kind")
+    error = RpcError(RATE_LIMITED, "RPS limit exceeded", {"try_again_in": try_again_in})
+    errors = [JSONRPC.failure(call.id, error) for call in calls]
+    return Reply(errors if batch else errors[0])
+
+
+def replacement(fault: Fault, calls: list[Call], batch: bool) -> Reply | None:
+    """The answer a fault gives instead of the real one; None if it distorts the real one."""
+    kind = fault.kind
+    if kind in RATE_LIMIT_KINDS:
+        return rate_limited(kind, calls, batch, fault.retry_after, fault.try_again_in)
     if kind is FaultKind.SERVER_ERROR:
         return Reply(error_body("internal_error", "Internal server error"), status=500)
     if kind is FaultKind.BAD_GATEWAY:

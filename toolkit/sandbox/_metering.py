@@ -7,7 +7,10 @@ two agree to the unit:
    answer (a success, an error answer, 404/405 for an unknown path, an injected 429, 5xx, HTML,
    truncated or relabelled body, a delay the client gives up on, a dropped connection), the
    gateway has done the work. It is not billed when the gateway refuses it before any work: a
-   wrong or missing key (401/403) or a node that is not running (its 503). An injected status
+   wrong or missing key (401/403), a node that is not running (its 503), or a request over the
+   node's plan ceiling (`_limits`: its 429, or its JSON-RPC -32005). The client cannot tell that
+   429 from an injected one and counts it as billed (`toolkit.catalog.BILLING`), so its budget
+   is never short: with its rate limit at the ceiling it draws none. An injected status
    is billed when the client counts it (`PricingTable.fate_of_status`: an injected 503, an
    overloaded node, is "maybe" to the client, which counts it against the budget).
 2. A request holds N calls: a JSON-RPC batch of N envelopes is N calls; anything else is one

@@ -14,6 +14,7 @@ import atexit
 import socket
 import threading
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from .._browser import in_browser
@@ -22,6 +23,7 @@ from .._redact import scrub_logs
 from ..catalog.encoding import is_loopback_host
 from ._app import SandboxApp, create_app
 from ._faults import TRANSPORT_STATE_KEY, Faults
+from ._limits import Limits
 from ._metering import PLATFORM, Metering
 from ._world import World
 
@@ -57,6 +59,14 @@ class Sandbox:
     `bor_getRootHash` range limit. `batch_limit` (off by default) is the most calls a JSON-RPC
     batch may hold: a larger one is refused as geth refuses it (``--rpc.batch-request-limit``),
     one -32600 "batch too large" error for the whole batch, billed as received.
+    A plan's limits are off by default. `plan` (``"Developer"``) puts every node on that plan of
+    `toolkit.DEFAULT_PRICING`: its request rate (25 calls a second, a batch of N counting N)
+    and its eth_getLogs cap (100 blocks a call); `rate_limits` sets nodes' own ceilings
+    (``{"arbitrum-mainnet": 250}``; None lifts one). Over its ceiling a node answers at once
+    in the `rate_limit_reply` shape (``"rate-limit"``: HTTP 429 with Retry-After;
+    ``"rate-limit-html"``: nginx's 429 page; ``"rate-limit-rpc"``: a JSON-RPC -32005 error with
+    ``data.try_again_in``), not billed; an oversized log range is refused in the words of
+    `log_range_error` (``"infura"``, ``"alchemy"``, ``"tenderly"`` or ``"reth"``).
     `in_process()` instead of `start()`: no socket and no thread (what a browser's Python
     allows), its URLs at port 0. Non-loopback
     hosts need `allow_remote=True`: the sandbox has no TLS and hands its keys to anyone who asks
@@ -74,6 +84,10 @@ class Sandbox:
         root_hash_cap: int = 1024,
         batch_limit: int | None = None,
         allow_remote: bool = False,
+        plan: str | None = None,
+        rate_limits: Mapping[str, float | None] | None = None,
+        rate_limit_reply: str = "rate-limit",
+        log_range_error: str = "infura",
     ):
         if batch_limit is not None and (type(batch_limit) is not int or batch_limit < 1):
             raise ValueError(
@@ -90,8 +104,19 @@ class Sandbox:
         names = [node.name for node in self.world.served_nodes]
         self.meter = Metering(names)
         self.faults = Faults(seed, [*names, PLATFORM])
+        self.limits = Limits(
+            names,
+            plan=plan,
+            rate_limits=rate_limits,
+            rate_limit_reply=rate_limit_reply,
+            log_range_error=log_range_error,
+        )
         self.app = create_app(
-            self.world, meter=self.meter, faults=self.faults, batch_limit=batch_limit
+            self.world,
+            meter=self.meter,
+            faults=self.faults,
+            batch_limit=batch_limit,
+            limits=self.limits,
         )
         self.gateway: SandboxApp = self.app.state.gateway  # the core both ways in share
         self.reachable_in_process = False
@@ -202,6 +227,12 @@ class Sandbox:
             "api_key": self.world.api_key,
             "nodes": {n.name: f"{platform_url}/{n.key}" for n in self.world.served_nodes},
         }
+
+    @property
+    def ceilings(self) -> dict[str, float]:
+        """Calls a second each node allows, for the nodes with a ceiling (`plan`,
+        `rate_limits`): what a client connected in process holds itself to by default."""
+        return self.limits.rates
 
     def metering(self) -> dict[str, dict[str, Any]]:
         """Usage per node name (and "platform"): requests, calls, ru, by_method."""
