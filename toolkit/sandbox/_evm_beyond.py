@@ -113,7 +113,7 @@ class _Beyond:
         return self.chain._transaction_json(tx, number, self.chain.header(number).hash)
 
     def receipt(self, params: list[Any], head: int) -> dict[str, Any] | None:
-        from ._evm import tx_hash
+        from ._evm import logs_bloom, token_address, tx_hash
 
         found = self._find(_hash(_param(params, 0, "hash")), head)
         if found is None:
@@ -131,13 +131,14 @@ class _Beyond:
         return {
             "blockHash": rendered["blockHash"],
             "blockNumber": rendered["blockNumber"],
-            "contractAddress": None,
+            # A creation's receipt names the contract it made: only the token's deployment.
+            "contractAddress": token_address().lower() if tx.get("to", "") is None else None,
             "cumulativeGasUsed": enc.to_quantity(cumulative),
             "effectiveGasPrice": rendered["gasPrice"],
             "from": rendered["from"],
             "gasUsed": enc.to_quantity(tx["gas"] * 3 // 4),
             "logs": logs,
-            "logsBloom": "0x" + _bloom(logs).hex(),
+            "logsBloom": "0x" + logs_bloom(logs).hex(),
             "status": "0x1",
             "to": rendered["to"],
             "transactionHash": own_hash,
@@ -229,15 +230,3 @@ class _Beyond:
             return enc.to_quantity(_TRANSFER_GAS)
         calldata = sum(16 if byte else 4 for byte in data)
         return enc.to_quantity(21_000 + calldata)
-
-
-def _bloom(logs: list[dict[str, Any]]) -> bytes:
-    """The logs bloom of `logs` (the yellow paper's: 3 bits per address and topic)."""
-    bloom = bytearray(256)
-    for log in logs:
-        for item in [log["address"], *log["topics"]]:
-            digest = enc.keccak256(bytes.fromhex(item[2:]))
-            for i in (0, 2, 4):
-                bit = ((digest[i] << 8) | digest[i + 1]) & 2047
-                bloom[255 - bit // 8] |= 1 << (bit % 8)
-    return bytes(bloom)
