@@ -621,11 +621,9 @@ class EvmChain:
         else:
             amount = rng.randrange(10**6, 10**10)
             spender = address_of(rng.choice(ACCOUNT_NAMES))
-            tip = rng.randrange(
-                10**7
-            )  # drawn before deciding, so the draws after stay as they were
-            # One token call in five an approve: drawn apart from `rng`, so that the rest of
-            # the block stays as it was.
+            # Drawn even for a transfer left out, so the block's later draws stay as they were.
+            tip = rng.randrange(10**7)
+            # One token call in five an approve: drawn apart from `rng`, for the same reason.
             if self.seeded.integer(*parts, "approve", below=5) != 0:
                 return None
             recipient, value, gas = token_address(), 0, _TOKEN_GAS

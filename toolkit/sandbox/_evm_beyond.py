@@ -10,8 +10,10 @@ for them. The sandbox answers them as geth does, from the same blocks it serves:
   found when its block was served since the sandbox started, or is among the 1,000 blocks under
   the head;
 - its receipt: status 1, gas used three quarters of its gas (what the block's ``gasUsed`` sums),
-  the running total of the block, the price it paid, and the token's Transfer log (the same log,
-  index and all, as ``eth_getLogs`` gives), with that log's bloom;
+  the running total of the block, the price it paid, and its log, the token's Transfer or
+  Approval (the same log, index and all, as ``eth_getLogs`` gives), with that log's bloom (the
+  block's ``logsBloom`` is its receipts' ORed); the token's deployment names it as the
+  ``contractAddress`` it created;
 - ``eth_feeHistory``: the chain's base fee (constant in the sandbox), each block's gas used
   ratio, and the tips paid at the percentiles asked for; at most 1,024 blocks, as geth;
 - ``eth_estimateGas``: 21,000 plus calldata gas for a call to an account without code, the gas a
