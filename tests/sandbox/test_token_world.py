@@ -136,6 +136,7 @@ def test_a_year_of_ethereum_holds_tens_of_transfers_per_developer_chunk(gateways
     eth, head = _node(gateways, 0, "ethereum")
     counts = [len(_transfers(eth, first, first + 99)) for first in range(head - 999, head, 100)]
     assert min(counts) >= 20, counts
+    assert len(set(counts)) > 3, counts  # steps fall at random blocks: busy chunks and quiet ones
 
 
 def test_every_view_of_a_block_tells_the_same_story(gateways):

@@ -15,6 +15,7 @@ are drawn at random and move nothing. Errors use geth's words: "header not found
 from __future__ import annotations
 
 import functools
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -125,29 +126,56 @@ PROFILES = {
 
 @dataclass(frozen=True)
 class Holding:
-    """One balance's history on one chain: zero before `born`, then a walk of one step per
-    `period` blocks around `opening` (never below zero)."""
+    """One balance's history on one chain: zero before `born`, then a walk around `opening`
+    (never below zero) of one step per `period` blocks: every `period` blocks exactly, or, with
+    a `session` (in blocks), ``session // period`` steps in each session at blocks drawn at
+    random, so that how many fall in a stretch of blocks varies as a busy account's would."""
 
     key: tuple
     born: int
     period: int
     opening: int
     step: int
+    session: int = 0
 
     def at(self, seeded: Seeded, number: int) -> int:
         if number < self.born:
             return 0
-        epoch = (number - self.born) // self.period
-        return max(0, self.opening + _walk(seeded, self.key, epoch, self.step))
+        steps = self._steps(seeded, number)
+        return max(0, self.opening + _walk(seeded, self.key, steps, self.step))
 
-    def steps_at(self, number: int) -> bool:
+    def steps_at(self, seeded: Seeded, number: int) -> bool:
         """Whether the balance may change in block `number` (its first block or a step's)."""
-        return number >= self.born and (number - self.born) % self.period == 0
+        if number < self.born:
+            return False
+        since = number - self.born
+        if not self.session:
+            return since % self.period == 0
+        session, offset = divmod(since, self.session)
+        blocks = _step_blocks(seeded, self.key, session, self.session, self.session // self.period)
+        found = bisect_left(blocks, offset)
+        return since == 0 or (found < len(blocks) and blocks[found] == offset)
+
+    def _steps(self, seeded: Seeded, number: int) -> int:
+        """How many steps the walk has taken by block `number` (at or after `born`)."""
+        since = number - self.born
+        if not self.session:
+            return since // self.period
+        per_session = self.session // self.period
+        session, offset = divmod(since, self.session)
+        blocks = _step_blocks(seeded, self.key, session, self.session, per_session)
+        return session * per_session + bisect_right(blocks, offset)
 
     @property
     def ceiling(self) -> int:
         """The most this balance can ever be, for any seed and block."""
         return self.opening + Seeded.walk_bound(self.step)
+
+
+@functools.lru_cache(maxsize=4096)
+def _step_blocks(seeded: Seeded, key: tuple, session: int, length: int, count: int) -> list[int]:
+    """The blocks (offsets into session number `session`) at which a walk steps, in order."""
+    return sorted(seeded.rng(*key, "session", session).sample(range(length), count))
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -216,7 +244,7 @@ class EvmChain:
         deployed = self.profile.token_deployed_at
         return {
             address_of(name).lower(): self._holding(
-                "token", name, deployed, TOKEN_DECIMALS, _TOKEN_PERIODS_S
+                "token", name, deployed, TOKEN_DECIMALS, _TOKEN_PERIODS_S, scattered=True
             )
             for name in ACCOUNT_NAMES
         }
@@ -237,16 +265,19 @@ class EvmChain:
         earliest: int,
         decimals: int,
         periods_s: tuple[int, ...] = _COIN_PERIODS_S,
+        scattered: bool = False,
     ) -> Holding:
         rng = self.seeded.rng(self.chain.name, asset, name)
         period_s = rng.choice(periods_s)
         period = max(1, round(period_s / self.chain.block_time_s))
         born = earliest + rng.randrange(max(1, (self.profile.base_head - earliest) // 2))
+        # A token holder's steps fall at random blocks of each day; a coin's, every period.
+        session = max(period, round(86_400 / self.chain.block_time_s)) if scattered else 0
         opening = int(10 ** rng.uniform(-1.3, 3.7) * 10**6) * 10 ** (decimals - 6)
         # Sized so the walk wanders about half the opening balance by the base head.
         epochs = max(1, (self.profile.base_head - born) // period)
         step = max(1, opening // (2 * isqrt(epochs) + 1))
-        return Holding((self.chain.name, asset, name), born, period, opening, step)
+        return Holding((self.chain.name, asset, name), born, period, opening, step, session)
 
     def balance(self, address: str, number: int) -> int:
         holding = self._coin.get(address.lower())
@@ -649,7 +680,7 @@ class EvmChain:
         for name in ACCOUNT_NAMES:
             holder = address_of(name)
             holding = self._token[holder.lower()]
-            if not holding.steps_at(number):
+            if not holding.steps_at(self.seeded, number):
                 continue
             change = holding.at(self.seeded, number) - holding.at(self.seeded, number - 1)
             if change == 0:
