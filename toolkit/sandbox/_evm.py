@@ -1,7 +1,8 @@
 """The sandbox's EVM chains: accounts whose balances move over history, and one ERC-20 token.
 
 Every demo account's balance on every chain is a random walk that steps once every `period` blocks
-(its "transfer schedule"), so archive reads at old blocks return different, stable numbers. The
+on average (its "transfer schedule": a coin balance's on the dot, a token balance's at random blocks
+of each day), so archive reads at old blocks return different, stable numbers. The
 token ("Sandbox Dollar", SBXD, 6 decimals) lives at the same address on every chain, answers
 `balanceOf`, `totalSupply`, `decimals`, `symbol` and `name` through `eth_call`, keeps
 OpenZeppelin's storage layout for `eth_getStorageAt`, and does not exist before its deployment
