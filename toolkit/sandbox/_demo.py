@@ -25,6 +25,7 @@ class EvmDemo:
 
     accounts: Mapping[str, str]  # name -> EIP-55 address; balances move every few blocks
     token: str  # the ERC-20 contract address
+    treasury: str  # its deployer, minted the supply: the other side of every Transfer
     token_name: str
     token_symbol: str
     token_decimals: int
@@ -111,6 +112,7 @@ def _evm_demo() -> EvmDemo:
     return EvmDemo(
         accounts={name: _evm.address_of(name) for name in _evm.ACCOUNT_NAMES},
         token=_evm.token_address(),
+        treasury=_evm.address_of(_evm.TREASURY),
         token_name=_evm.TOKEN_NAME,
         token_symbol=_evm.TOKEN_SYMBOL,
         token_decimals=_evm.TOKEN_DECIMALS,

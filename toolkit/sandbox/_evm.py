@@ -1,18 +1,22 @@
 """The sandbox's EVM chains: accounts whose balances move over history, and one ERC-20 token.
 
 Every demo account's balance on every chain is a random walk that steps once every `period` blocks
-(its "transfer schedule"), so archive reads at old blocks return different, stable numbers. The
+on average (its "transfer schedule": a coin balance's on the dot, a token balance's at random blocks
+of each day), so archive reads at old blocks return different, stable numbers. The
 token ("Sandbox Dollar", SBXD, 6 decimals) lives at the same address on every chain, answers
-`balanceOf`, `totalSupply`, `decimals`, `symbol` and `name` through `eth_call`, logs a Transfer for
-each `transfer` and an Approval for each `approve` in its blocks (`eth_getLogs`), keeps
+`balanceOf`, `totalSupply`, `decimals`, `symbol` and `name` through `eth_call`, keeps
 OpenZeppelin's storage layout for `eth_getStorageAt`, and does not exist before its deployment
-block. Errors use geth's words: "header not found" above the head, "execution reverted",
-"insufficient funds ...".
+block. Its Transfers explain its balances exactly: the treasury deploys it and is minted the whole
+(constant) supply in that block, and each step of a holder's walk is a `transfer` in that block,
+from the treasury to the holder or back, so the treasury holds what the holders do not. Approvals
+are drawn at random and move nothing. Errors use geth's words: "header not found" above the head,
+"execution reverted", "insufficient funds ...".
 """
 
 from __future__ import annotations
 
 import functools
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -40,7 +44,7 @@ ACCOUNT_NAMES = (
     "mallory",
     "trent",
 )
-TREASURY = "treasury"  # the token's deployer; holds what the demo accounts do not
+TREASURY = "treasury"  # the token's deployer, minted its supply; holds what the others do not
 TOKEN_NAME = "Sandbox Dollar"
 TOKEN_SYMBOL = "SBXD"
 TOKEN_DECIMALS = 6
@@ -50,8 +54,13 @@ _TRANSFER_SELECTOR = bytes.fromhex("a9059cbb")  # transfer(address,uint256)
 _APPROVE_SELECTOR = bytes.fromhex("095ea7b3")  # approve(address,uint256)
 _TRANSFER_TOPIC = enc.keccak256(b"Transfer(address,address,uint256)")
 _APPROVAL_TOPIC = enc.keccak256(b"Approval(address,address,uint256)")
-# What each token call in a block's body logs: its event's topic0.
-_TOKEN_EVENTS = {_TRANSFER_SELECTOR: _TRANSFER_TOPIC, _APPROVE_SELECTOR: _APPROVAL_TOPIC}
+_ZERO_ADDRESS = "0x" + "00" * 20
+_TOKEN_GAS = 65_000  # a token call's gas limit in the sandbox's blocks (it uses three quarters)
+_DEPLOYMENT_GAS = 1_600_000
+# Seconds between the steps of a holder's token balance: short enough that a 100-block chunk of
+# Ethereum (12 s blocks) holds tens of Transfers.
+_TOKEN_PERIODS_S = (60, 120, 300, 600, 1_800, 3_600)
+_COIN_PERIODS_S = (600, 1_800, 3_600, 4 * 3_600, 12 * 3_600, 86_400)
 
 Handler = Callable[[BoundCall, int], Any]
 _SEEN_MAX = 200_000
@@ -118,20 +127,63 @@ PROFILES = {
 
 @dataclass(frozen=True)
 class Holding:
-    """One balance's history on one chain: zero before `born`, then a walk of one step per
-    `period` blocks around `opening` (never below zero)."""
+    """One balance's history on one chain: zero before `born`, then a walk around `opening`
+    (never below zero) of one step per `period` blocks: every `period` blocks exactly, or, with
+    a `session` (in blocks), ``session // period`` steps in each session at blocks drawn at
+    random, so that how many fall in a stretch of blocks varies as a busy account's would."""
 
     key: tuple
     born: int
     period: int
     opening: int
     step: int
+    session: int = 0
 
     def at(self, seeded: Seeded, number: int) -> int:
         if number < self.born:
             return 0
-        epoch = (number - self.born) // self.period
-        return max(0, self.opening + seeded.walk(self.key, epoch, self.step))
+        steps = self._steps(seeded, number)
+        return max(0, self.opening + _walk(seeded, self.key, steps, self.step))
+
+    def steps_at(self, seeded: Seeded, number: int) -> bool:
+        """Whether the balance may change in block `number` (its first block or a step's)."""
+        if number < self.born:
+            return False
+        since = number - self.born
+        if not self.session:
+            return since % self.period == 0
+        session, offset = divmod(since, self.session)
+        blocks = _step_blocks(seeded, self.key, session, self.session, self.session // self.period)
+        found = bisect_left(blocks, offset)
+        return since == 0 or (found < len(blocks) and blocks[found] == offset)
+
+    def _steps(self, seeded: Seeded, number: int) -> int:
+        """How many steps the walk has taken by block `number` (at or after `born`)."""
+        since = number - self.born
+        if not self.session:
+            return since // self.period
+        per_session = self.session // self.period
+        session, offset = divmod(since, self.session)
+        blocks = _step_blocks(seeded, self.key, session, self.session, per_session)
+        return session * per_session + bisect_right(blocks, offset)
+
+    @property
+    def ceiling(self) -> int:
+        """The most this balance can ever be, for any seed and block."""
+        return self.opening + Seeded.walk_bound(self.step)
+
+
+@functools.lru_cache(maxsize=4096)
+def _step_blocks(seeded: Seeded, key: tuple, session: int, length: int, count: int) -> list[int]:
+    """The blocks (offsets into session number `session`) at which a walk steps, in order."""
+    return sorted(seeded.rng(*key, "session", session).sample(range(length), count))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _walk(seeded: Seeded, key: tuple, epoch: int, step: int) -> int:
+    """A walk's position, remembered: a scan asks for each step's balance twice (after one
+    step, before the next), and a step costs 32 hashes."""
+    return seeded.walk(key, epoch, step)
 
 
 @dataclass(frozen=True)
@@ -189,30 +241,44 @@ class EvmChain:
 
     @cached_property
     def _token(self) -> dict[str, Holding]:
-        """Token holdings by lower-case address, the treasury's 1,000 times larger."""
+        """The demo accounts' token holdings by lower-case address (the treasury's is the rest)."""
         deployed = self.profile.token_deployed_at
-        holdings = {
-            address_of(name).lower(): self._holding("token", name, deployed, TOKEN_DECIMALS)
+        return {
+            address_of(name).lower(): self._holding(
+                "token", name, deployed, TOKEN_DECIMALS, _TOKEN_PERIODS_S, scattered=True
+            )
             for name in ACCOUNT_NAMES
         }
-        holdings[address_of(TREASURY).lower()] = self._holding(
-            "token", TREASURY, deployed, TOKEN_DECIMALS + 3, born=deployed
-        )
-        return holdings
+
+    @cached_property
+    def supply(self) -> int:
+        """The token's supply, minted to the treasury at deployment and constant after: every
+        holder's ceiling summed, rounded up to two significant digits, so the treasury's balance
+        (the supply less the holders') is never negative, whatever the block."""
+        ceilings = sum(holding.ceiling for holding in self._token.values())
+        unit = 10 ** max(0, len(str(ceilings)) - 2)
+        return -(-ceilings // unit) * unit
 
     def _holding(
-        self, asset: str, name: str, earliest: int, decimals: int, born: int | None = None
+        self,
+        asset: str,
+        name: str,
+        earliest: int,
+        decimals: int,
+        periods_s: tuple[int, ...] = _COIN_PERIODS_S,
+        scattered: bool = False,
     ) -> Holding:
         rng = self.seeded.rng(self.chain.name, asset, name)
-        period_s = rng.choice((600, 1_800, 3_600, 4 * 3_600, 12 * 3_600, 86_400))
+        period_s = rng.choice(periods_s)
         period = max(1, round(period_s / self.chain.block_time_s))
-        if born is None:
-            born = earliest + rng.randrange(max(1, (self.profile.base_head - earliest) // 2))
+        born = earliest + rng.randrange(max(1, (self.profile.base_head - earliest) // 2))
+        # A token holder's steps fall at random blocks of each day; a coin's, every period.
+        session = max(period, round(86_400 / self.chain.block_time_s)) if scattered else 0
         opening = int(10 ** rng.uniform(-1.3, 3.7) * 10**6) * 10 ** (decimals - 6)
         # Sized so the walk wanders about half the opening balance by the base head.
         epochs = max(1, (self.profile.base_head - born) // period)
         step = max(1, opening // (2 * isqrt(epochs) + 1))
-        return Holding((self.chain.name, asset, name), born, period, opening, step)
+        return Holding((self.chain.name, asset, name), born, period, opening, step, session)
 
     def balance(self, address: str, number: int) -> int:
         holding = self._coin.get(address.lower())
@@ -220,15 +286,21 @@ class EvmChain:
 
     def token_balance(self, address: str, number: int) -> int:
         holding = self._token.get(address.lower())
-        return holding.at(self.seeded, number) if holding else 0
+        if holding:
+            return holding.at(self.seeded, number)
+        if address.lower() == address_of(TREASURY).lower() and self._token_deployed(number):
+            held = sum(holding.at(self.seeded, number) for holding in self._token.values())
+            return self.supply - held
+        return 0
 
     def total_supply(self, number: int) -> int:
-        return sum(holding.at(self.seeded, number) for holding in self._token.values())
+        return self.supply if self._token_deployed(number) else 0
+
+    def _token_deployed(self, number: int) -> bool:
+        return number >= self.profile.token_deployed_at
 
     def token_exists(self, address: str, number: int) -> bool:
-        return address.lower() == token_address().lower() and (
-            number >= self.profile.token_deployed_at
-        )
+        return address.lower() == token_address().lower() and self._token_deployed(number)
 
     def block_at(self, block: Any, head: int) -> int:
         """A block tag, 0x number or block hash (EIP-1898, bare or as ``{"blockHash": ...}`` or
@@ -407,7 +479,7 @@ class EvmChain:
             "hash": tx_hash(tx),
             "input": "0x" + tx["data"].hex(),
             "nonce": enc.to_quantity(tx.get("nonce", 0)),
-            "to": tx.get("to", "0x00000000000000000000000000000000000a4b05"),
+            "to": "0x00000000000000000000000000000000000a4b05" if internal else tx["to"],
             "transactionIndex": enc.to_quantity(tx["index"]),
             "value": enc.to_quantity(tx.get("value", 0)),
             "type": "0x6a" if internal else "0x2",
@@ -465,27 +537,16 @@ class EvmChain:
         raise RpcError(SERVER_ERROR, missing)
 
     def _token_logs(self, number: int) -> list[dict[str, Any]]:
-        if number < self.profile.token_deployed_at:
-            return []
+        """The block's logs, in order: each transaction's event (its `log`) with where it is."""
         transactions, _, _ = self.body(number)
         block_hash = self.header(number).hash
         logs: list[dict[str, Any]] = []
         for tx in transactions:
-            topic = _TOKEN_EVENTS.get(tx["data"][:4]) if tx.get("to") == token_address() else None
-            if topic is None:
+            if "log" not in tx:
                 continue
-            # transfer(to, amount) logs Transfer(from, to, amount); approve(spender, amount)
-            # logs Approval(owner, spender, amount): the same words in the same places.
-            recipient, amount = tx["data"][4:36], tx["data"][36:68]
             logs.append(
-                {
-                    "address": token_address().lower(),
-                    "topics": [
-                        "0x" + topic.hex(),
-                        "0x" + tx["from"][2:].lower().rjust(64, "0"),
-                        "0x" + recipient.hex(),
-                    ],
-                    "data": "0x" + amount.hex(),
+                tx["log"]
+                | {
                     "blockNumber": enc.to_quantity(number),
                     "transactionHash": tx_hash(tx),
                     "transactionIndex": enc.to_quantity(tx["index"]),
@@ -555,61 +616,137 @@ class EvmChain:
         return go.struct("*types.Block", block_fields) + "\n"
 
     def body(self, number: int) -> tuple[list[dict[str, Any]], int, bytes]:
-        """A block's transactions (Arbitrum's start-of-block one first), gas used and bloom: the
-        same for debug_printBlock, eth_getBlockByNumber and eth_getLogs."""
+        """A block's transactions, gas used and logs bloom: the same for debug_printBlock,
+        eth_getBlockByNumber, eth_getLogs and the receipts.
+
+        In order: Arbitrum's start-of-block transaction; the token's deployment in its block;
+        the users' own (coin transfers and token approvals, drawn at random); then a token
+        `transfer` for each holder whose balance steps in this block, from the treasury for a
+        rise and to it for a fall, so the Transfers add up to the balances' changes.
+        """
         rng = self.seeded.rng(self.chain.name, "block-body", number)
-        internal = [self._internal_tx(number)] if self.chain.name == "arbitrum" else []
-        transactions = internal + [
-            self._user_tx(rng, number, index) for index in range(rng.randrange(7))
-        ]
+        transactions = [self._internal_tx(number)] if self.chain.name == "arbitrum" else []
+        if number == self.profile.token_deployed_at:
+            transactions.append(self._deployment_tx(number))
+        for slot in range(rng.randrange(7)):
+            tx = self._user_tx(rng, number, slot)
+            if tx is not None:
+                transactions.append(tx)
+        if self._token_deployed(number):
+            transactions += self._balance_transfers(number)
+        for index, tx in enumerate(transactions):
+            tx["index"] = index
         gas_used = sum(tx["gas"] * 3 // 4 for tx in transactions)
         if len(self.tx_seen) > _SEEN_MAX:
             self.tx_seen.clear()
         for tx in transactions:
             self.tx_seen[tx_hash(tx)] = number
-        bloom = bytearray(256)
-        for _ in range(3 * len(transactions)):
-            bloom[rng.randrange(256)] |= 1 << rng.randrange(8)
-        return transactions, gas_used, bytes(bloom)
+        return transactions, gas_used, logs_bloom([tx["log"] for tx in transactions if "log" in tx])
 
     def _internal_tx(self, number: int) -> dict[str, Any]:
         """ArbOS's start-of-block transaction, the first of every Arbitrum block."""
         data = bytes.fromhex("6bf6a42d") + self.seeded.bytes(
             self.chain.name, "l1-info", number, size=96
         )
-        return {"type": "*types.ArbitrumInternalTx", "data": data, "gas": 0, "index": 0}
+        return {"type": "*types.ArbitrumInternalTx", "data": data, "gas": 0}
 
-    def _user_tx(self, rng: Any, number: int, index: int) -> dict[str, Any]:
+    def _user_tx(self, rng: Any, number: int, slot: int) -> dict[str, Any] | None:
+        """A user's own transaction, or None where the draw is a token transfer: the token's
+        transfers are the balances' steps (`_balance_transfers`), never drawn."""
         sender = address_of(rng.choice(ACCOUNT_NAMES))  # not in the dump: geth caches it
-        parts = (self.chain.name, "tx", number, index + 1)
+        parts = (self.chain.name, "tx", number, slot + 1)
         if rng.random() < 0.5:
             recipient = address_of(rng.choice(ACCOUNT_NAMES))
             value, gas, data = rng.randrange(10**15, 10**18), 21_000, b""
+            tip, event = rng.randrange(10**7), None
         else:
-            recipient, value, gas = token_address(), 0, 65_000
             amount = rng.randrange(10**6, 10**10)
-            holder = bytes.fromhex(address_of(rng.choice(ACCOUNT_NAMES))[2:].rjust(64, "0"))
-            # One token call in five an approve: drawn apart from `rng`, so that the rest of
-            # the block (and every other test's numbers) stays as it was.
-            approves = self.seeded.integer(*parts, "approve", below=5) == 0
-            selector = _APPROVE_SELECTOR if approves else _TRANSFER_SELECTOR
-            data = selector + holder + amount.to_bytes(32, "big")
+            spender = address_of(rng.choice(ACCOUNT_NAMES))
+            # Drawn even for a transfer left out, so the block's later draws stay as they were.
+            tip = rng.randrange(10**7)
+            # One token call in five an approve: drawn apart from `rng`, for the same reason.
+            if self.seeded.integer(*parts, "approve", below=5) != 0:
+                return None
+            recipient, value, gas = token_address(), 0, _TOKEN_GAS
+            data = _APPROVE_SELECTOR + _word(spender) + amount.to_bytes(_WORD, "big")
+            approval = _APPROVAL_TOPIC, sender, spender, amount
+            event = self._token_log(*approval) if self._token_deployed(number) else None
+        return self._signed_tx(parts, sender, recipient, value, gas, data, tip, event)
+
+    def _deployment_tx(self, number: int) -> dict[str, Any]:
+        """The treasury creates the token, whose constructor mints it the whole supply."""
+        treasury = address_of(TREASURY)
+        parts = (self.chain.name, "tx", number, "deployment")
+        mint = self._token_log(_TRANSFER_TOPIC, _ZERO_ADDRESS, treasury, self.supply)
+        tip = self.seeded.integer(*parts, "tip", below=10**7)
+        return self._signed_tx(
+            parts, treasury, None, 0, _DEPLOYMENT_GAS, _token_code(), tip, mint, nonce=0
+        )
+
+    def _balance_transfers(self, number: int) -> list[dict[str, Any]]:
+        """A token transfer for each holder whose balance changes in block `number`."""
+        treasury = address_of(TREASURY)
+        transfers = []
+        for name in ACCOUNT_NAMES:
+            holder = address_of(name)
+            holding = self._token[holder.lower()]
+            if not holding.steps_at(self.seeded, number):
+                continue
+            change = holding.at(self.seeded, number) - holding.at(self.seeded, number - 1)
+            if change == 0:
+                continue
+            sender, recipient = (treasury, holder) if change > 0 else (holder, treasury)
+            amount = abs(change)
+            parts = (self.chain.name, "tx", number, "transfer", name)
+            data = _TRANSFER_SELECTOR + _word(recipient) + amount.to_bytes(_WORD, "big")
+            event = self._token_log(_TRANSFER_TOPIC, sender, recipient, amount)
+            tip = self.seeded.integer(*parts, "tip", below=10**7)
+            transfers.append(
+                self._signed_tx(parts, sender, token_address(), 0, _TOKEN_GAS, data, tip, event)
+            )
+        return transfers
+
+    @staticmethod
+    def _token_log(topic: bytes, first: str, second: str, amount: int) -> dict[str, Any]:
+        """An ERC-20 event of the token: Transfer(from, to, value) or Approval(owner, spender,
+        value), both with their two addresses indexed."""
         return {
+            "address": token_address().lower(),
+            "topics": ["0x" + topic.hex(), "0x" + _word(first).hex(), "0x" + _word(second).hex()],
+            "data": "0x" + amount.to_bytes(_WORD, "big").hex(),
+        }
+
+    def _signed_tx(
+        self,
+        parts: tuple,
+        sender: str,
+        to: str | None,
+        value: int,
+        gas: int,
+        data: bytes,
+        tip: int,
+        event: dict[str, Any] | None,
+        nonce: int | None = None,
+    ) -> dict[str, Any]:
+        """An EIP-1559 transaction (`to` None creates a contract), its log if it has one."""
+        tx = {
             "type": "*types.DynamicFeeTx",
             "hash": "0x" + self.seeded.hex(*parts, "hash"),
             "from": sender,
-            "index": index + 1,
-            "nonce": self.seeded.integer(*parts, "nonce", below=5_000),
-            "tip": rng.randrange(10**7),
+            "nonce": self.seeded.integer(*parts, "nonce", below=5_000) if nonce is None else nonce,
+            "tip": tip,
             "fee_cap": 2 * self.profile.base_fee_wei,
             "gas": gas,
-            "to": recipient,
+            "to": to,
             "value": value,
             "data": data,
             "v": self.seeded.integer(*parts, "v", below=2),
             "r": int(self.seeded.hex(*parts, "r"), 16),
             "s": int(self.seeded.hex(*parts, "s"), 16),
         }
+        if event is not None:
+            tx["log"] = event
+        return tx
 
     # --- bor_getRootHash (Polygon) -----------------------------------------------------------
 
@@ -732,8 +869,11 @@ class _GoPrinter:
                 ("Data", self.bytes("[]uint8", tx["data"])),
             ]
         else:
-            to = enc.to_checksum_address(tx["to"])
-            to = f"(*common.Address)({self.pointer()})((len=20 cap=20) {to})"
+            if tx["to"] is None:  # a contract creation
+                to = "(*common.Address)(<nil>)"
+            else:
+                to = enc.to_checksum_address(tx["to"])
+                to = f"(*common.Address)({self.pointer()})((len=20 cap=20) {to})"
             inner = [
                 ("ChainID", self.big(ARBITRUM_CHAIN_ID)),
                 ("Nonce", f"(uint64) {tx['nonce']}"),
@@ -762,6 +902,29 @@ class _GoPrinter:
 def tx_hash(tx: dict[str, Any]) -> str:
     """A transaction's hash: seeded for user transactions, and for Arbitrum's internal one."""
     return tx.get("hash") or "0x" + enc.keccak256(b"arbitrum-internal" + tx["data"]).hex()
+
+
+def logs_bloom(logs: list[dict[str, Any]]) -> bytes:
+    """The logs bloom of `logs` (the yellow paper's: 3 bits per address and topic)."""
+    bloom = bytearray(256)
+    for log in logs:
+        for item in [log["address"], *log["topics"]]:
+            for position, bit in _bloom_bits(item):
+                bloom[position] |= bit
+    return bytes(bloom)
+
+
+@functools.lru_cache(maxsize=1024)
+def _bloom_bits(item: str) -> tuple[tuple[int, int], ...]:
+    """(byte, bit) of an address's or topic's three bloom bits; the same few recur in a scan."""
+    digest = enc.keccak256(bytes.fromhex(item[2:]))
+    bits = [((digest[i] << 8) | digest[i + 1]) & 2047 for i in (0, 2, 4)]
+    return tuple((255 - bit // 8, 1 << (bit % 8)) for bit in bits)
+
+
+def _word(address: str) -> bytes:
+    """An address as an ABI word (and an indexed topic): left-padded to 32 bytes."""
+    return bytes.fromhex(address[2:].lower().rjust(2 * _WORD, "0"))
 
 
 def _topics_match(topics: list[str], wanted: list[Any]) -> bool:

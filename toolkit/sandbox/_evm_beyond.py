@@ -10,8 +10,10 @@ for them. The sandbox answers them as geth does, from the same blocks it serves:
   found when its block was served since the sandbox started, or is among the 1,000 blocks under
   the head;
 - its receipt: status 1, gas used three quarters of its gas (what the block's ``gasUsed`` sums),
-  the running total of the block, the price it paid, and the token's Transfer log (the same log,
-  index and all, as ``eth_getLogs`` gives), with that log's bloom;
+  the running total of the block, the price it paid, and its log, the token's Transfer or
+  Approval (the same log, index and all, as ``eth_getLogs`` gives), with that log's bloom (the
+  block's ``logsBloom`` is its receipts' ORed); the token's deployment names it as the
+  ``contractAddress`` it created;
 - ``eth_feeHistory``: the chain's base fee (constant in the sandbox), each block's gas used
   ratio, and the tips paid at the percentiles asked for; at most 1,024 blocks, as geth;
 - ``eth_estimateGas``: 21,000 plus calldata gas for a call to an account without code, the gas a
@@ -113,7 +115,7 @@ class _Beyond:
         return self.chain._transaction_json(tx, number, self.chain.header(number).hash)
 
     def receipt(self, params: list[Any], head: int) -> dict[str, Any] | None:
-        from ._evm import tx_hash
+        from ._evm import logs_bloom, token_address, tx_hash
 
         found = self._find(_hash(_param(params, 0, "hash")), head)
         if found is None:
@@ -131,13 +133,14 @@ class _Beyond:
         return {
             "blockHash": rendered["blockHash"],
             "blockNumber": rendered["blockNumber"],
-            "contractAddress": None,
+            # A creation's receipt names the contract it made: only the token's deployment.
+            "contractAddress": token_address().lower() if tx.get("to", "") is None else None,
             "cumulativeGasUsed": enc.to_quantity(cumulative),
             "effectiveGasPrice": rendered["gasPrice"],
             "from": rendered["from"],
             "gasUsed": enc.to_quantity(tx["gas"] * 3 // 4),
             "logs": logs,
-            "logsBloom": "0x" + _bloom(logs).hex(),
+            "logsBloom": "0x" + logs_bloom(logs).hex(),
             "status": "0x1",
             "to": rendered["to"],
             "transactionHash": own_hash,
@@ -229,15 +232,3 @@ class _Beyond:
             return enc.to_quantity(_TRANSFER_GAS)
         calldata = sum(16 if byte else 4 for byte in data)
         return enc.to_quantity(21_000 + calldata)
-
-
-def _bloom(logs: list[dict[str, Any]]) -> bytes:
-    """The logs bloom of `logs` (the yellow paper's: 3 bits per address and topic)."""
-    bloom = bytearray(256)
-    for log in logs:
-        for item in [log["address"], *log["topics"]]:
-            digest = enc.keccak256(bytes.fromhex(item[2:]))
-            for i in (0, 2, 4):
-                bit = ((digest[i] << 8) | digest[i + 1]) & 2047
-                bloom[255 - bit // 8] |= 1 << (bit % 8)
-    return bytes(bloom)

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import random
+import struct
 from math import isqrt
 
 # A sum of four uniform 16-bit draws, centred, approximates a normal distribution well enough for
 # balances that wander; its standard deviation is 65536 * sqrt(4 / 12), about 37,837.
 _IRWIN_HALL_STD = 37_837
 NORMAL_SCALE = 4096
+_FOUR_DRAWS = struct.Struct(">4H")  # the four 16-bit draws at the start of a digest
+# The largest |normal()| can be: four draws all 0 or all 65535, scaled as `normal` scales them.
+_NORMAL_MAX = -(-131_070 * NORMAL_SCALE // _IRWIN_HALL_STD)
 """`Seeded.normal` returns standard-normal draws multiplied by this (integers keep it exact)."""
 
 
@@ -44,8 +48,7 @@ class Seeded:
 
     def normal(self, *parts: object) -> int:
         """An approximately standard-normal draw, times NORMAL_SCALE, as an exact integer."""
-        raw = self.digest(*parts)
-        total = sum(int.from_bytes(raw[i : i + 2], "big") for i in range(0, 8, 2))
+        total = sum(_FOUR_DRAWS.unpack_from(self.digest(*parts)))
         return (total - 131_070) * NORMAL_SCALE // _IRWIN_HALL_STD
 
     def walk(self, key: tuple, index: int, step: int, depth: int = 32) -> int:
@@ -66,3 +69,15 @@ class Seeded:
             else:
                 lo, at_lo = mid, at_mid
         return at_lo
+
+    @staticmethod
+    def walk_bound(step: int, depth: int = 32) -> int:
+        """The most |`walk`| can be at any index, whatever the seed: the end's largest draw plus
+        each halving's largest noise (the mean of two ends is no further out than the further
+        end), one unit per floor division on top."""
+        end = _NORMAL_MAX * step * isqrt(1 << depth) // NORMAL_SCALE + 1
+        noises = sum(
+            _NORMAL_MAX * step * isqrt(1 << level) // (2 * NORMAL_SCALE) + 2
+            for level in range(1, depth + 1)
+        )
+        return end + noises
