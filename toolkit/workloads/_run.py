@@ -127,8 +127,8 @@ def collector_eased() -> Iterator[None]:
     """The garbage collector's passes, from when the first of the runs under way starts until
     the last ends, kept to the objects those runs make. A full collection walks every object of
     the process, and a long run made several, each walking the workload's calls, the modules,
-    a notebook's frames and every row done so far (in a run of 50,000 calls into a dataset,
-    most of the collector's cost, which was a quarter of the run's CPU):
+    a notebook's frames and every row done so far (in a long run into a dataset, most of the
+    collector's cost; docs/benchmarks.md has the measure):
 
     - the objects that exist when the first run starts are left out of every pass
       (`gc.freeze`; a process that froze objects itself keeps its freeze untouched);
