@@ -33,6 +33,12 @@ BENCHMARKS = [
     ("bench_json.py", "Reading answers", [], ["--quick"]),
     ("bench_records.py", "Per-call records", [], ["--quick"]),
     ("bench_ceiling.py", "Throughput at a plan's ceiling", [], ["--seconds", "1"]),
+    (
+        "bench_scan_plan.py",
+        "Planning a long event scan",
+        [],
+        ["--blocks", "100000", "--repeats", "1"],
+    ),
 ]
 
 

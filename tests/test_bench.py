@@ -52,6 +52,7 @@ PRINTS = {
     "bench_json.py": ["`load_bounded` / `json.loads` on the 3 MiB answer:"],
     "bench_records.py": ["| `PlannedCall` | tuple.__new__ (ours) |"],
     "bench_ceiling.py": ["| achieved (calls/s) | % of ceiling | 429 answers |"],
+    "bench_scan_plan.py": ["| ours: `Workload.logs` + `preview()`", "planned and previewed: "],
 }
 
 
