@@ -174,3 +174,22 @@ def test_a_sandbox_that_enforces_no_ceiling_and_a_replayed_tape_are_not_held(tmp
         assert eth.rate_limiter is None
         eth.get_balance(ALICE)
     assert _gateway(pricing=ON_DEVELOPER).node("a", chain="ethereum").rate_limiter.rate == 25
+
+
+def test_each_dask_worker_holds_its_share_of_each_nodes_own_ceiling():
+    """A run on a cluster splits the limits among the workers. Nodes with ceilings of their own
+    keep them apart: the slow node's workers were given the first node's share, which sent a
+    slow node a fast one's rate when the fast one came first."""
+    from toolkit.workloads._distributed import worker_rate_limit
+
+    apart = _gateway(pricing=ON_DEVELOPER, rate_limit={"b": 250})
+    fast_first = [apart.node("b", chain="ethereum"), apart.node("a", chain="ethereum")]
+    share = worker_rate_limit(fast_first, 2)
+    assert share == {"b": 125.0, "a": 12.5}
+    on_a_worker = _gateway(rate_limit=share)
+    assert on_a_worker.node("a", chain="ethereum").rate_limiter.rate == 12.5
+    assert on_a_worker.node("b", chain="ethereum").rate_limiter.rate == 125.0
+
+    together = _gateway(rate_limit=100)  # one limiter for the handle's nodes: a number still
+    assert worker_rate_limit([together.node(n, chain="ethereum") for n in "ab"], 4) == 25.0
+    assert worker_rate_limit([_gateway(rate_limit=None).node("a", chain="ethereum")], 2) is None

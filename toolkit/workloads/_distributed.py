@@ -306,6 +306,22 @@ def _unreadable(part: Partition, error: OSError) -> DatasetError:
     )
 
 
+def worker_rate_limit(nodes: Iterable[Any], workers: int) -> float | dict[str, float | None] | None:
+    """Each worker's share of the limits the coordinator holds `nodes` to, so that the workers
+    together keep them: one number when the handle's nodes share one limiter (a number set
+    it), else each node's own share (a plan or ``"auto"``: nodes with different ceilings)."""
+    limiters = {node.name: node.rate_limiter for node in nodes}
+    distinct = {id(limiter): limiter for limiter in limiters.values() if limiter is not None}
+    if not distinct:
+        return None
+    if len(distinct) == 1 and None not in limiters.values():
+        return next(iter(distinct.values())).rate / workers
+    return {
+        name: None if limiter is None else limiter.rate / workers
+        for name, limiter in limiters.items()
+    }
+
+
 def run_on_cluster(
     calls: list[PlannedCall], client: Any, options: RunOptions, partition_size: int | None
 ) -> pd.DataFrame:
@@ -324,8 +340,7 @@ def run_on_cluster(
     groups = [list(range(i, min(i + size, len(calls)))) for i in range(0, len(calls), size)]
     meter = calls[0].node.meter
     highs = [estimate.high for estimate in estimates(calls, fetch_heads=True)]
-    limiter = calls[0].node.rate_limiter
-    share = None if limiter is None else limiter.rate / workers
+    share = worker_rate_limit({c.node.name: c.node for c in calls}.values(), workers)
 
     def partition(index: int, slice_ru: int | None) -> Partition:
         planned = [calls[p] for p in groups[index]]
