@@ -114,11 +114,30 @@ def test_a_bad_mapping_is_refused_naming_the_setting(setting):
 def test_a_turn_given_back_is_the_next_callers():
     clock = FakeClock()
     limiter = RateLimiter(10, clock=clock)
-    assert [round(limiter.reserve(5), 3) for _ in range(3)] == [0.4, 0.9, 1.4]
-    limiter.release(5)  # the last five were never sent
+    turns = [limiter.take(5) for _ in range(3)]
+    assert [round(turn.wait, 3) for turn in turns] == [0.4, 0.9, 1.4]
+    limiter.release(turns[-1])  # the last five were never sent
     assert round(limiter.reserve(), 3) == 1.0
-    limiter.release(100)  # never before now: an idle bucket stays as full as its burst
+    clock.now += 10
+    limiter.release(turns[0])  # long over: an idle bucket stays as full as its burst
     assert limiter.reserve() == 0.0
+
+
+def test_a_turn_given_back_before_a_later_one_frees_nothing_until_that_one_is_given_back():
+    """Two calls waiting, the first stopped: the second keeps the time it was told, so a third
+    given the first's turn would be sent at once with it, over the rate. The turn comes back
+    once every turn booked after it is given back too, in any order."""
+    clock = FakeClock()
+    limiter = RateLimiter(10, clock=clock)
+    assert limiter.reserve() == 0.0
+    first, second = limiter.take(), limiter.take()
+    assert (round(first.wait, 3), round(second.wait, 3)) == (0.1, 0.2)
+    limiter.release(first)
+    third = limiter.take()
+    assert round(third.wait, 3) == 0.3  # after the second, which still goes at 0.2
+    limiter.release(third)
+    limiter.release(second)  # now every turn after the first is back: all three come off
+    assert round(limiter.reserve(), 3) == 0.1
 
 
 def test_a_call_waiting_its_turn_past_its_timeout_is_still_sent(sandbox_on_a_plan):

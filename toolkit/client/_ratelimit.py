@@ -7,6 +7,9 @@ algorithm"). `reserve` never blocks: it says how long to wait, which the exchang
 batch of N calls reserves N: gateways count the calls in a batch, not the HTTP request. A bulk
 run books turns far ahead (every worker holds one), so a call's timeout starts when its turn
 comes, not when it is booked, and a call stopped while it waits gives its turn back (`release`).
+A turn given back shortens the wait of the calls booked after it only once every turn booked
+after it was given back too: the calls already booked keep the times they were told, and a turn
+freed between two of them taken again would send two calls at once.
 """
 
 from __future__ import annotations
@@ -14,8 +17,18 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import NamedTuple
 
 from .._errors import ValidationError
+
+
+class Turn(NamedTuple):
+    """A booking: wait `wait` seconds, then send. Its share of the bucket runs from `starts` to
+    `ends` (the limiter's clock), which is how `release` knows whether a later one was booked."""
+
+    wait: float
+    starts: float
+    ends: float
 
 
 class RateLimiter:
@@ -46,19 +59,37 @@ class RateLimiter:
         self._clock = clock
         self._lock = threading.Lock()
         self._empty_at = clock()  # when the bucket, drained by what is booked, is empty again
+        # Turns given back while later ones were still booked, their start by their end: taken
+        # off the bucket once the turns after them are given back too (see the module doc).
+        self._given_back: dict[float, float] = {}
 
     def reserve(self, calls: int = 1) -> float:
         """Book `calls` calls; return the seconds to wait before sending them (0 if none)."""
+        return self.take(calls).wait
+
+    def take(self, calls: int = 1) -> Turn:
+        """Book `calls` calls, as `reserve`, and return the booking (to `release` it)."""
         with self._lock:
             now = self._clock()
-            self._empty_at = max(self._empty_at, now) + calls * self._interval
-            return max(0.0, self._empty_at - self.burst * self._interval - now)
+            starts = max(self._empty_at, now)
+            self._empty_at = ends = starts + calls * self._interval
+            return Turn(max(0.0, ends - self.burst * self._interval - now), starts, ends)
 
-    def release(self, calls: int = 1) -> None:
-        """Give back `calls` calls booked by `reserve` and never sent (a call stopped while it
-        waited its turn), so that the calls after them need not wait for a turn nobody takes."""
+    def release(self, turn: Turn) -> None:
+        """Give back a turn booked by `take` and never used (a call stopped while it waited),
+        so that the calls booked from now on need not wait for a turn nobody takes."""
         with self._lock:
-            self._empty_at = max(self._clock(), self._empty_at - calls * self._interval)
+            now = self._clock()
+            given_back = self._given_back
+            given_back[turn.ends] = turn.starts
+            # The last turns booked, given back, come off the bucket (each back to the very
+            # time it started at: no sum of floats); never below now (an idle bucket stays as
+            # full as its burst).
+            while (starts := given_back.pop(self._empty_at, None)) is not None:
+                self._empty_at = starts
+            if self._empty_at <= now:
+                self._empty_at = now
+                given_back.clear()  # turns that would have ended by now: nothing left to free
 
     def __repr__(self) -> str:
         return f"RateLimiter({self.rate:g}/s, burst={self.burst})"

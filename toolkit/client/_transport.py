@@ -315,13 +315,14 @@ class Exchange:
         try:
             while True:
                 calls = len(self.parts) or 1
-                wait = self.limiter.reserve(calls) if self.limiter else 0.0
+                turn = self.limiter.take(calls) if self.limiter else None
+                wait = turn.wait if turn else 0.0
                 if wait > 0:
                     try:
                         yield Sleep(wait)
                     except BaseException:  # stopped while waiting: its turn goes to the next
-                        assert self.limiter is not None  # it said to wait
-                        self.limiter.release(calls)
+                        assert self.limiter is not None and turn is not None  # it said to wait
+                        self.limiter.release(turn)
                         raise
                     if not attempt:  # a call's time starts when the rate limit lets it go
                         deadline = self.deadline = deadline + wait
