@@ -311,6 +311,35 @@ def test_a_read_only_file_means_no_cache_with_a_warning(make_gateway, cache_path
     assert frame["error"].isna().all()
 
 
+def test_a_full_disk_under_a_folder_named_malformed_is_no_damage(make_gateway, tmp_path):
+    """An OSError's text carries the path: a full disk under a folder whose name says
+    "malformed" or "decode" was read as a damaged file, and the healthy file, with every answer
+    paid for, was moved aside. It is a warning, and the file stays in use."""
+    import errno
+
+    folder = tmp_path / "malformed_decode_runs"
+    folder.mkdir()
+    path = folder / "responses.sqlite"
+
+    class FullDisk(FailingWrites):
+        def executemany(self, *args):
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    gateway = make_gateway(cache=path)
+    eth = gateway.node("ethereum-mainnet")
+    block = eth.head() - 1000
+    eth.get_balance(ALICE, block)
+    gateway.cache.flush()
+    gateway.cache._file.db = FullDisk(gateway.cache._file.db)
+    with pytest.warns(RuntimeWarning, match="could not store answers"):
+        eth.get_balance(ALICE, block - 1)
+        gateway.cache.flush()
+    gateway.cache._file.db = gateway.cache._file.db.db
+    assert not list(folder.glob("responses.sqlite.damaged-*"))
+    gateway.cache._recent.forget()  # as in a new process: only the file holds the answer
+    assert eth.in_cache([eth.prepare("eth_getBalance", ALICE, block)]) == [True]
+
+
 def test_a_full_disk_loses_no_paid_answer_of_a_bulk_run(make_gateway, cache_path, sandbox):
     gateway = make_gateway(cache=cache_path)
     gateway.cache._file.db = FailingWrites(gateway.cache._file.db)

@@ -299,11 +299,22 @@ def connect(path: Path) -> Any:
 
 
 def damaged(error: BaseException) -> bool:
-    """Whether SQLite says the file is not a database, or a damaged one (not: read-only, locked)."""
+    """Whether SQLite says the file is not a database, or a damaged one (not: read-only, locked,
+    a full disk). Only SQLite's own errors are read: an OSError's text carries a path, and a
+    folder named "malformed" is no damage."""
+    import sqlite3
+
+    if not isinstance(error, sqlite3.Error):
+        return False
     name = getattr(error, "sqlite_errorname", "")
     text = str(error)
-    # Text that is not UTF-8 where the cache wrote only UTF-8: a page damaged on disk.
-    return name in ("SQLITE_NOTADB", "SQLITE_CORRUPT") or "malformed" in text or "decode" in text
+    # Text that is not UTF-8 where the cache wrote only UTF-8 (Python's sqlite3 says "Could not
+    # decode to UTF-8 column ..."): a page damaged on disk.
+    return (
+        name in ("SQLITE_NOTADB", "SQLITE_CORRUPT")
+        or "malformed" in text
+        or text.startswith("Could not decode to UTF-8")
+    )
 
 
 def busy(error: BaseException) -> bool:
