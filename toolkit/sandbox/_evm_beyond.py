@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 RawHandler = Callable[[list[Any], int], Any]
 SCAN_BLOCKS = 1_000  # blocks under the head searched for a transaction not seen yet
 MAX_FEE_HISTORY = 1_024  # geth's cap on a fee history's block count
-_TRANSFER_GAS = 48_750  # what a token transfer uses in the sandbox's blocks (65,000 * 3 / 4)
 
 
 def beyond_spec_handlers(chain: EvmChain) -> dict[str, RawHandler]:
@@ -115,7 +114,7 @@ class _Beyond:
         return self.chain._transaction_json(tx, number, self.chain.header(number).hash)
 
     def receipt(self, params: list[Any], head: int) -> dict[str, Any] | None:
-        from ._evm import logs_bloom, token_address, tx_hash
+        from ._evm import gas_used_of, logs_bloom, token_address, tx_hash
 
         found = self._find(_hash(_param(params, 0, "hash")), head)
         if found is None:
@@ -126,7 +125,7 @@ class _Beyond:
         own_hash = tx_hash(tx)
         cumulative = 0
         for other in chain.body(number)[0]:  # the block's transactions, in order, up to this one
-            cumulative += other["gas"] * 3 // 4
+            cumulative += gas_used_of(other["gas"])
             if tx_hash(other) == own_hash:
                 break
         logs = [log for log in chain._token_logs(number) if log["transactionHash"] == own_hash]
@@ -138,7 +137,7 @@ class _Beyond:
             "cumulativeGasUsed": enc.to_quantity(cumulative),
             "effectiveGasPrice": rendered["gasPrice"],
             "from": rendered["from"],
-            "gasUsed": enc.to_quantity(tx["gas"] * 3 // 4),
+            "gasUsed": enc.to_quantity(gas_used_of(tx["gas"])),
             "logs": logs,
             "logsBloom": "0x" + logs_bloom(logs).hex(),
             "status": "0x1",
@@ -190,9 +189,11 @@ class _Beyond:
 
     def _rewards(self, transactions: list[dict[str, Any]], percentiles: list[float]) -> list[str]:
         """The tips paid at each percentile of gas used, as geth weighs them."""
+        from ._evm import gas_used_of
+
         base = self.chain.profile.base_fee_wei
         paid = sorted(
-            (min(tx["tip"], tx["fee_cap"] - base), tx["gas"] * 3 // 4)
+            (min(tx["tip"], tx["fee_cap"] - base), gas_used_of(tx["gas"]))
             for tx in transactions
             if "tip" in tx
         )
@@ -210,7 +211,7 @@ class _Beyond:
         return rewards
 
     def estimate_gas(self, params: list[Any], head: int) -> str:
-        from ._evm import token_address
+        from ._evm import TOKEN_GAS_USED, token_address
 
         call = _param(params, 0, "transaction")
         if not isinstance(call, dict):
@@ -229,6 +230,6 @@ class _Beyond:
         if to.lower() == token_address().lower() and self.chain.token_exists(to, number):
             if value:
                 raise RpcError(SERVER_ERROR, "execution reverted")  # the token is not payable
-            return enc.to_quantity(_TRANSFER_GAS)
+            return enc.to_quantity(TOKEN_GAS_USED)
         calldata = sum(16 if byte else 4 for byte in data)
         return enc.to_quantity(21_000 + calldata)
