@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 TOOLS := .tools
 ANVIL := $(TOOLS)/node_modules/.bin/anvil
 
-.PHONY: lab demo tapes outputs test test-other-python test-floors lint format typecheck docs tools anvil pyright browser bench clean
+.PHONY: lab demo tapes outputs test warm warm-lab test-other-python test-floors lint format typecheck docs tools anvil pyright browser bench clean
 .PHONY: lite lite-serve pyodide-core
 
 # The newest Python besides the default that the machine has (3.13, else 3.12; from PATH or
@@ -215,7 +215,22 @@ docs: $(VENV)/.dev-installed
 #   its own then. Their output, each run's whole (-Otarget), is printed after the
 #   main run's; `make test` fails if any of the three did. Both venvs were installed before
 #   the main run (its tree check, or a subset's, would see a venv appear).
+# - The main run's two workers each import the whole suite when they start (to collect it), and
+#   the first notebook kernels of each import what the notebooks import, at the same moment: on
+#   a fresh clone no module has its bytecode yet (uv installs none), so both would compile the
+#   same modules side by side, and rewrite the same tests' asserts (8 s of CPU each for the
+#   tests alone). They are imported once here instead, in the -j4 phase, where mypy leaves a
+#   core free most of its time: the suite collected (no test run, so no tree check either), and
+#   the lab venv's imports made, matplotlib's font cache with them.
 TEST_WORKERS ?= 2
+
+warm: $(VENV)/.dev-installed
+	@out=$$($(PY) -m pytest --collect-only -qq -p no:cacheprovider 2>&1) || \
+		{ echo "$$out" | tail -40; exit 1; }
+
+warm-lab: $(LAB_VENV)/.installed
+	$(LAB_VENV)/bin/python -c 'import toolkit.widgets, toolkit.plots, matplotlib.pyplot, ipykernel.kernelapp'
+
 # The subsets run in a process group of their own, so that stopping `make test` (Ctrl-C) stops
 # them too: a job put in the background by a script ignores Ctrl-C.
 SETSID := $(shell command -v setsid 2>/dev/null)
@@ -224,7 +239,7 @@ SUBSET_VENVS = $(if $(OTHER_PYTHON),$(OTHER_VENV)/.installed) \
 
 test: $(VENV)/.dev-installed anvil browser
 	@$(MAKE) --no-print-directory -j4 -Otarget lint typecheck docs pyright $(LAB_VENV)/.installed \
-		$(SUBSET_VENVS)
+		$(SUBSET_VENVS) warm warm-lab
 	@echo "the subsets run beside the main run (nice 10); their output comes after it"
 	@subsets=$$(mktemp); \
 	$(SETSID) nice -n 10 $(MAKE) --no-print-directory -j2 -Otarget test-other-python test-floors \

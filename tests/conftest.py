@@ -113,6 +113,8 @@ def tree_changes(before: dict, after: dict) -> list[str]:
 
 
 def pytest_sessionstart(session):
+    if session.config.option.collectonly:  # runs no test (`make test` warms the bytecode so)
+        return
     session.config.stash[_TREE_KEY] = tree_state(ROOT)
 
 

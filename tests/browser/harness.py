@@ -27,6 +27,7 @@ wheel installs there (tests/lite runs the real Pyodide core under Node for part 
 from __future__ import annotations
 
 import errno
+import hashlib
 import importlib.abc
 import importlib.machinery
 import json
@@ -35,8 +36,8 @@ import re
 import sys
 import sysconfig
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from functools import cache
 from importlib import metadata
 from pathlib import Path
@@ -80,11 +81,37 @@ def _top_level(distribution: metadata.Distribution) -> set[str]:
     return names or set((distribution.read_text("top_level.txt") or "").split())
 
 
+NAMES_FOLDER = "NODE_GATEWAY_HARNESS_NAMES"  # where a kernel keeps the names below, if set
+
+
+def _kept(kind: str, read: Callable[[], frozenset[str]]) -> frozenset[str]:
+    """`read()`, kept in the folder ``$NODE_GATEWAY_HARNESS_NAMES`` names (when set) for the
+    next process of this environment: reading every distribution's files is most of what a
+    browser-like kernel costs to start (0.7 s of CPU), and a test run starts a score of them
+    in one environment, which does not change under it."""
+    folder = os.environ.get(NAMES_FOLDER)
+    if not folder:
+        return read()
+    environment = hashlib.sha256(sys.prefix.encode()).hexdigest()[:16]
+    path = Path(folder) / f"{kind}-{environment}.json"
+    with suppress(OSError, ValueError):
+        return frozenset(json.loads(path.read_text()))
+    names = read()
+    written = path.with_name(f"{path.name}.{os.getpid()}")
+    written.write_text(json.dumps(sorted(names)))
+    written.replace(path)  # whole or not at all, for a kernel reading it at once
+    return names
+
+
 @cache
 def pyodide_names() -> frozenset[str]:
     """The top-level names Pyodide 314 can import: its packages' (as its lock file names them,
     and all that the same distributions installed here bring: cffi's `_cffi_backend`), and its
     stdlib zip's."""
+    return _kept("pyodide", _pyodide_names)
+
+
+def _pyodide_names() -> frozenset[str]:
     data = json.loads(PYODIDE_PACKAGES.read_text())
     names = {name for package in data["packages"].values() for name in package["imports"]}
     built = {_normalized(name) for name in data["packages"]}
@@ -98,6 +125,10 @@ def pyodide_names() -> frozenset[str]:
 def pure_names() -> frozenset[str]:
     """The top-level names of the pure-Python distributions installed here (no compiled file in
     their RECORD): a JupyterLite site can ship their wheels (piplite), as `make lite` does."""
+    return _kept("pure", _pure_names)
+
+
+def _pure_names() -> frozenset[str]:
     names = set(UNDER_TEST)
     for distribution in metadata.distributions():
         files = distribution.files or []

@@ -204,3 +204,24 @@ def test_run_sync_inside_a_coroutine_it_runs_says_to_await(browser_like):
 
     assert run_sync(outer()) == 2
     assert browser_like == []
+
+
+def test_a_kernel_keeps_the_names_it_read_for_the_next_kernel_of_its_environment(
+    tmp_path, monkeypatch
+):
+    """Each browser-like kernel of `make test` would read every distribution's files again
+    (`pyodide_names`, `pure_names`): the first keeps what it read in $NODE_GATEWAY_HARNESS_NAMES
+    and the next ones read that back, the same names."""
+    reads = []
+
+    def pure() -> frozenset[str]:
+        reads.append("read")
+        return harness._pure_names()
+
+    monkeypatch.delenv(harness.NAMES_FOLDER, raising=False)
+    fresh = harness._kept("pure", pure)
+    monkeypatch.setenv(harness.NAMES_FOLDER, str(tmp_path))
+    assert harness._kept("pure", pure) == fresh == harness._kept("pure", pure)
+    assert len(reads) == 2  # unset, then the first with the folder; the third read it back
+    assert [path.name.split("-")[0] for path in tmp_path.iterdir()] == ["pure"]
+    assert "toolkit" in fresh and "pandas" not in fresh  # pure-Python, and compiled

@@ -7,6 +7,7 @@ on loopback, one reachable in process only. What each answers is compared."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
 import time
 from urllib.parse import urlsplit
@@ -16,7 +17,7 @@ import pytest
 
 import toolkit
 from tests.client.test_methods import CASES
-from toolkit.client import _node
+from toolkit.client import _node, _transport
 from toolkit.client._http import Answer, Delivery, HTTPRequest, NoAnswer, Send
 from toolkit.client._identity import gateway_identity
 from toolkit.client._inprocess import InProcessTransport, in_process_transport
@@ -32,6 +33,15 @@ BLOCK_NUMBER = {"jsonrpc": "2.0", "id": 1, "method": "eth_blockNumber", "params"
 def wire():
     with Sandbox(seed=0, head_pace=0) as served:
         yield served
+
+
+@pytest.fixture
+def same_ids(monkeypatch):
+    """`same_ids()` before each sandbox's calls: they are then sent with the same JSON-RPC ids.
+    The ids come from one counter for the whole process, so the second sandbox's requests would
+    otherwise carry other ids than the first's, and an answer that shows its id (a truncated
+    body cut in the id's digits, once it has two) would differ for that reason alone."""
+    return lambda: monkeypatch.setattr(_transport, "_request_ids", itertools.count(1))
 
 
 @pytest.fixture
@@ -147,9 +157,10 @@ def _outcome(gateway: toolkit.Gateway, aio: bool = False):
 
 @pytest.mark.parametrize("aio", [False, True], ids=["sync", "async"])
 @pytest.mark.parametrize("kind", [kind for kind in FaultKind if kind is not FaultKind.LATENCY])
-def test_a_fault_befalls_a_call_in_process_as_over_loopback(local, wire, kind, aio):
+def test_a_fault_befalls_a_call_in_process_as_over_loopback(local, wire, kind, aio, same_ids):
     outcomes, ledgers = [], []
     for sandbox in (local, wire):
+        same_ids()
         sandbox.faults.set(kind=kind, node="ethereum-mainnet", count=1)
         gateway = _gateway(sandbox, async_transport="httpx")
         # the fault, then a good answer
@@ -182,12 +193,13 @@ def test_a_fault_s_delay_is_waited_and_one_past_the_deadline_is_a_timeout(local,
     assert local.metering() == wire.metering()
 
 
-def test_an_unforeseen_failure_is_the_wire_s_json_500(local, wire, monkeypatch):
+def test_an_unforeseen_failure_is_the_wire_s_json_500(local, wire, monkeypatch, same_ids):
     def broken(*args, **kwargs):
         raise RuntimeError("secret internals")
 
     outcomes = []
     for sandbox in (local, wire):
+        same_ids()
         monkeypatch.setattr(sandbox.gateway, "_answer", broken)
         outcomes.append(_outcome(_gateway(sandbox)))
     assert outcomes[0] == outcomes[1]

@@ -117,6 +117,13 @@ def _matplotlib_font_cache() -> None:
     subprocess.run([python, "-c", "import matplotlib.font_manager"], check=True, timeout=300)
 
 
+@functools.cache
+def _harness_names() -> Path:
+    """A folder (made once per process) where the browser-like kernels keep the module names
+    the harness reads from their environment, for the next kernel to read back."""
+    return Path(tempfile.mkdtemp(prefix="harness-names-"))
+
+
 def browser_like_environment(folder: Path) -> dict[str, str]:
     """The environment of a browser-like kernel (`execute(browser=True)`), its IPython folder
     and the file its refusals go to made in `folder`."""
@@ -129,6 +136,7 @@ def browser_like_environment(folder: Path) -> dict[str, str]:
         "IPYTHONDIR": str(folder / "ipython"),
         "NODE_GATEWAY_BROWSER": "1",
         "NODE_GATEWAY_HARNESS_REFUSED": str(folder / "refused.json"),
+        "NODE_GATEWAY_HARNESS_NAMES": str(_harness_names()),
     }
 
 
