@@ -148,8 +148,19 @@ def test_an_interrupt_during_a_workload_run_settles_every_call(make_gateway, san
     sandbox.reset_metering()
     sandbox.faults.set(kind="latency", node="ethereum-mainnet", delay=1.0)
     gc.collect()  # no finalizer should run (and swallow the interrupt) while the run waits
-    # The notebook's interrupt button sends SIGINT: KeyboardInterrupt in the main thread.
-    timer = threading.Timer(0.4, os.kill, (os.getpid(), signal.SIGINT))
+    # The notebook's interrupt button sends SIGINT: KeyboardInterrupt in the main thread. Sent
+    # once the sandbox has the first four calls (a fixed 0.4 s could come before the run waited,
+    # on a busy machine), so while the main thread surely waits for the run.
+    stop_watching = threading.Event()
+
+    def interrupt_once_four_are_in_flight() -> None:
+        deadline = time.monotonic() + 10
+        while metered(sandbox, "ethereum-mainnet") < 4:
+            if stop_watching.wait(0.01) or time.monotonic() > deadline:
+                return
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Thread(target=interrupt_once_four_are_in_flight, daemon=True)
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
@@ -161,7 +172,8 @@ def test_an_interrupt_during_a_workload_run_settles_every_call(make_gateway, san
         assert gateway.budget.spent == 1 + gateway.ledger.counted_ru
         assert gateway.ledger.counted_ru == metered_once_settled(sandbox, 4) == 4  # none after
     finally:
-        timer.cancel()
+        stop_watching.set()
+        timer.join()
         settle_delayed(sandbox, 1.0)
 
 
