@@ -18,6 +18,7 @@ import pytest
 
 import toolkit
 from toolkit.catalog import BILLING, Fate, charge, fate_of_status
+from toolkit.client._ratelimit import Turn
 from toolkit.sandbox import DEMO, Sandbox
 
 from ..conftest import FAST_RETRY
@@ -262,9 +263,9 @@ class CountingLimiter(toolkit.RateLimiter):
         super().__init__(10_000)
         self.booked = 0
 
-    def reserve(self, calls: int = 1) -> float:
+    def take(self, calls: int = 1) -> Turn:
         self.booked += calls
-        return super().reserve(calls)
+        return super().take(calls)
 
 
 def test_call_raw_is_priced_by_its_catalog_rule_and_rate_limited(make_gateway, sandbox):

@@ -301,7 +301,11 @@ def test_a_stopped_run_settles_and_its_workers_send_nothing_more(
         sandbox.faults.clear()
     billed = gateway.ledger.total_ru - start
     assert billed <= stopped_at <= billed + gateway.ledger.unconfirmed_ru
-    assert gateway.ledger.frame["status"].eq("stopped").any()
+    # The ledger says the run was stopped: an entry for what the journals had not accounted for
+    # when the stop came ("stopped"), or the calls the workers refused after it (DatasetError:
+    # "not sent (0 RU): the run was stopped"; the dataset here is sound). Which, is the
+    # machine's timing: every call in flight may have been entered before the journals were read.
+    assert gateway.ledger.frame["status"].isin(["stopped", "DatasetError"]).any()
 
 
 def test_workers_over_their_file_size_limit_say_what_was_kept_and_where(
