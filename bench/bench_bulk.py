@@ -176,7 +176,7 @@ def rpc(url: str, method: str, *params: object) -> object:
 # --- 1. eth_getBalance on Anvil ----------------------------------------------------------------
 
 
-def evm_section(calls: int, repeats: int, workdir: str) -> tuple[str, str]:
+def evm_section(calls: int, repeats: int, workdir: str, smoke: bool = False) -> tuple[str, str]:
     process, url = start_anvil(workdir)
     try:
         rpc(url, "anvil_mine", hex(400))
@@ -184,13 +184,19 @@ def evm_section(calls: int, repeats: int, workdir: str) -> tuple[str, str]:
         # 50 addresses x 20 old blocks (the node is not the bottleneck), as the goal states.
         addresses = [rpc(url, "eth_accounts")[0]] + [f"0x{i:040x}" for i in range(1, 50)]
         blocks = [head - 300 + i for i in range(max(1, calls // len(addresses)))]
-        return evm_rows(url, addresses, blocks, repeats, workdir)
+        return evm_rows(url, addresses, blocks, repeats, workdir, smoke)
     finally:
         process.terminate()
         process.wait(timeout=10)
 
 
-def evm_rows(url: str, addresses: list[str], blocks: list[int], repeats: int, workdir: str):
+def evm_rows(
+    url: str, addresses: list[str], blocks: list[int], repeats: int, workdir: str, smoke: bool
+):
+    # A smoke run (`--quick`) makes one round of each kind: each round collects the garbage of
+    # the whole process first, which made most of its time at fifteen.
+    rerun_rounds = repeats if smoke else max(repeats, RERUN_ROUNDS)
+    cpu_rounds = repeats if smoke else max(repeats, 3)
     from web3 import AsyncHTTPProvider, AsyncWeb3, HTTPProvider, Web3
 
     pairs = [(address, block) for address in addresses for block in blocks]
@@ -309,7 +315,7 @@ def evm_rows(url: str, addresses: list[str], blocks: list[int], repeats: int, wo
         ours,
         lambda cache: toolkit.node(url, chain="ethereum", name="anvil", cache=cache),
         n,
-        max(repeats, RERUN_ROUNDS),
+        rerun_rounds,
         cache_file,
         references=[
             Contender(LOWER_BOUND, raw_batch),
@@ -324,8 +330,8 @@ def evm_rows(url: str, addresses: list[str], blocks: list[int], repeats: int, wo
         f"1. {n:,} eth_getBalance on Anvil ({len(addresses)} addresses x {len(blocks)} blocks), "
         f"best of {repeats} rounds"
     )
-    own_cpu = own_cpu_per_call(lambda: ours(node=uncached), cold_start, n, max(repeats, 3))
-    sketch_cpu = own_cpu_per_call(sketch, lambda: None, n, max(repeats, 3))
+    own_cpu = own_cpu_per_call(lambda: ours(node=uncached), cold_start, n, cpu_rounds)
+    sketch_cpu = own_cpu_per_call(sketch, lambda: None, n, cpu_rounds)
     close_sketch()
     text = table(title, rows, reference=web3_gather)
     # Each target printed beside the least it can be here, measured in the same rounds; the
@@ -341,7 +347,7 @@ def evm_rows(url: str, addresses: list[str], blocks: list[int], repeats: int, wo
         f"(the grid planned again, {references[GRID_AGAIN].seconds * 1000:.2f} ms, and its frame "
         f"alone, {references[FRAME_ALONE].seconds * 1000:.2f} ms) | dropped (was <= 0.1x) |\n"
         f"| the toolkit's own CPU per fresh call (this process's CPU time, Anvil's not in it; "
-        f"best of {max(repeats, 3)}) | {own_cpu * 1e6:.1f} µs | {sketch_cpu * 1e6:.1f} µs (the "
+        f"best of {cpu_rounds}) | {own_cpu * 1e6:.1f} µs | {sketch_cpu * 1e6:.1f} µs (the "
         "same calls run on columns at the least, `columnar_sketch`) | <= 15 µs: "
         f"{'met' if own_cpu <= 15e-6 else 'not met'} |"
     )
@@ -352,7 +358,7 @@ def evm_rows(url: str, addresses: list[str], blocks: list[int], repeats: int, wo
         f"ours / AsyncWeb3+gather: {first.rate / web3_gather.rate:.1f}x (target 10x); "
         f"cached re-run / lower bound's time: {cached.seconds / rerun_bound.seconds:.2f} "
         f"({from_disk.seconds / rerun_bound.seconds:.2f} through a new "
-        f"handle on the file; best of {max(repeats, RERUN_ROUNDS)} rounds each, the lower bound "
+        f"handle on the file; best of {rerun_rounds} rounds each, the lower bound "
         f"{rerun_bound.seconds * 1000:.1f} ms in them)"
     )
     cache_row = cache_table_row(
@@ -624,7 +630,7 @@ def main(argv: list[str] | None = None) -> str:
     with tempfile.TemporaryDirectory(prefix="bench-bulk-") as workdir:
         cache_rows = []
         if ANVIL.exists():
-            text, row = evm_section(options.calls, repeats, workdir)
+            text, row = evm_section(options.calls, repeats, workdir, smoke=options.quick)
             parts.append(text)
             cache_rows.append(row)
         else:
