@@ -34,7 +34,7 @@ SYNC_SECONDS = 1.0
 MAX_FOLDER_NAME = 200
 """Bytes of a partition folder's name at most (file systems allow 255)."""
 WAIT_POLL_SECONDS = 0.25
-READ_ATTEMPTS = 5
+READ_ATTEMPTS = 8  # a read a writing run changed, done again after 25 ms, 50 ms, ... up to 1 s
 """`read_dataset` reads again when a writer changed the files meanwhile, this often at most."""
 
 JOURNALS = "_journal"
@@ -163,12 +163,15 @@ def read_dataset(path: str | PathLike[str], engine: str = "pandas") -> Any:
     if not root.is_dir():
         raise FileNotFoundError(f"no dataset at {root}")
     if engine == "pandas":
-        for _ in range(READ_ATTEMPTS):  # until no writer changed the files while they were read
+        for attempt in range(READ_ATTEMPTS):  # until no writer changed the files meanwhile
             files = _files_now(root)
             frame, damaged = _read_rows(root)
             if _files_now(root) == files:
                 break
-            time.sleep(WAIT_POLL_SECONDS / 10)
+            # Waits that double: a run writes in bursts (a batch's rows, a part file), and a
+            # read slower than the gaps between them (a large dataset, a busy machine) reads
+            # whole in a longer gap.
+            time.sleep(min(1.0, WAIT_POLL_SECONDS / 10 * 2**attempt))
         else:
             warn(
                 f"the dataset at {root} changed each time it was read (a run is writing into "
