@@ -187,17 +187,20 @@ docs: $(VENV)/.dev-installed
 #   (tests/conftest.py) would see a venv appear during it.
 # - The whole suite runs in TEST_WORKERS processes (pytest-xdist): much of its
 #   time is spent waiting on other processes (notebook kernels, JupyterLab, Chromium, Voila,
-#   the benchmark script) or on sleeps, so a second worker keeps the second core busy.
+#   the benchmark script) or on sleeps. Three workers on two cores: with two, the machine sat
+#   idle a sixth of the run, mostly while both workers were in tests that wait (timeouts, a
+#   dripping server, a proxy, kernels starting); a third fills that time (the suite took 641 s
+#   with two, 573 s with three, measured one after the other on this machine).
 #   `--dist loadgroup` keeps some tests on one worker, in order (tests/conftest.py groups
 #   them): the tests that read the notebooks' session runs are one group ("kernels"), the
 #   JupyterLab and Voila tests in Chromium another ("browser", 2 to 3 minutes), each run one
 #   test at a time as in a serial run, the two side by side; the other tests with kernels of
 #   their own (tapes' replays, reports) are a group per module, and a module with a
 #   module-scoped fixture builds it once. Any other test goes to whichever worker is free, the long ones (the
-#   benchmarks' smoke run, the type checkers) first, so the two workers end within a minute
-#   of each other: 7 minutes on this 2-core machine alone (the whole CI from a fresh clone,
-#   9 to 10), 11 with other heavy work on it (18 with the one "kernels" group of old and no
-#   bytecode written). TEST_WORKERS=0 runs it in one
+#   benchmarks' smoke run, the type checkers) first, so the workers end within a minute
+#   of each other: under 10 minutes on this 2-core machine alone (the whole CI from a fresh
+#   clone, 11), longer with other heavy work on it (18 with the one "kernels" group of old
+#   and no bytecode written). TEST_WORKERS=0 runs it in one
 #   process, in collection order (to debug a test). The type checkers' test reads the cache
 #   `make typecheck` leaves, so it runs after it.
 #   pytest 9.2 ignores the node id by which xdist 3.8 passes a test's group to its scheduler
@@ -215,14 +218,14 @@ docs: $(VENV)/.dev-installed
 #   its own then. Their output, each run's whole (-Otarget), is printed after the
 #   main run's; `make test` fails if any of the three did. Both venvs were installed before
 #   the main run (its tree check, or a subset's, would see a venv appear).
-# - The main run's two workers each import the whole suite when they start (to collect it), and
+# - The main run's workers each import the whole suite when they start (to collect it), and
 #   the first notebook kernels of each import what the notebooks import, at the same moment: on
 #   a fresh clone no module has its bytecode yet (uv installs none), so both would compile the
 #   same modules side by side, and rewrite the same tests' asserts (8 s of CPU each for the
 #   tests alone). They are imported once here instead, in the -j4 phase, where mypy leaves a
 #   core free most of its time: the suite collected (no test run, so no tree check either), and
 #   the lab venv's imports made, matplotlib's font cache with them.
-TEST_WORKERS ?= 2
+TEST_WORKERS ?= 3
 
 warm: $(VENV)/.dev-installed
 	@out=$$($(PY) -m pytest --collect-only -qq -p no:cacheprovider 2>&1) || \
