@@ -170,8 +170,11 @@ def broken_fixtures(draw, name: str | None = None):
     return _replace(payload, draw(places), draw(json_values))
 
 
+# Forty broken copies of each of the twenty fixtures, every frame function on each: at a hundred
+# this was 46 CPU-s of `make test`, the most of any test. Each run draws new ones (no fixed
+# seed), so the runs of CI go on finding what one run misses.
 @pytest.mark.parametrize("name", sorted(FIXTURES))
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_realistic_payloads_with_one_broken_value_give_a_frame_or_frame_error(name, data):
     payload = data.draw(broken_fixtures(name))
