@@ -17,10 +17,14 @@ from toolkit.client import _http
 
 KEY = "0f9e8d7c6b5a49382716a5b4c3d2e1f0"
 STACKS = ["sync", "httpx", "aiohttp"]
+# Every attempt a node makes by default, without the waits between them: the error is the last
+# attempt's either way, and the waits were most of these tests' time.
+NO_WAITS = toolkit.RetryPolicy(backoff_s=0.0, backoff_max_s=0.0)
 
 
 def _call(url: str, stack: str, **options):
     kind = "httpx" if stack == "httpx" else "auto"
+    options.setdefault("retry", NO_WAITS)
     node = toolkit.node(url, chain="ethereum", cache=False, async_transport=kind, **options)
     if stack == "aiohttp":
         pytest.importorskip("aiohttp")
