@@ -6,11 +6,13 @@ has its row in ``work.last_result``; those that did not finish say ``Interrupted
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import signal
 import threading
 import time
 import traceback
+from collections.abc import Iterator
 
 import pytest
 
@@ -46,13 +48,36 @@ def slow_balances(make_gateway, sandbox):
     time.sleep(DELAY * 2)  # what the sandbox still holds is answered before the next test
 
 
-def interrupt_main_thread_in(seconds: float) -> threading.Timer:
-    """SIGINT to the main thread, as the stop button does (ipykernel signals the kernel)."""
-    timer = threading.Timer(
-        seconds, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT)
-    )
-    timer.start()
-    return timer
+# The stop comes once the sandbox has seen this many requests, not after a time: four go out at
+# once, so the fifth means a call had finished, and the other 72 take most of a second. (At a
+# fixed 0.4 s, three workers on two cores once left a run that had not finished one call yet.)
+STOP_AT_REQUESTS = 8
+
+
+def requests_seen(sandbox) -> int:
+    return sandbox.metering().get("ethereum-mainnet", {}).get("requests", 0)
+
+
+@contextlib.contextmanager
+def interrupt_main_thread_mid_run(sandbox) -> Iterator[None]:
+    """SIGINT to the main thread, as the stop button does (ipykernel signals the kernel), once
+    the run is `STOP_AT_REQUESTS` requests in; none once the block is left."""
+    left = threading.Event()
+
+    def watch() -> None:
+        deadline = time.monotonic() + 30
+        while requests_seen(sandbox) < STOP_AT_REQUESTS and time.monotonic() < deadline:
+            if left.wait(0.002):
+                return
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        left.set()
+        watcher.join()
 
 
 def check_the_rows_are_what_was_paid(frame, work, sandbox, gateway) -> tuple[int, int]:
@@ -84,12 +109,8 @@ def test_a_sigint_during_run_keeps_every_finished_row_and_says_so_in_one_line(
     slow_balances, sandbox
 ):
     gateway, work = slow_balances
-    timer = interrupt_main_thread_in(0.4)
-    try:
-        with pytest.raises(toolkit.RunStopped) as stopped:
-            work.run(progress=False, concurrency=4, batch_size=1)
-    finally:
-        timer.cancel()
+    with interrupt_main_thread_mid_run(sandbox), pytest.raises(toolkit.RunStopped) as stopped:
+        work.run(progress=False, concurrency=4, batch_size=1)
     assert isinstance(stopped.value, KeyboardInterrupt)  # code that stops on Ctrl-C still does
     frame = work.last_result
     assert stopped.value.result is frame
@@ -120,12 +141,8 @@ def test_a_stopped_run_into_a_dataset_keeps_its_rows_and_record_there(
 ):
     gateway, work = slow_balances
     dataset = tmp_path / "balances"
-    timer = interrupt_main_thread_in(0.4)
-    try:
-        with pytest.raises(toolkit.RunStopped) as stopped:
-            work.run(progress=False, concurrency=4, batch_size=1, dataset=dataset)
-    finally:
-        timer.cancel()
+    with interrupt_main_thread_mid_run(sandbox), pytest.raises(toolkit.RunStopped) as stopped:
+        work.run(progress=False, concurrency=4, batch_size=1, dataset=dataset)
     frame = work.last_result
     finished, _ = check_the_rows_are_what_was_paid(frame, work, sandbox, gateway)
     assert f"rows kept in work.last_result and in the dataset at {dataset};" in str(stopped.value)
@@ -148,7 +165,8 @@ def test_a_cancelled_arun_raises_cancelled_error_once_its_rows_are_kept(slow_bal
 
     async def cancel_it() -> asyncio.CancelledError:
         task = asyncio.create_task(work.arun(progress=False, concurrency=4, batch_size=1))
-        await asyncio.sleep(0.4)
+        while requests_seen(sandbox) < STOP_AT_REQUESTS:
+            await asyncio.sleep(0.002)
         task.cancel()
         with pytest.raises(asyncio.CancelledError) as cancelled:
             await task
