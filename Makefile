@@ -198,9 +198,9 @@ docs: $(VENV)/.dev-installed
 #   their own (tapes' replays, reports) are a group per module, and a module with a
 #   module-scoped fixture builds it once. Any other test goes to whichever worker is free, the long ones (the
 #   benchmarks' smoke run, the type checkers) first, so the workers end within a minute
-#   of each other: under 10 minutes on this 2-core machine alone (the whole CI from a fresh
-#   clone, 11), longer with other heavy work on it (18 with the one "kernels" group of old
-#   and no bytecode written). TEST_WORKERS=0 runs it in one
+#   of each other: 8 to 9 minutes on this 2-core machine alone (the whole CI from a fresh
+#   clone, 9 to 10), longer with other heavy work on it (18 with the one "kernels" group of
+#   old and no bytecode written). TEST_WORKERS=0 runs it in one
 #   process, in collection order (to debug a test). The type checkers' test reads the cache
 #   `make typecheck` leaves, so it runs after it.
 #   pytest 9.2 ignores the node id by which xdist 3.8 passes a test's group to its scheduler
