@@ -189,10 +189,9 @@ docs: $(VENV)/.dev-installed
 #   (tests/conftest.py) would see a venv appear during it.
 # - The whole suite runs in TEST_WORKERS processes (pytest-xdist): much of its
 #   time is spent waiting on other processes (notebook kernels, JupyterLab, Chromium, Voila,
-#   the benchmark script) or on sleeps. Three workers on two cores: with two, the machine sat
-#   idle a sixth of the run, mostly while both workers were in tests that wait (timeouts, a
-#   dripping server, a proxy, kernels starting); a third fills that time (the suite took 641 s
-#   with two, 573 s with three, measured one after the other on this machine).
+#   the benchmark script) or on sleeps, so a second worker keeps the second core busy. (A third
+#   worker made the suite shorter, 641 s to 573 s, but in two CI runs of four a run stopped by
+#   test_stopping's SIGINT had paid every call and kept none: see that test. Two until then.)
 #   `--dist loadgroup` keeps some tests on one worker, in order (tests/conftest.py groups
 #   them): the tests that read the notebooks' session runs are one group ("kernels"), the
 #   JupyterLab and Voila tests in Chromium another ("browser", 2 to 3 minutes), each run one
@@ -227,7 +226,7 @@ docs: $(VENV)/.dev-installed
 #   tests alone). They are imported once here instead, in the -j4 phase, where mypy leaves a
 #   core free most of its time: the suite collected (no test run, so no tree check either), and
 #   the lab venv's imports made, matplotlib's font cache with them.
-TEST_WORKERS ?= 3
+TEST_WORKERS ?= 2
 
 warm: $(VENV)/.dev-installed
 	@out=$$($(PY) -m pytest --collect-only -qq -p no:cacheprovider 2>&1) || \

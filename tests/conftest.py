@@ -145,7 +145,7 @@ def pytest_sessionfinish(session, exitstatus):
 #   test with real kernels of its own (the `notebooks` mark: the tapes' replays, the reports'
 #   runs, the sync API in a running kernel) is grouped by its module, so that these modules
 #   go to whichever worker is free instead of all queueing on the one worker that makes the
-#   session runs. With three workers at most three tests run at once whatever the groups:
+#   session runs. With two workers at most two tests run at once whatever the groups, as before:
 #   what the notebooks show no longer depends on the machine keeping up (stream chunks are
 #   joined before comparing, heads age by requests, not wall time; notebook 06's second-run
 #   difference was pandas' process-wide display option, fixed), and the dashboard's 10 s holds

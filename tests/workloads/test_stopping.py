@@ -49,8 +49,14 @@ def slow_balances(make_gateway, sandbox):
 
 
 # The stop comes once the sandbox has seen this many requests, not after a time: four go out at
-# once, so the fifth means a call had finished, and the other 72 take most of a second. (At a
-# fixed 0.4 s, three workers on two cores once left a run that had not finished one call yet.)
+# once, so the fifth means a call had finished, and the other 72 take most of a second.
+# Under three xdist workers on two cores (2026-12-06) this test failed in two CI runs of four,
+# both ways of stopping: the gateway had spent 80 RU, yet every row said Interrupted. The stop
+# had landed after the last call, and the run kept none of its rows. The likely cause, read
+# from the code and not reproduced yet: a cancel at an await between the last call and
+# `_run_here` keeping its frame (BulkRun.run's closing gather is one) leaves `last_result`
+# unset, and `_stopped_result` makes its "not sent" frame. Not fixed yet; `make test` runs two
+# workers until it is.
 STOP_AT_REQUESTS = 8
 
 
