@@ -190,8 +190,9 @@ docs: $(VENV)/.dev-installed
 # - The whole suite runs in TEST_WORKERS processes (pytest-xdist): much of its
 #   time is spent waiting on other processes (notebook kernels, JupyterLab, Chromium, Voila,
 #   the benchmark script) or on sleeps, so a second worker keeps the second core busy. (A third
-#   worker made the suite shorter, 641 s to 573 s, but in two CI runs of four a run stopped by
-#   test_stopping's SIGINT had paid every call and kept none: see that test. Two until then.)
+#   worker made the suite shorter, 641 s to 573 s, and showed a bug in two CI runs of four: a
+#   run stopped as it collected its workers kept none of its rows, each paid (fixed; see
+#   tests/workloads/test_stopping.py). Two until three have run clean again.)
 #   `--dist loadgroup` keeps some tests on one worker, in order (tests/conftest.py groups
 #   them): the tests that read the notebooks' session runs are one group ("kernels"), the
 #   JupyterLab and Voila tests in Chromium another ("browser", 2 to 3 minutes), each run one

@@ -110,8 +110,15 @@ class BulkRun:
         finally:
             for worker in workers:
                 worker.cancel()
-            # Each call in flight settles here (its reservation, ledger entry and receipt).
-            await asyncio.gather(*workers, return_exceptions=True)
+            # Each call in flight settles here (its reservation, ledger entry and receipt). A stop
+            # that comes now, as the last calls finish, is this run's stop too: the workers are
+            # still waited for, and the rows they finished are kept (it lost them all once).
+            while True:
+                try:
+                    await asyncio.gather(*workers, return_exceptions=True)
+                    break
+                except asyncio.CancelledError as stop:
+                    self.stopped = self.stopped or stop
         if self.stopped is not None:
             self.mark_unfinished()
         nodes = list(map(_NODE_OF, to_send))  # one node, the usual run: no pass per call
